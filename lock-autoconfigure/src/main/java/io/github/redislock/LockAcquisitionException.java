@@ -1,0 +1,32 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+/** The lock stayed held by somebody else for the whole wait (or the wait was interrupted). */
+public class LockAcquisitionException extends LockException {
+
+    private final String key;
+    private final Duration waitTime;
+
+    public LockAcquisitionException(String key, Duration waitTime) {
+        super("Could not acquire lock '" + key + "' within " + waitTime + ": it is held by another owner");
+        this.key = key;
+        this.waitTime = waitTime;
+    }
+
+    public LockAcquisitionException(String key, Duration waitTime, InterruptedException cause) {
+        super("Interrupted while waiting up to " + waitTime + " for lock '" + key + "'", cause);
+        this.key = key;
+        this.waitTime = waitTime;
+    }
+
+    /** The lock key as the caller gave it (without the key prefix). */
+    public String getKey() {
+        return key;
+    }
+
+    /** How long the caller was prepared to wait. */
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+}

@@ -1,0 +1,47 @@
+package io.github.redislock;
+
+/**
+ * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
+ * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
+ * touches two slots.
+ */
+record LockKeys(String key, String name, String channel) {
+
+    /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
+    static final int MAX_KEY_LENGTH = 1024;
+
+    static LockKeys of(String prefix, String key) {
+        validate(key);
+        String name = prefix + key;
+        return new LockKeys(key, name, helperName(prefix, name, "released"));
+    }
+
+    static void validate(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("Lock key must not be null or blank, but was " + (key == null ? "null" : "'" + key + "'"));
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("Lock key is " + key.length() + " characters long, more than the limit of "
+                    + MAX_KEY_LENGTH + ": '" + key.substring(0, 40) + "...'");
+        }
+    }
+
+    /**
+     * A name under the prefix that hashes to the same cluster slot as {@code name}: when the name has a
+     * hash tag of its own it is kept as it is, otherwise the whole name becomes the tag.
+     */
+    static String helperName(String prefix, String name, String suffix) {
+        String tagged = hasHashTag(name) ? name : "{" + name + "}";
+        return prefix + tagged + ":" + suffix;
+    }
+
+    /** Redis Cluster's rule: the text between the first '{' and the next '}', when not empty, decides the slot. */
+    static boolean hasHashTag(String name) {
+        int open = name.indexOf('{');
+        if (open < 0) {
+            return false;
+        }
+        int close = name.indexOf('}', open + 1);
+        return close > open + 1;
+    }
+}

@@ -1,0 +1,88 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
+
+/**
+ * Reentrant distributed locks on Redis, shared by every instance of the application that uses the
+ * same Redis and key prefix.
+ *
+ * <p>A lock belongs to the calling thread of this application instance: the thread that took it is
+ * the only one that can release it, and it can take it again (each {@code lock} needs its own
+ * {@code unlock}). A lock taken without a lease is kept alive by the watchdog until it is unlocked,
+ * so it survives long critical sections and still frees itself within the watchdog timeout when the
+ * instance dies. A lock taken with a lease expires after it, whether or not it was unlocked.
+ *
+ * <p>Waiting is event driven: a blocked caller is woken by the release message of the holder, or
+ * when the holder's lease runs out, never by polling.
+ */
+public interface Locker {
+
+    /** A lease of this value means "no lease": the watchdog keeps the lock until it is unlocked. */
+    long WATCHDOG_LEASE = -1;
+
+    /** A wait of this value means "wait as long as it takes". */
+    long WAIT_FOREVER = -1;
+
+    /** Takes the lock, waiting as long as needed; the watchdog keeps it alive until {@link #unlock}. Ignores interrupts (the flag is kept). */
+    void lock(String key);
+
+    /** Takes the lock, waiting as long as needed; it expires after {@code leaseSeconds} unless unlocked before. */
+    void lock(String key, int leaseSeconds);
+
+    /** Takes the lock, waiting as long as needed; it expires after {@code leaseTime} in {@code unit}, or -1 for the watchdog. */
+    void lock(String key, TimeUnit unit, int leaseTime);
+
+    /** Like {@link #lock(String)}, but gives up with {@link InterruptedException} when the thread is interrupted while waiting. */
+    void lockInterruptibly(String key) throws InterruptedException;
+
+    /** Takes the lock if it is free right now (one round trip, no waiting); the watchdog keeps it alive. */
+    boolean tryLock(String key);
+
+    /**
+     * Takes the lock if it becomes free within {@code waitTime}.
+     *
+     * @param waitTime  how long to wait; 0 tries once, -1 waits as long as it takes
+     * @param leaseTime how long the lock lives unless unlocked before; -1 lets the watchdog keep it until unlocked
+     * @return whether the lock was taken
+     * @throws InterruptedException when the thread is interrupted while waiting (nothing is left held or subscribed)
+     */
+    boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Releases one hold of the lock; the lock is free once every hold is released.
+     *
+     * @throws LockLostException when this thread held the lock but it expired or was deleted before the unlock
+     * @throws IllegalMonitorStateException when this thread does not hold the lock
+     */
+    void unlock(String key);
+
+    /** Whether anybody, in any application instance, holds the lock now. */
+    boolean isLocked(String key);
+
+    /** Whether the calling thread of this instance holds the lock now, as Redis sees it. */
+    boolean isHeldByCurrentThread(String key);
+
+    /** How many times the calling thread holds the lock (0 when it does not), as Redis sees it. */
+    int getHoldCount(String key);
+
+    /** A {@link Lock} view of one key for code written against {@code java.util.concurrent}; conditions are not supported. */
+    Lock getLock(String key);
+
+    /**
+     * Runs {@code action} under the lock and always releases it afterwards.
+     *
+     * @throws LockAcquisitionException when the lock did not become free within {@code waitTime}
+     */
+    <T> T withLock(String key, Duration waitTime, Supplier<T> action);
+
+    /** Like {@link #withLock(String, Duration, Supplier)} for an action with no result. */
+    default void withLock(String key, Duration waitTime, Runnable action) {
+        withLock(key, waitTime, () -> {
+            action.run();
+            return null;
+        });
+    }
+}

@@ -1,0 +1,19 @@
+package io.github.redislock.autoconfigure;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/** Tells the user what to configure when redis-lock cannot find Redis. */
+class MissingRedisConnectionFactoryFailureAnalyzer extends AbstractFailureAnalyzer<MissingRedisConnectionFactoryException> {
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, MissingRedisConnectionFactoryException cause) {
+        return new FailureAnalysis(
+                "redis-lock is enabled, but no RedisConnectionFactory bean exists, so there is no Redis to keep locks in.",
+                "Add spring-boot-starter-data-redis (the redis-lock starter brings it) and point spring.data.redis.host/port, "
+                        + "spring.data.redis.url, spring.data.redis.sentinel.* or spring.data.redis.cluster.nodes at your Redis; "
+                        + "do not exclude RedisAutoConfiguration, or define your own RedisConnectionFactory bean. "
+                        + "To run without distributed locks, set redis-lock.enabled=false.",
+                cause);
+    }
+}

@@ -1,0 +1,78 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of redis-lock. Invalid values fail startup with the property's name: each setter checks
+ * its value, and Spring Boot reports the failed binding.
+ */
+@ConfigurationProperties(prefix = "redis-lock")
+public class RedisLockProperties {
+
+    /**
+     * Whether to auto-configure the Locker, the watchdog and the annotation support.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Prefix of every lock's Redis key: a lock with key "order-42" lives at "<prefix>order-42". Give
+     * each application its own prefix when several share one Redis.
+     */
+    private String keyPrefix = "lock:";
+
+    /**
+     * How long a lock taken without a lease lives in Redis unless the watchdog renews it. The watchdog
+     * renews every third of it, so a lock survives two missed renewals, and a crashed instance's
+     * locks free themselves within this time. At least 100ms.
+     */
+    private Duration watchdogTimeout = Duration.ofSeconds(30);
+
+    /**
+     * How long @DistributedLock waits for a held lock when the annotation names no wait time. 0 tries
+     * once.
+     */
+    private Duration defaultWaitTime = Duration.ofSeconds(3);
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("redis-lock.key-prefix must not be blank; it keeps lock keys apart from the application's other keys");
+        }
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getWatchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    public void setWatchdogTimeout(Duration watchdogTimeout) {
+        if (watchdogTimeout == null || watchdogTimeout.toMillis() < 100) {
+            throw new IllegalArgumentException("redis-lock.watchdog-timeout must be at least 100ms, but was " + watchdogTimeout);
+        }
+        this.watchdogTimeout = watchdogTimeout;
+    }
+
+    public Duration getDefaultWaitTime() {
+        return defaultWaitTime;
+    }
+
+    public void setDefaultWaitTime(Duration defaultWaitTime) {
+        if (defaultWaitTime == null || defaultWaitTime.isNegative()) {
+            throw new IllegalArgumentException("redis-lock.default-wait-time must be 0 or more, but was " + defaultWaitTime);
+        }
+        this.defaultWaitTime = defaultWaitTime;
+    }
+}

@@ -1,0 +1,142 @@
+package io.github.redislock.watchdog;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Keeps every lock held without a lease alive: one thread, every {@code timeout / 3}, renews all of
+ * them in batches (never a timer per lock). A lock is renewed to {@code timeout}, so it survives two
+ * missed ticks and still frees itself within {@code timeout} after its instance dies.
+ *
+ * <p>{@link #unwatch} waits for a renewal already in flight, so once it returns no renewal of that lock
+ * can reach Redis: an unlock that unwatches first can never be followed by a renewal.
+ */
+public final class LockWatchdog implements AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(LockWatchdog.class);
+
+    private final Duration timeout;
+    private final RenewalClient client;
+    private final Set<WatchedLock> watched = ConcurrentHashMap.newKeySet();
+    /** Renewal ticks take it exclusively; unwatching takes it shared, so unwatches never wait for each other. */
+    private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
+    private final ScheduledExecutorService scheduler;
+
+    private volatile Instant lastRenewal;
+    private volatile int consecutiveFailures;
+
+    public LockWatchdog(Duration timeout, RenewalClient client) {
+        if (timeout == null || timeout.toMillis() < 3) {
+            throw new IllegalArgumentException("Watchdog timeout must be at least 3 ms, but was " + timeout);
+        }
+        this.timeout = timeout;
+        this.client = client;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-watchdog");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = renewalInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** How long a watched lock lives in Redis without renewal; also the lease each renewal sets. */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** How often the watched locks are renewed: a third of the timeout. */
+    public Duration renewalInterval() {
+        return Duration.ofMillis(Math.max(1, timeout.toMillis() / 3));
+    }
+
+    public void watch(WatchedLock lock) {
+        watched.add(lock);
+    }
+
+    /** Stops renewing {@code lock}; when a renewal is in flight, returns after it completed. */
+    public void unwatch(WatchedLock lock) {
+        renewalGate.readLock().lock();
+        try {
+            watched.remove(lock);
+        } finally {
+            renewalGate.readLock().unlock();
+        }
+    }
+
+    /** How many locks are renewed now. */
+    public int watchedCount() {
+        return watched.size();
+    }
+
+    /** When the last renewal tick succeeded, or null when none has run. */
+    public Instant lastRenewal() {
+        return lastRenewal;
+    }
+
+    /** Renewal ticks that failed in a row (Redis unreachable); 0 after a success. */
+    public int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    /** Runs one renewal tick now, on the calling thread. */
+    public void renewNow() {
+        if (watched.isEmpty()) {
+            return;
+        }
+        renewalGate.writeLock().lock();
+        try {
+            List<WatchedLock> batch = new ArrayList<>(watched);
+            if (batch.isEmpty()) {
+                return;
+            }
+            Set<WatchedLock> lost = client.renew(batch, timeout.toMillis());
+            for (WatchedLock lock : lost) {
+                if (watched.remove(lock)) {
+                    log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
+                            + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
+                    notifyLost(lock);
+                }
+            }
+            lastRenewal = Instant.now();
+            consecutiveFailures = 0;
+        } finally {
+            renewalGate.writeLock().unlock();
+        }
+    }
+
+    private void renewSafely() {
+        try {
+            renewNow();
+        } catch (RuntimeException e) {
+            consecutiveFailures++;
+            log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
+                    + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
+        }
+    }
+
+    private static void notifyLost(WatchedLock lock) {
+        try {
+            lock.lost();
+        } catch (RuntimeException e) {
+            log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        watched.clear();
+    }
+}

@@ -1,0 +1,70 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redislock.waiting.ReleaseSubscriptions;
+import io.github.redislock.watchdog.LockWatchdog;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** One application instance's worth of redis-lock, wired by hand on a real Redis: what the auto-configuration builds. */
+final class LockerFixture implements AutoCloseable {
+
+    static final String PREFIX = "lock:";
+
+    final LettuceConnectionFactory connectionFactory;
+    final LockCommands commands;
+    final LockWatchdog watchdog;
+    final ReleaseSubscriptions subscriptions;
+    final RedisLocker locker;
+    final StringRedisTemplate redis;
+    final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+
+    private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout) {
+        this.connectionFactory = connectionFactory;
+        this.commands = new LockCommands(connectionFactory);
+        this.watchdog = new LockWatchdog(watchdogTimeout, commands);
+        this.subscriptions = new ReleaseSubscriptions(connectionFactory, PREFIX + "__anchor");
+        this.locker = new RedisLocker(commands, watchdog, subscriptions, PREFIX, event -> {
+            if (event instanceof LockLostEvent lost) {
+                lostEvents.add(lost);
+            }
+        });
+        this.redis = new StringRedisTemplate(connectionFactory);
+    }
+
+    static LockerFixture connect(String host, int port, Duration watchdogTimeout) {
+        return connect(host, port, watchdogTimeout, Duration.ofSeconds(5));
+    }
+
+    static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
+        factory.afterPropertiesSet();
+        factory.start();
+        return new LockerFixture(factory, watchdogTimeout);
+    }
+
+    String redisKey(String key) {
+        return PREFIX + key;
+    }
+
+    private boolean closed;
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        locker.close();
+        subscriptions.close();
+        watchdog.close();
+        connectionFactory.destroy();
+    }
+}

@@ -1,0 +1,150 @@
+package io.github.redislock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+import io.github.redislock.LockUtil;
+import io.github.redislock.Locker;
+import io.github.redislock.RedisLocker;
+import io.github.redislock.testsupport.TestRedis;
+import io.github.redislock.waiting.ReleaseSubscriptions;
+import io.github.redislock.watchdog.LockWatchdog;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+class RedisLockAutoConfigurationTest {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
+                    "spring.data.redis.port=" + TestRedis.shared().port());
+
+    @Test
+    void providesALockerOnTheApplicationsRedis() {
+        contextRunner.run(context -> {
+            assertThat(context).hasSingleBean(Locker.class).hasSingleBean(LockWatchdog.class).hasSingleBean(ReleaseSubscriptions.class);
+            Locker locker = context.getBean(Locker.class);
+            locker.lock("autoconfigured");
+            assertThat(context.getBean(StringRedisTemplate.class).hasKey("lock:autoconfigured")).isTrue();
+            locker.unlock("autoconfigured");
+        });
+    }
+
+    @Test
+    void appliesTheKeyPrefixAndWatchdogTimeout() {
+        contextRunner.withPropertyValues("redis-lock.key-prefix=shop:locks:", "redis-lock.watchdog-timeout=2s").run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            assertThat(locker.getKeyPrefix()).isEqualTo("shop:locks:");
+            assertThat(context.getBean(LockWatchdog.class).timeout()).hasSeconds(2);
+            locker.lock("prefixed");
+            StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+            assertThat(redis.hasKey("shop:locks:prefixed")).isTrue();
+            assertThat(redis.getExpire("shop:locks:prefixed")).isBetween(1L, 2L);
+            locker.unlock("prefixed");
+        });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnLocker() {
+        contextRunner.withUserConfiguration(OwnLocker.class).run(context -> {
+            assertThat(context).hasSingleBean(Locker.class);
+            assertThat(context.getBean(Locker.class)).isSameAs(context.getBean(OwnLocker.class).locker);
+            assertThat(((RedisLocker) context.getBean(Locker.class)).getKeyPrefix()).isEqualTo("custom:");
+        });
+    }
+
+    @Test
+    void canBeSwitchedOff() {
+        contextRunner.withPropertyValues("redis-lock.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(Locker.class).doesNotHaveBean(LockWatchdog.class));
+    }
+
+    @Test
+    void aNegativeWatchdogTimeoutFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.watchdog-timeout=-5s").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("redis-lock.watchdog-timeout must be at least 100ms"));
+        contextRunner.withPropertyValues("redis-lock.watchdog-timeout=50ms").run(context -> assertThat(context)
+                .getFailure().hasStackTraceContaining("redis-lock.watchdog-timeout"));
+    }
+
+    @Test
+    void aBlankKeyPrefixFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.key-prefix=  ").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("redis-lock.key-prefix must not be blank"));
+    }
+
+    @Test
+    void aNegativeDefaultWaitFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.default-wait-time=-1s").run(context -> assertThat(context)
+                .getFailure().rootCause().hasMessageContaining("redis-lock.default-wait-time must be 0 or more"));
+    }
+
+    @Test
+    void withoutARedisConnectionFactoryStartupFailsSayingWhatToConfigure() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class)).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            MissingRedisConnectionFactoryException cause = findCause(failure, MissingRedisConnectionFactoryException.class);
+            FailureAnalysis analysis = new MissingRedisConnectionFactoryFailureAnalyzer().analyze(failure);
+            assertThat(cause).isNotNull();
+            assertThat(analysis.getDescription()).contains("no RedisConnectionFactory bean");
+            assertThat(analysis.getAction()).contains("spring.data.redis.host").contains("redis-lock.enabled=false");
+        });
+    }
+
+    @Test
+    void lockUtilWorksWhileTheContextRunsAndRefusesBeforeAndAfter() {
+        assertThatThrownBy(() -> LockUtil.tryLock("static")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has not started yet");
+        contextRunner.run(context -> {
+            assertThat(LockUtil.tryLock("static")).isTrue();
+            assertThat(context.getBean(Locker.class).isHeldByCurrentThread("static")).isTrue();
+            LockUtil.unlock("static");
+        });
+        assertThatThrownBy(() -> LockUtil.isLocked("static")).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void everyPropertyHasADescriptionInTheConfigurationMetadata() throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("configuration metadata generated by the processor").isNotNull();
+            String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            for (String property : new String[] {"enabled", "key-prefix", "watchdog-timeout", "default-wait-time"}) {
+                assertThat(metadata).contains("\"name\": \"redis-lock." + property + "\"");
+            }
+            assertThat(metadata).contains("renews every third of it");
+        }
+    }
+
+    private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
+
+    /** An application that builds its own Locker from the auto-configured parts, with a prefix of its own. */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnLocker {
+        Locker locker;
+
+        @Bean
+        Locker myLocker(io.github.redislock.LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+                        org.springframework.context.ApplicationEventPublisher events) {
+            locker = new RedisLocker(commands, watchdog, subscriptions, "custom:", events);
+            return locker;
+        }
+    }
+}

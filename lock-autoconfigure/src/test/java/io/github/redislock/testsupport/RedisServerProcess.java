@@ -1,0 +1,846 @@
+package io.github.redislock.testsupport;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One real {@code redis-server} process listening on {@code 127.0.0.1} and a free port, for tests
+ * and benchmarks.
+ *
+ * <p>Why a real process rather than a mock or a container: the library relies on Lua scripts,
+ * key expiry, pub/sub and command statistics, and fault tests need to kill, restart and freeze the
+ * server at exact moments, which is cheap and deterministic with a local process. The binary
+ * comes from {@link RedisBinary}.
+ *
+ * <p>The server runs without persistence ({@code --save "" --appendonly no}) in its own temporary
+ * directory, so {@link #restart()} always comes back with an empty dataset. Its stdout/stderr go to
+ * {@link #logFile()}, and the last lines of that log are included in every startup failure.
+ *
+ * <p>Processes never outlive the JVM: every started process is registered with one JVM shutdown
+ * hook that destroys them all, and because a SIGKILLed JVM (for example a surefire fork that timed
+ * out) runs no shutdown hooks, on Unix each server also gets a tiny {@code sh} "reaper" that polls
+ * the JVM's pid and {@code kill -9}s the server once the JVM is gone. Still, always {@link #stop()}
+ * (or {@link #close()}) what you start.
+ *
+ * <p>The helpers {@link #command(String...)}, {@link #info(String)} and {@link #commandCount(String)}
+ * speak RESP over a plain socket, so this class needs nothing but the JDK (no Spring, no Lettuce).
+ * They authenticate automatically with the password given as {@code --requirepass} (or set via
+ * {@link #useCredentials(String, String)}), acting as an administrator's back door.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+    /** The only address the server binds to. */
+    public static final String HOST = "127.0.0.1";
+
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration PROBE_CONNECT_TIMEOUT = Duration.ofMillis(250);
+    private static final Duration PROBE_READ_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+    private static final int MAX_PORT_ATTEMPTS = 10;
+    private static final int LOG_TAIL_LINES = 40;
+    private static final int HIGHEST_CLUSTER_PORT = 65535 - 10000;
+    private static final String BIND_FAILURE = "Address already in use";
+    private static final String RUN_MARKER = "===== redis-lock test support: starting ";
+    private static final boolean UNIX = !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
+    private static final String KEEP_DIRS_PROPERTY = "redislock.test.keepRedisDirs";
+
+    /** Servers whose process is (or may be) alive; the shutdown hook destroys them. */
+    private static final Set<RedisServerProcess> LIVE = ConcurrentHashMap.newKeySet();
+    /** Every work directory ever created, removed at JVM exit unless {@value #KEEP_DIRS_PROPERTY} is true. */
+    private static final Set<Path> WORK_DIRS = ConcurrentHashMap.newKeySet();
+    /**
+     * Ports already given to a server of this JVM. Never reused, so a server that was killed keeps
+     * its port free for {@link #restart()} and two servers never race for the same port.
+     */
+    private static final Set<Integer> PORTS_HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(RedisServerProcess::destroyAllAtShutdown,
+                "redis-server-shutdown-hook"));
+    }
+
+    private final List<String> extraArgs;
+    private final boolean clusterEnabled;
+    private final Path workDir;
+    private final Path logFile;
+    private volatile int port;
+    private volatile String username;
+    private volatile String password;
+    private volatile Process process;
+    private volatile Process reaper;
+    private volatile boolean paused;
+
+    private RedisServerProcess(List<String> extraArgs) {
+        this.extraArgs = extraArgs;
+        this.clusterEnabled = extraArgs.stream().anyMatch("--cluster-enabled"::equalsIgnoreCase);
+        this.password = valueAfter(extraArgs, "--requirepass");
+        try {
+            this.workDir = Files.createTempDirectory("redis-lock-test-redis-");
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not create a temporary directory for redis-server", ex);
+        }
+        WORK_DIRS.add(workDir);
+        this.logFile = workDir.resolve("redis-server.log");
+    }
+
+    /**
+     * Starts a new {@code redis-server} on {@code 127.0.0.1} and a free port, and returns once it
+     * answers {@code PING}.
+     *
+     * @param extraArgs further command-line options appended after the defaults, for example
+     *     {@code "--requirepass", "secret"} or {@code "--aclfile", path}; {@code --port} and
+     *     {@code --daemonize} are managed here and rejected
+     * @throws IllegalStateException if the server does not answer within 10 seconds or exits
+     *     (the message includes the end of its log)
+     */
+    public static RedisServerProcess start(String... extraArgs) {
+        List<String> args = List.copyOf(Arrays.asList(extraArgs));
+        for (String arg : args) {
+            if (arg.equalsIgnoreCase("--port") || arg.equalsIgnoreCase("--daemonize")) {
+                throw new IllegalArgumentException(arg + " is managed by RedisServerProcess and cannot be passed");
+            }
+        }
+        RedisServerProcess server = new RedisServerProcess(args);
+        server.launchOnFreePort();
+        return server;
+    }
+
+    /** Always {@code 127.0.0.1}. */
+    public String host() {
+        return HOST;
+    }
+
+    /** The port the server listens on; it stays the same across {@link #restart()}. */
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:<port>}, without credentials. */
+    public String redisUri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** The temporary directory the server runs in ({@code --dir}). */
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** The file receiving the server's stdout and stderr (appended to across restarts). */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * The operating-system pid of the current server process.
+     *
+     * @throws IllegalStateException if no process has been started or it has been stopped or killed
+     */
+    public long pid() {
+        Process current = process;
+        if (current == null) {
+            throw new IllegalStateException(this + " has no process (stopped or killed)");
+        }
+        return current.pid();
+    }
+
+    /** Whether the server process is alive (a {@linkplain #pause() paused} server counts as running). */
+    public boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    /** Whether {@link #pause()} was called without a following {@link #resume()}. */
+    public boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    /**
+     * Sets the credentials {@link #command(String...)} and the other helpers authenticate with,
+     * for servers configured through an ACL file. {@code username} may be null for the default user.
+     */
+    public RedisServerProcess useCredentials(String username, String password) {
+        this.username = username;
+        this.password = password;
+        return this;
+    }
+
+    /**
+     * Stops the server gracefully: {@code SHUTDOWN NOSAVE} over a socket, then (if it is still
+     * alive) SIGTERM, then SIGKILL. A paused server is resumed first. Does nothing if not running.
+     */
+    public synchronized void stop() {
+        Process current = process;
+        if (current == null) {
+            return;
+        }
+        try {
+            if (current.isAlive()) {
+                if (paused) {
+                    signal(current, "CONT");
+                    paused = false;
+                }
+                requestShutdown();
+                if (!current.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    current.destroy();
+                    if (!current.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        current.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                }
+            }
+        }
+        catch (InterruptedException ex) {
+            current.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        catch (RuntimeException ex) {
+            current.destroyForcibly();
+            throw ex;
+        }
+        finally {
+            processEnded();
+        }
+    }
+
+    /** Same as {@link #stop()}, so the server can be used in try-with-resources. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /**
+     * Kills the server like {@code kill -9} (no shutdown, clients see the connection drop) and waits
+     * until it is gone. Use {@link #restart()} to bring it back on the same port.
+     */
+    public synchronized void kill() {
+        Process current = process;
+        if (current == null) {
+            return;
+        }
+        try {
+            current.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            processEnded();
+        }
+    }
+
+    /**
+     * Stops the server (if running) and starts it again on the same port with the same arguments.
+     * There is no persistence, so the new server has an empty dataset. Works after {@link #kill()}.
+     *
+     * @throws IllegalStateException if the port cannot be bound again or the server does not answer
+     */
+    public synchronized void restart() {
+        stop();
+        Instant deadline = Instant.now().plus(STARTUP_TIMEOUT);
+        while (!launch()) {
+            // Someone holds our port; it may be a lingering socket, so retry until the deadline.
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("Could not restart redis-server on port " + port
+                        + ": the port stayed in use for " + STARTUP_TIMEOUT.toSeconds() + " s. Log tail:\n"
+                        + logTail());
+            }
+            sleep(100);
+        }
+    }
+
+    /**
+     * Freezes the server with SIGSTOP: it keeps its connections but answers nothing, like a server
+     * stuck in a long GC pause or a network partition. Undo with {@link #resume()}. Unix only.
+     */
+    public synchronized void pause() {
+        signal(requireRunning(), "STOP");
+        paused = true;
+    }
+
+    /** Lets a {@linkplain #pause() paused} server continue with SIGCONT. Unix only. */
+    public synchronized void resume() {
+        signal(requireRunning(), "CONT");
+        paused = false;
+    }
+
+    /**
+     * Sends one command over a fresh connection and returns the reply: {@link String} for simple
+     * and bulk strings, {@link Long} for integers, {@code List<Object>} for arrays, {@code null} for
+     * nil. Errors nested inside an array are returned as {@link ErrorReplyException} elements.
+     *
+     * @throws ErrorReplyException if Redis replies with an error
+     * @throws UncheckedIOException if the server cannot be reached or does not reply within 5 s
+     */
+    public Object command(String... args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("A command needs at least its name");
+        }
+        try (RespConnection connection = new RespConnection(HOST, port, COMMAND_TIMEOUT, COMMAND_TIMEOUT)) {
+            authenticate(connection);
+            return throwIfError(connection.call(args));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not run " + args[0] + " on redis-server at " + HOST + ":" + port
+                    + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Runs {@code INFO <section>} and returns its {@code key:value} lines in order (section headers
+     * and blank lines skipped).
+     */
+    public Map<String, String> info(String section) {
+        Object reply = command("INFO", section);
+        return parseInfo(reply instanceof String text ? text : "");
+    }
+
+    /**
+     * How often {@code command} has been called since start (or {@link #resetStats()}), from the
+     * {@code calls=} field of {@code cmdstat_<command>} in {@code INFO commandstats}; 0 when absent.
+     * Lets tests prove, for example, that no {@code evalsha} ran after an unlock.
+     */
+    public long commandCount(String command) {
+        String stats = info("commandstats").get("cmdstat_" + command.toLowerCase(Locale.ROOT));
+        if (stats == null) {
+            return 0;
+        }
+        for (String field : stats.split(",")) {
+            if (field.startsWith("calls=")) {
+                return Long.parseLong(field.substring("calls=".length()));
+            }
+        }
+        return 0;
+    }
+
+    /** Resets command statistics ({@code CONFIG RESETSTAT}), so {@link #commandCount} starts at 0. */
+    public void resetStats() {
+        command("CONFIG", "RESETSTAT");
+    }
+
+    /** Deletes all keys of all databases ({@code FLUSHALL}). */
+    public void flushAll() {
+        command("FLUSHALL");
+    }
+
+    @Override
+    public String toString() {
+        Process current = process;
+        return "redis-server[" + HOST + ":" + port + (current == null ? ", stopped" : ", pid " + current.pid()) + "]";
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Starting
+
+    private synchronized void launchOnFreePort() {
+        for (int attempt = 1; attempt <= MAX_PORT_ATTEMPTS; attempt++) {
+            port = choosePort();
+            if (launch()) {
+                return;
+            }
+            // Another process grabbed the port between our probe and redis-server's bind: pick again.
+        }
+        throw new IllegalStateException("redis-server could not bind a free port in " + MAX_PORT_ATTEMPTS
+                + " attempts. Log tail:\n" + logTail());
+    }
+
+    private int choosePort() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int candidate;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                candidate = socket.getLocalPort();
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not find a free port", ex);
+            }
+            if (clusterEnabled && (candidate > HIGHEST_CLUSTER_PORT || !isFree(candidate + 10000))) {
+                continue; // the cluster bus listens on port + 10000
+            }
+            if (PORTS_HANDED_OUT.add(candidate)) {
+                if (clusterEnabled) {
+                    PORTS_HANDED_OUT.add(candidate + 10000);
+                }
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("Could not find a free port for redis-server");
+    }
+
+    private static boolean isFree(int candidate) {
+        try (ServerSocket ignored = new ServerSocket(candidate)) {
+            return true;
+        }
+        catch (IOException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * Starts the process on {@link #port} and waits until it answers.
+     *
+     * @return true when running, false when the port was already in use
+     * @throws IllegalStateException for any other failure
+     */
+    private boolean launch() {
+        List<String> commandLine = new ArrayList<>(List.of(
+                RedisBinary.path().toString(),
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no",
+                "--dir", workDir.toString(),
+                "--protected-mode", "no"));
+        commandLine.addAll(extraArgs);
+        Process started;
+        try {
+            Files.writeString(logFile, RUN_MARKER + Instant.now() + " port " + port + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            started = new ProcessBuilder(commandLine)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .start();
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start " + commandLine.get(0) + ": " + ex.getMessage(), ex);
+        }
+        process = started;
+        paused = false;
+        LIVE.add(this);
+        closeQuietly(started.getOutputStream());
+        startReaper(started.pid());
+
+        Instant deadline = Instant.now().plus(STARTUP_TIMEOUT);
+        while (true) {
+            if (!started.isAlive()) {
+                int exitCode = exitCode(started);
+                processEnded();
+                String tail = logTail();
+                if (tail.contains(BIND_FAILURE)) {
+                    return false;
+                }
+                throw new IllegalStateException("redis-server exited with code " + exitCode
+                        + " during startup on port " + port + ". Command: " + describe(commandLine)
+                        + "\nLog tail (" + logFile + "):\n" + tail);
+            }
+            if (answersPing(started)) {
+                return true;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                started.destroyForcibly();
+                processEnded();
+                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                        + STARTUP_TIMEOUT.toSeconds() + " s. Command: " + describe(commandLine)
+                        + "\nLog tail (" + logFile + "):\n" + logTail());
+            }
+            sleep(20);
+        }
+    }
+
+    /**
+     * True once our process answers: a PING gets {@code +PONG}, and {@code INFO server} names our
+     * pid (so a foreign server that happens to hold the port is not mistaken for ours).
+     */
+    private boolean answersPing(Process started) {
+        try (RespConnection connection = new RespConnection(HOST, port, PROBE_CONNECT_TIMEOUT, PROBE_READ_TIMEOUT)) {
+            authenticate(connection);
+            Object pong = connection.call("PING");
+            if (pong instanceof ErrorReplyException error) {
+                // Started with an ACL file and no credentials given: it is up, though we cannot verify the pid.
+                return error.errorCode().equals("NOAUTH") && started.isAlive();
+            }
+            if (!"PONG".equals(pong)) {
+                return false;
+            }
+            Object info = connection.call("INFO", "server");
+            if (!(info instanceof String text)) {
+                return started.isAlive();
+            }
+            String pid = parseInfo(text).get("process_id");
+            return pid == null || pid.equals(Long.toString(started.pid()));
+        }
+        catch (IOException | RuntimeException ex) {
+            return false;
+        }
+    }
+
+    private void authenticate(RespConnection connection) throws IOException {
+        String secret = password;
+        if (secret == null) {
+            return;
+        }
+        String user = username;
+        Object reply = user == null ? connection.call("AUTH", secret) : connection.call("AUTH", user, secret);
+        throwIfError(reply);
+    }
+
+    private void requestShutdown() {
+        try (RespConnection connection = new RespConnection(HOST, port, COMMAND_TIMEOUT, COMMAND_TIMEOUT)) {
+            authenticate(connection);
+            connection.send("SHUTDOWN", "NOSAVE");
+            connection.read(); // normally the server closes the connection without a reply
+        }
+        catch (IOException | RuntimeException ignored) {
+            // EOF is the expected outcome; on anything else stop() falls back to signals.
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Process bookkeeping
+
+    /**
+     * Starts {@code sh} watching this JVM's pid: if the JVM dies without running shutdown hooks
+     * (SIGKILL), the reaper {@code kill -9}s the redis-server. Destroyed on a normal stop.
+     */
+    private void startReaper(long redisPid) {
+        if (!UNIX) {
+            return;
+        }
+        long javaPid = ProcessHandle.current().pid();
+        String script = "while kill -0 " + javaPid + " 2>/dev/null; do sleep 1; done; kill -9 " + redisPid
+                + " 2>/dev/null";
+        try {
+            Process started = new ProcessBuilder("sh", "-c", script)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            closeQuietly(started.getOutputStream());
+            reaper = started;
+        }
+        catch (IOException ex) {
+            // Only a safety net for a SIGKILLed JVM; the shutdown hook still covers normal exits.
+            reaper = null;
+        }
+    }
+
+    /** Called whenever the redis process is gone (stopped, killed or failed to start). */
+    private void processEnded() {
+        Process currentReaper = reaper;
+        reaper = null;
+        if (currentReaper != null) {
+            currentReaper.destroyForcibly();
+        }
+        process = null;
+        paused = false;
+        LIVE.remove(this);
+    }
+
+    private static void destroyAllAtShutdown() {
+        List<Process> dying = new ArrayList<>();
+        for (RedisServerProcess server : LIVE) {
+            Process current = server.process;
+            if (current != null) {
+                dying.add(current.destroyForcibly());
+            }
+            Process currentReaper = server.reaper;
+            if (currentReaper != null) {
+                currentReaper.destroyForcibly();
+            }
+        }
+        for (Process current : dying) {
+            try {
+                current.waitFor(2, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!Boolean.getBoolean(KEEP_DIRS_PROPERTY)) {
+            WORK_DIRS.forEach(RedisServerProcess::deleteRecursively);
+        }
+    }
+
+    private static void deleteRecursively(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        catch (IOException | UncheckedIOException ignored) {
+            // Best effort at JVM exit.
+        }
+    }
+
+    private Process requireRunning() {
+        Process current = process;
+        if (current == null || !current.isAlive()) {
+            throw new IllegalStateException(this + " is not running");
+        }
+        return current;
+    }
+
+    private static void signal(Process target, String signalName) {
+        if (!UNIX) {
+            throw new UnsupportedOperationException("Sending SIG" + signalName + " needs a Unix-like system");
+        }
+        try {
+            Process kill = new ProcessBuilder("sh", "-c", "kill -" + signalName + " " + target.pid())
+                    .redirectErrorStream(true)
+                    .start();
+            closeQuietly(kill.getOutputStream());
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill.destroyForcibly();
+                throw new IllegalStateException("kill -" + signalName + " " + target.pid() + " did not finish");
+            }
+            if (kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signalName + " " + target.pid() + " failed with exit code "
+                        + kill.exitValue() + ": " + output);
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not send SIG" + signalName + " to pid " + target.pid(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while sending SIG" + signalName, ex);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Small helpers
+
+    /** The last lines of the log written since the most recent start. */
+    private String logTail() {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            return "(could not read " + logFile + ": " + ex.getMessage() + ")";
+        }
+        int from = 0;
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (lines.get(i).startsWith(RUN_MARKER)) {
+                from = i + 1;
+                break;
+            }
+        }
+        from = Math.max(from, lines.size() - LOG_TAIL_LINES);
+        List<String> tail = lines.subList(from, lines.size());
+        return tail.isEmpty() ? "(empty)" : String.join("\n", tail);
+    }
+
+    private static String describe(List<String> commandLine) {
+        List<String> shown = new ArrayList<>(commandLine.size());
+        for (int i = 0; i < commandLine.size(); i++) {
+            String arg = commandLine.get(i);
+            boolean secret = i > 0 && commandLine.get(i - 1).equalsIgnoreCase("--requirepass");
+            shown.add(secret ? "******" : arg.isEmpty() ? "\"\"" : arg);
+        }
+        return String.join(" ", shown);
+    }
+
+    private static String valueAfter(List<String> args, String option) {
+        String value = null;
+        for (int i = 0; i < args.size() - 1; i++) {
+            if (args.get(i).equalsIgnoreCase(option)) {
+                value = args.get(i + 1);
+            }
+        }
+        return value;
+    }
+
+    static Map<String, String> parseInfo(String text) {
+        Map<String, String> result = new LinkedHashMap<>();
+        for (String line : text.split("\r?\n")) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                result.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return Collections.unmodifiableMap(result);
+    }
+
+    private static Object throwIfError(Object reply) {
+        if (reply instanceof ErrorReplyException error) {
+            throw new ErrorReplyException(error.getMessage());
+        }
+        return reply;
+    }
+
+    private static int exitCode(Process ended) {
+        try {
+            return ended.waitFor();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static void closeQuietly(Closeable closeable) {
+        try {
+            closeable.close();
+        }
+        catch (IOException ignored) {
+            // Nothing useful to do.
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
+        }
+    }
+
+    /** An error reply from Redis ({@code -ERR ...}, {@code -WRONGTYPE ...}, {@code -NOAUTH ...}). */
+    public static final class ErrorReplyException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        public ErrorReplyException(String message) {
+            super(message);
+        }
+
+        /** The first word of the error, e.g. {@code ERR}, {@code WRONGTYPE} or {@code NOAUTH}. */
+        public String errorCode() {
+            String message = getMessage();
+            int space = message.indexOf(' ');
+            return space < 0 ? message : message.substring(0, space);
+        }
+    }
+
+    /** A minimal RESP2 client on one socket: enough for admin commands in tests. */
+    private static final class RespConnection implements Closeable {
+
+        private final Socket socket;
+        private final OutputStream out;
+        private final InputStream in;
+
+        RespConnection(String host, int port, Duration connectTimeout, Duration readTimeout) throws IOException {
+            socket = new Socket();
+            try {
+                socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
+                socket.setSoTimeout((int) readTimeout.toMillis());
+                socket.setTcpNoDelay(true);
+                out = new BufferedOutputStream(socket.getOutputStream());
+                in = new BufferedInputStream(socket.getInputStream());
+            }
+            catch (IOException ex) {
+                socket.close();
+                throw ex;
+            }
+        }
+
+        Object call(String... args) throws IOException {
+            send(args);
+            return read();
+        }
+
+        void send(String... args) throws IOException {
+            out.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+            for (String arg : args) {
+                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+                out.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+                out.write(bytes);
+                out.write('\r');
+                out.write('\n');
+            }
+            out.flush();
+        }
+
+        Object read() throws IOException {
+            int type = in.read();
+            if (type == -1) {
+                throw new EOFException("redis-server closed the connection");
+            }
+            String line = readLine();
+            switch (type) {
+                case '+':
+                    return line;
+                case '-':
+                    return new ErrorReplyException(line);
+                case ':':
+                    return Long.parseLong(line);
+                case '$': {
+                    int length = Integer.parseInt(line);
+                    if (length < 0) {
+                        return null;
+                    }
+                    byte[] bytes = in.readNBytes(length);
+                    if (bytes.length < length || in.read() != '\r' || in.read() != '\n') {
+                        throw new EOFException("Truncated bulk string from redis-server");
+                    }
+                    return new String(bytes, StandardCharsets.UTF_8);
+                }
+                case '*': {
+                    int count = Integer.parseInt(line);
+                    if (count < 0) {
+                        return null;
+                    }
+                    List<Object> items = new ArrayList<>(count);
+                    for (int i = 0; i < count; i++) {
+                        items.add(read());
+                    }
+                    return items;
+                }
+                default:
+                    throw new IOException("Unexpected RESP reply type '" + (char) type + "' followed by: " + line);
+            }
+        }
+
+        private String readLine() throws IOException {
+            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+            while (true) {
+                int b = in.read();
+                if (b == -1) {
+                    throw new EOFException("redis-server closed the connection mid-reply");
+                }
+                if (b == '\r') {
+                    int next = in.read();
+                    if (next == '\n') {
+                        return buffer.toString(StandardCharsets.UTF_8);
+                    }
+                    buffer.write(b);
+                    if (next == -1) {
+                        throw new EOFException("redis-server closed the connection mid-reply");
+                    }
+                    buffer.write(next);
+                    continue;
+                }
+                buffer.write(b);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}
