@@ -62,6 +62,14 @@ public final class LockUtil {
         return locker().tryLock(key, waitTime, leaseTime, unit);
     }
 
+    public static boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return locker().tryLockAs(ownerToken, key, waitTime, leaseTime, unit);
+    }
+
+    public static void unlockAs(String ownerToken, String key) {
+        locker().unlockAs(ownerToken, key);
+    }
+
     public static void unlock(String key) {
         locker().unlock(key);
     }

@@ -59,6 +59,18 @@ public interface Locker {
      */
     void unlock(String key);
 
+    /**
+     * Takes the lock on behalf of {@code ownerToken} instead of the calling thread, for work that starts
+     * on one thread and completes on another (a future, a reactive stream): any thread may release it
+     * with {@link #unlockAs}. Reentrant per token. Use a token unique to the unit of work, e.g. a UUID.
+     *
+     * @see #tryLock(String, long, long, TimeUnit)
+     */
+    boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    /** Releases one hold of a lock taken with {@link #tryLockAs}; same exceptions as {@link #unlock}. */
+    void unlockAs(String ownerToken, String key);
+
     /** Whether anybody, in any application instance, holds the lock now. */
     boolean isLocked(String key);
 

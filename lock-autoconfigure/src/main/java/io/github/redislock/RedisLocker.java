@@ -79,13 +79,13 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     @Override
     public void lockInterruptibly(String key) throws InterruptedException {
-        acquire(keys(key), WAIT_FOREVER, WATCHDOG_LEASE, true);
+        acquire(keys(key), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
     }
 
     @Override
     public boolean tryLock(String key) {
         try {
-            return acquire(keys(key), 0, WATCHDOG_LEASE, false);
+            return acquire(keys(key), currentOwner(), 0, WATCHDOG_LEASE, false);
         } catch (InterruptedException e) {
             throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
         }
@@ -94,17 +94,31 @@ public class RedisLocker implements Locker, AutoCloseable {
     @Override
     public boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         LockKeys keys = keys(key);
-        return acquire(keys, waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+        return acquire(keys, currentOwner(), waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        LockKeys keys = keys(key);
+        return acquire(keys, tokenOwner(ownerToken), waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public void unlockAs(String ownerToken, String key) {
+        release(keys(key), tokenOwner(ownerToken));
     }
 
     @Override
     public void unlock(String key) {
-        LockKeys keys = keys(key);
-        String owner = currentOwner();
+        release(keys(key), currentOwner());
+    }
+
+    private void release(LockKeys keys, String owner) {
+        String key = keys.key();
         Hold hold = holds.get(new Hold.Id(keys.name(), owner));
         if (hold == null) {
             throw new IllegalMonitorStateException("Cannot unlock '" + key + "' (Redis key " + keys.name()
-                    + "): it is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + ")");
+                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
         if (hold.lost) {
             forget(hold);
@@ -192,7 +206,7 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     private void lockUninterruptibly(String key, long leaseMillis) {
         try {
-            acquire(keys(key), WAIT_FOREVER, leaseMillis, false);
+            acquire(keys(key), currentOwner(), WAIT_FOREVER, leaseMillis, false);
         } catch (InterruptedException e) {
             throw new AssertionError("An uninterruptible wait cannot be interrupted", e);
         }
@@ -204,8 +218,7 @@ public class RedisLocker implements Locker, AutoCloseable {
      *
      * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
      */
-    private boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
-        String owner = currentOwner();
+    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         LockCommands.Acquisition attempt = commands.acquire(keys, owner, redisLease);
         if (attempt.acquired()) {
@@ -295,6 +308,15 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     private String currentOwner() {
         return clientId + ":" + Thread.currentThread().getId();
+    }
+
+    /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
+    private String tokenOwner(String ownerToken) {
+        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
+            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
+                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
+        }
+        return clientId + ":~" + ownerToken;
     }
 
     private static long leaseMillis(String key, long leaseTime, TimeUnit unit) {

@@ -111,6 +111,26 @@ abstract class LockerContractTest {
     }
 
     @Test
+    void aLockTakenForAnOwnerTokenIsReleasedFromAnotherThreadWithTheSameToken() throws Exception {
+        String token = UUID.randomUUID().toString();
+        assertThat(first.locker.tryLockAs(token, key, 0, -1, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.locker.tryLockAs(token, key, 0, -1, TimeUnit.SECONDS)).as("reentrant per token").isTrue();
+        assertThat(first.locker.tryLock(key)).as("the calling thread is not the owner").isFalse();
+        assertThatThrownBy(() -> first.locker.unlock(key)).isInstanceOf(IllegalMonitorStateException.class);
+
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            other.submit(() -> {
+                first.locker.unlockAs(token, key);
+                first.locker.unlockAs(token, key);
+            }).get(5, TimeUnit.SECONDS);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
     void aLeasedLockExpiresWithoutUnlockAndItsLateUnlockReportsTheLoss() throws Exception {
         assertThat(first.locker.tryLock(key, 0, 300, TimeUnit.MILLISECONDS)).isTrue();
         long pttl = first.redis.getExpire(first.redisKey(key), TimeUnit.MILLISECONDS);

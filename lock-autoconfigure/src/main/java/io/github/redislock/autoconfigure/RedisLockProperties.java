@@ -3,6 +3,7 @@ package io.github.redislock.autoconfigure;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
 
 /**
  * Settings of redis-lock. Invalid values fail startup with the property's name: each setter checks
@@ -35,6 +36,20 @@ public class RedisLockProperties {
      */
     private Duration defaultWaitTime = Duration.ofSeconds(3);
 
+    /**
+     * Order of the @DistributedLock advice among the other advice on a method. The default puts it
+     * outside @Transactional and @Cacheable at their default order, so a transaction commits before
+     * the lock is released.
+     */
+    private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 10;
+
+    /**
+     * Whether a @DistributedLock method called inside a transaction its caller started keeps the lock
+     * until that transaction commits or rolls back, so no other instance reads the data before it is
+     * committed.
+     */
+    private boolean releaseAfterTransaction = true;
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -63,6 +78,22 @@ public class RedisLockProperties {
             throw new IllegalArgumentException("redis-lock.watchdog-timeout must be at least 100ms, but was " + watchdogTimeout);
         }
         this.watchdogTimeout = watchdogTimeout;
+    }
+
+    public int getAspectOrder() {
+        return aspectOrder;
+    }
+
+    public void setAspectOrder(int aspectOrder) {
+        this.aspectOrder = aspectOrder;
+    }
+
+    public boolean isReleaseAfterTransaction() {
+        return releaseAfterTransaction;
+    }
+
+    public void setReleaseAfterTransaction(boolean releaseAfterTransaction) {
+        this.releaseAfterTransaction = releaseAfterTransaction;
     }
 
     public Duration getDefaultWaitTime() {

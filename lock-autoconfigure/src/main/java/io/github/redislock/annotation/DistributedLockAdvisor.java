@@ -1,0 +1,58 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import io.github.redislock.Locker;
+
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.ClassFilter;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.annotation.AnnotationUtils;
+
+/**
+ * Applies {@link DistributedLock}: matches annotated methods (checking each annotation when its bean
+ * is proxied, so mistakes stop the application at startup) and wraps them in the lock.
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+    private final transient LockDefinitions definitions;
+    private final transient DistributedLockInterceptor interceptor;
+    private final transient Pointcut pointcut;
+
+    /**
+     * @param locker                  looked up on first use, so creating the advisor early does not create Redis beans early
+     * @param defaultWait             the wait for annotations that name none
+     * @param releaseAfterTransaction whether a caller's transaction holds the lock until it completes
+     */
+    public DistributedLockAdvisor(ConfigurableBeanFactory beanFactory, Supplier<Locker> locker, Supplier<Duration> defaultWait,
+                                  boolean releaseAfterTransaction) {
+        this.definitions = new LockDefinitions(beanFactory);
+        this.interceptor = new DistributedLockInterceptor(definitions, locker, defaultWait, releaseAfterTransaction);
+        this.pointcut = new StaticMethodMatcherPointcut() {
+            {
+                setClassFilter(ClassFilter.TRUE);
+            }
+
+            @Override
+            public boolean matches(Method method, Class<?> targetClass) {
+                return AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)
+                        && definitions.find(method, targetClass) != null;
+            }
+        };
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return interceptor;
+    }
+}

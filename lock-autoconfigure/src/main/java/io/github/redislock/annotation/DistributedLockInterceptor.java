@@ -1,0 +1,241 @@
+package io.github.redislock.annotation;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.Locker;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.ClassUtils;
+
+/** Takes the lock around a {@link DistributedLock} method and releases it when the work is really done. */
+final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private static final boolean TRANSACTIONS_PRESENT = ClassUtils.isPresent(
+            "org.springframework.transaction.support.TransactionSynchronizationManager", DistributedLockInterceptor.class.getClassLoader());
+
+    private final LockDefinitions definitions;
+    private final Supplier<Locker> locker;
+    private final Supplier<Duration> defaultWait;
+    private final boolean releaseAfterTransaction;
+
+    DistributedLockInterceptor(LockDefinitions definitions, Supplier<Locker> locker, Supplier<Duration> defaultWait, boolean releaseAfterTransaction) {
+        this.definitions = definitions;
+        this.locker = locker;
+        this.defaultWait = defaultWait;
+        this.releaseAfterTransaction = releaseAfterTransaction;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
+        LockDefinition definition = definitions.find(invocation.getMethod(), targetClass);
+        if (definition == null) {
+            return invocation.proceed();
+        }
+        LockedCall call = new LockedCall(definition, definition.keys(target, invocation.getArguments()), definition.waitTime(defaultWait.get()), invocation);
+        return switch (definition.returnKind) {
+            case PLAIN -> call.runOnThisThread();
+            case COMPLETION_STAGE -> call.runUntilStageCompletes();
+            case MONO, FLUX -> ReactiveLocking.lock(call);
+        };
+    }
+
+    /** One invocation of an annotated method: its keys, its wait, and how to take and release its locks. */
+    final class LockedCall {
+
+        final LockDefinition definition;
+        final List<String> keys;
+        final Duration wait;
+        final MethodInvocation invocation;
+
+        LockedCall(LockDefinition definition, List<String> keys, Duration wait, MethodInvocation invocation) {
+            this.definition = definition;
+            this.keys = keys;
+            this.wait = wait;
+            this.invocation = invocation;
+        }
+
+        private Object runOnThisThread() throws Throwable {
+            boolean callerTransaction = releaseAfterTransaction && TRANSACTIONS_PRESENT && CallerTransaction.isActive();
+            LockAcquisitionException failure = acquire(null);
+            if (failure != null) {
+                return onFailure(failure);
+            }
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Throwable methodFailure) {
+                releaseAfter(callerTransaction, methodFailure);
+                throw methodFailure;
+            }
+            releaseAfter(callerTransaction, null);
+            return result;
+        }
+
+        private void releaseAfter(boolean callerTransaction, Throwable methodFailure) {
+            if (callerTransaction) {
+                CallerTransaction.releaseOnCompletion(() -> release(null));
+                return;
+            }
+            try {
+                release(null);
+            } catch (RuntimeException releaseFailure) {
+                if (methodFailure == null) {
+                    throw releaseFailure;
+                }
+                methodFailure.addSuppressed(releaseFailure);
+            }
+        }
+
+        private Object runUntilStageCompletes() throws Throwable {
+            String owner = UUID.randomUUID().toString();
+            LockAcquisitionException failure = acquire(owner);
+            if (failure != null) {
+                return definition.onFailure == LockFailurePolicy.THROW && definition.fallback == null
+                        ? CompletableFuture.failedFuture(failure) : onFailure(failure);
+            }
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Throwable methodFailure) {
+                release(owner);
+                throw methodFailure;
+            }
+            if (result == null) {
+                release(owner);
+                return null;
+            }
+            return ((CompletionStage<?>) result).whenComplete((value, error) -> release(owner));
+        }
+
+        /**
+         * Takes every key, in sorted order, sharing one deadline; on failure releases what it took.
+         *
+         * @param owner null for the calling thread, else an owner token
+         * @return null when all keys are held, else the failure naming the key that stayed busy
+         */
+        LockAcquisitionException acquire(String owner) {
+            Locker locks = locker.get();
+            long waitMillis = wait.toMillis();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
+            List<String> taken = new ArrayList<>(keys.size());
+            try {
+                for (String key : keys) {
+                    long remaining = waitMillis < 0 ? Locker.WAIT_FOREVER : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                    boolean acquired = owner == null
+                            ? locks.tryLock(key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS)
+                            : locks.tryLockAs(owner, key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS);
+                    if (!acquired) {
+                        releaseAll(locks, taken, owner);
+                        return new LockAcquisitionException(key, wait);
+                    }
+                    taken.add(key);
+                }
+                return null;
+            } catch (InterruptedException e) {
+                releaseAll(locks, taken, owner);
+                Thread.currentThread().interrupt();
+                return new LockAcquisitionException(keys.get(taken.size()), wait, e);
+            } catch (RuntimeException e) {
+                releaseAll(locks, taken, owner);
+                throw e;
+            }
+        }
+
+        void release(String owner) {
+            releaseAll(locker.get(), keys, owner);
+        }
+
+        private void releaseAll(Locker locks, List<String> held, String owner) {
+            RuntimeException first = null;
+            for (int i = held.size() - 1; i >= 0; i--) {
+                try {
+                    if (owner == null) {
+                        locks.unlock(held.get(i));
+                    } else {
+                        locks.unlockAs(owner, held.get(i));
+                    }
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        }
+
+        /** Runs the fallback, or returns the skip value, or throws: as the annotation says. */
+        Object onFailure(LockAcquisitionException failure) throws Throwable {
+            if (definition.fallback != null) {
+                return invokeFallback(failure);
+            }
+            if (definition.onFailure == LockFailurePolicy.SKIP) {
+                return skipValue(definition.method.getReturnType());
+            }
+            throw failure;
+        }
+
+        Object invokeFallback(LockAcquisitionException failure) throws Throwable {
+            Method fallback = definition.fallback.method();
+            Object[] args = invocation.getArguments();
+            if (definition.fallback.takesException()) {
+                Object[] withException = java.util.Arrays.copyOf(args, args.length + 1);
+                withException[args.length] = failure;
+                args = withException;
+            }
+            try {
+                return fallback.invoke(invocation.getThis(), args);
+            } catch (InvocationTargetException e) {
+                throw e.getTargetException();
+            }
+        }
+    }
+
+    static Object skipValue(Class<?> returnType) {
+        if (returnType == Optional.class) {
+            return Optional.empty();
+        }
+        if (CompletionStage.class.isAssignableFrom(returnType)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return null;
+    }
+
+    /** Kept apart so that nothing of spring-tx is loaded when it is not on the classpath. */
+    private static final class CallerTransaction {
+
+        /** Called before the method runs: this interceptor sits outside the method's own @Transactional, so an active one belongs to a caller. */
+        static boolean isActive() {
+            return TransactionSynchronizationManager.isSynchronizationActive() && TransactionSynchronizationManager.isActualTransactionActive();
+        }
+
+        static void releaseOnCompletion(Runnable release) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    release.run();
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.github.redislock.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+
+import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** A broken {@link DistributedLock} stops the application at startup, naming the method and what is wrong. */
+class DistributedLockValidationTest {
+
+    private final ApplicationContextRunner application = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
+                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
+
+    static Stream<Arguments> brokenAnnotations() {
+        return Stream.of(
+                Arguments.of(UnparsableKey.class, "UnparsableKey#run has a key expression that is not valid SpEL: \"'stock:' +\""),
+                Arguments.of(UnknownParameter.class, "UnknownParameter#run has key expression \"'stock:' + #skuu\" referring to #skuu, which is not a parameter; its parameters are [sku]"),
+                Arguments.of(NoKey.class, "NoKey#run needs a key (or keys)"),
+                Arguments.of(KeyFromEmptyPlaceholder.class, "KeyFromEmptyPlaceholder#run has an empty key expression (\"${missing.key:}\" after placeholders)"),
+                Arguments.of(KeyAndKeys.class, "KeyAndKeys#run sets both key and keys"),
+                Arguments.of(SkipWithPrimitive.class, "SkipWithPrimitive#run onFailure = SKIP cannot return a value from a method returning int"),
+                Arguments.of(MissingFallback.class, "MissingFallback#run names fallbackMethod \"nowhere\", but DistributedLockValidationTest.MissingFallback has no method nowhere(String)"),
+                Arguments.of(FallbackOfWrongType.class, "FallbackOfWrongType#run names fallbackMethod \"other\" returning Integer, which does not fit the return type String"),
+                Arguments.of(UnreadableWait.class, "UnreadableWait#run has waitTimeString \"soon\", which is neither a duration"),
+                Arguments.of(NegativeWait.class, "NegativeWait#run has waitTime -5"),
+                Arguments.of(ZeroLease.class, "ZeroLease#run has a lease of PT0S"),
+                Arguments.of(SkipAndFallback.class, "SkipAndFallback#run sets both onFailure = SKIP and fallbackMethod"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenAnnotations")
+    void startupFailsNamingTheMethodAndTheProblem(Class<?> bean, String message) {
+        application.withBean(bean).run(context -> assertThat(context).getFailure().rootCause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("@DistributedLock on ")
+                .hasMessageContaining(message));
+    }
+
+    static class UnparsableKey {
+        @DistributedLock(key = "'stock:' +")
+        public void run(String sku) {
+        }
+    }
+
+    static class UnknownParameter {
+        @DistributedLock(key = "'stock:' + #skuu")
+        public void run(String sku) {
+        }
+    }
+
+    static class NoKey {
+        @DistributedLock
+        public void run(String sku) {
+        }
+    }
+
+    static class KeyFromEmptyPlaceholder {
+        @DistributedLock(key = "${missing.key:}")
+        public void run(String sku) {
+        }
+    }
+
+    static class KeyAndKeys {
+        @DistributedLock(key = "#sku", keys = {"#sku"})
+        public void run(String sku) {
+        }
+    }
+
+    static class SkipWithPrimitive {
+        @DistributedLock(key = "#sku", onFailure = LockFailurePolicy.SKIP)
+        public int run(String sku) {
+            return 1;
+        }
+    }
+
+    static class MissingFallback {
+        @DistributedLock(key = "#sku", fallbackMethod = "nowhere")
+        public void run(String sku) {
+        }
+    }
+
+    static class FallbackOfWrongType {
+        @DistributedLock(key = "#sku", fallbackMethod = "other")
+        public String run(String sku) {
+            return sku;
+        }
+
+        public Integer other(String sku) {
+            return 1;
+        }
+    }
+
+    static class UnreadableWait {
+        @DistributedLock(key = "#sku", waitTimeString = "soon")
+        public void run(String sku) {
+        }
+    }
+
+    static class NegativeWait {
+        @DistributedLock(key = "#sku", waitTime = -5)
+        public void run(String sku) {
+        }
+    }
+
+    static class ZeroLease {
+        @DistributedLock(key = "#sku", leaseTime = 0)
+        public void run(String sku) {
+        }
+    }
+
+    static class SkipAndFallback {
+        @DistributedLock(key = "#sku", onFailure = LockFailurePolicy.SKIP, fallbackMethod = "other")
+        public String run(String sku) {
+            return sku;
+        }
+
+        public String other(String sku) {
+            return sku;
+        }
+    }
+}
