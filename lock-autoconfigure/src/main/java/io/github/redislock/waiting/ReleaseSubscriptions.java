@@ -1,6 +1,8 @@
 package io.github.redislock.waiting;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -100,19 +102,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private void subscribe(String channel) {
         byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-        if (connection == null || !connection.isSubscribed()) {
-            closeConnection();
-            RedisConnection fresh = connectionFactory.getConnection();
-            try {
-                fresh.subscribe(this::onMessage, anchorChannel, name);
-            } catch (RuntimeException e) {
-                fresh.close();
-                throw e;
-            }
-            connection = fresh;
-        } else {
+        if (connection != null && connection.isSubscribed()) {
             connection.getSubscription().subscribe(name);
+            return;
         }
+        // A new connection: it must also carry every channel that still has waiters.
+        closeConnection();
+        List<byte[]> names = new ArrayList<>();
+        names.add(anchorChannel);
+        names.add(name);
+        channels.keySet().forEach(existing -> names.add(existing.getBytes(StandardCharsets.UTF_8)));
+        RedisConnection fresh = connectionFactory.getConnection();
+        try {
+            fresh.subscribe(this::onMessage, names.toArray(byte[][]::new));
+        } catch (RuntimeException e) {
+            fresh.close();
+            throw e;
+        }
+        connection = fresh;
     }
 
     private void leave(Channel entry) {
@@ -138,8 +145,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 connection.getSubscription().unsubscribe(entry.name.getBytes(StandardCharsets.UTF_8));
             }
         } catch (RuntimeException e) {
-            log.debug("Could not unsubscribe from " + entry.name + "; the connection is replaced on the next wait", e);
-            closeConnection();
+            // Harmless: releases on a channel nobody waits for are ignored, and the next join subscribes again.
+            log.debug("Could not unsubscribe from " + entry.name + "; it stays subscribed until the connection closes", e);
         } finally {
             commandLock.unlock();
         }
