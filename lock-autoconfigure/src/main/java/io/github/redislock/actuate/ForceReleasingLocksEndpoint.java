@@ -37,7 +37,7 @@ public class ForceReleasingLocksEndpoint extends LocksEndpoint {
     public ForceReleaseDescriptor forceRelease(@Selector(match = Match.ALL_REMAINING) String[] key) {
         String lockKey = String.join("/", key);
         String redisKey = locker.getKeyPrefix() + lockKey;
-        Map<String, Long> removed = admin.forceRelease(lockKey);
+        Map<String, Long> removed = withKey(key, admin::forceRelease);
         if (!removed.isEmpty()) {
             log.warn("Force-released lock " + redisKey + " through the locks endpoint; it was held by " + removed
                     + " (owner=hold count), who may still be running their critical section");

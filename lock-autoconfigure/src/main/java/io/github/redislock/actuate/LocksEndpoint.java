@@ -3,6 +3,7 @@ package io.github.redislock.actuate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.github.redislock.HeldLock;
 import io.github.redislock.LockAdmin;
@@ -12,6 +13,7 @@ import io.github.redislock.watchdog.LockWatchdog;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -57,7 +59,17 @@ public class LocksEndpoint {
     /** @param key the lock key without prefix; may contain '/' */
     @ReadOperation
     public LockAdmin.RedisState lock(@Selector(match = Match.ALL_REMAINING) String[] key) {
-        return admin.state(String.join("/", key));
+        return withKey(key, admin::state);
+    }
+
+    /** Runs {@code action} on the key the path segments spell; a key the locks refuse is the client's mistake (HTTP 400). */
+    static <T> T withKey(String[] segments, Function<String, T> action) {
+        String key = String.join("/", segments);
+        try {
+            return action.apply(key);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
     }
 
     public record LocksDescriptor(List<HeldLockDescriptor> locks, WatchdogDescriptor watchdog) implements OperationResponseBody {
