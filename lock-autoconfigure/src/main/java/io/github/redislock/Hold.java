@@ -14,6 +14,10 @@ final class Hold implements WatchedLock {
     final LockKeys keys;
     final String owner;
     final Instant since = Instant.now();
+    /** For the hold time, immune to wall-clock changes. */
+    final long sinceNanos = System.nanoTime();
+    /** The owner thread's name, for diagnostics; holds are created on it. */
+    final String thread = Thread.currentThread().getName();
     /** Written only by the owner. */
     volatile long count;
     /** The lease of the latest acquisition, or {@link Locker#WATCHDOG_LEASE}. */

@@ -109,7 +109,7 @@ public final class LockCommands implements RenewalClient {
     }
 
     @SuppressWarnings("unchecked")
-    private <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+    <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return call(redisKey, connection -> {
             try {
                 return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
@@ -127,7 +127,7 @@ public final class LockCommands implements RenewalClient {
      * afterwards: the Redis client refuses to run on an interrupted thread, and an interrupted thread
      * must still be able to release its locks.
      */
-    private <T> T call(String redisKey, Function<RedisConnection, T> action) {
+    <T> T call(String redisKey, Function<RedisConnection, T> action) {
         boolean interrupted = Thread.interrupted();
         try (RedisConnection connection = connectionFactory.getConnection()) {
             return action.apply(connection);

@@ -13,7 +13,8 @@ enum LockScript {
 
     ACQUIRE("acquire.lua"),
     RELEASE("release.lua"),
-    RENEW("renew.lua");
+    RENEW("renew.lua"),
+    FORCE_RELEASE("force-release.lua");
 
     private final String resource;
     private final byte[] body;

@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -25,6 +26,9 @@ public class RedisLocker implements Locker, AutoCloseable {
     /** Longest lease accepted; longer ones are almost always a unit mistake. */
     static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365);
 
+    /** The kind of lock this class hands out, as metrics and diagnostics name it. */
+    static final String KIND = "reentrant";
+
     private static final Log log = LogFactory.getLog(RedisLocker.class);
 
     private final LockCommands commands;
@@ -32,6 +36,7 @@ public class RedisLocker implements Locker, AutoCloseable {
     private final ReleaseSubscriptions subscriptions;
     private final String keyPrefix;
     private final ApplicationEventPublisher events;
+    private final LockObserver observer;
     private final String clientId = UUID.randomUUID().toString();
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -42,6 +47,12 @@ public class RedisLocker implements Locker, AutoCloseable {
      */
     public RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                        String keyPrefix, ApplicationEventPublisher events) {
+        this(commands, watchdog, subscriptions, keyPrefix, events, LockObserver.NONE);
+    }
+
+    /** @param observer hears acquisitions, releases and losses (metrics, traces) */
+    public RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+                       String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
         if (keyPrefix == null || keyPrefix.isBlank()) {
             throw new IllegalArgumentException("Lock key prefix must not be blank");
         }
@@ -50,6 +61,7 @@ public class RedisLocker implements Locker, AutoCloseable {
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.keyPrefix = keyPrefix;
         this.events = Objects.requireNonNull(events, "events");
+        this.observer = Objects.requireNonNull(observer, "observer");
     }
 
     /** This instance's id, the first part of every owner field it writes. */
@@ -139,12 +151,19 @@ public class RedisLocker implements Locker, AutoCloseable {
         }
         if (remaining < 0) {
             forget(hold);
-            throw lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
+            observer.lost(observed(hold.keys), false);
+            LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
+            log.warn(lost.getMessage());
+            throw lost;
         }
         hold.count = remaining;
         if (remaining == 0) {
             forget(hold);
-            log.debug("Released " + keys.name());
+            long heldNanos = System.nanoTime() - hold.sinceNanos;
+            observer.released(observed(keys), heldNanos);
+            if (log.isDebugEnabled()) {
+                log.debug("Released " + keys.name() + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+            }
         } else if (finalRelease && hold.watched) {
             watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
         }
@@ -196,6 +215,14 @@ public class RedisLocker implements Locker, AutoCloseable {
         return holds.size();
     }
 
+    /** What this instance holds now, for diagnostics such as the {@code locks} Actuator endpoint. */
+    public List<HeldLock> heldLocks() {
+        return holds.values().stream()
+                .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), KIND, hold.owner, hold.thread, hold.count,
+                        hold.since, hold.leaseMillis, hold.watched, hold.lost))
+                .toList();
+    }
+
     /** Stops renewing; locks still held expire in Redis within the watchdog timeout. */
     @Override
     public void close() {
@@ -212,13 +239,37 @@ public class RedisLocker implements Locker, AutoCloseable {
         }
     }
 
+    /** {@link #tryAcquire}, told to the observer and logged with its wait. */
+    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        LockObserver.Acquisition acquisition = observer.acquisitionStarted(observed(keys));
+        long start = System.nanoTime();
+        boolean acquired;
+        try {
+            acquired = tryAcquire(keys, owner, waitNanos, leaseMillis, interruptible);
+        } catch (InterruptedException | RuntimeException | Error e) {
+            acquisition.failed(e);
+            throw e;
+        }
+        if (acquired) {
+            acquisition.acquired();
+        } else {
+            acquisition.timedOut();
+        }
+        if (log.isDebugEnabled()) {
+            log.debug((acquired ? "Acquired " : "Gave up on ") + keys.name() + " after waiting "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms"
+                    + (acquired ? " (" + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")" : ""));
+        }
+        return acquired;
+    }
+
     /**
      * Tries once, and while the lock is held elsewhere waits for its release message or for the
      * holder's lease to run out, whichever comes first, then tries again.
      *
      * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
      */
-    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+    private boolean tryAcquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         LockCommands.Acquisition attempt = commands.acquire(keys, owner, redisLease);
         if (attempt.acquired()) {
@@ -276,9 +327,6 @@ public class RedisLocker implements Locker, AutoCloseable {
             hold.watched = true;
             watchdog.watch(hold);
         }
-        if (log.isDebugEnabled()) {
-            log.debug("Acquired " + keys.name() + " (hold " + holdCount + ", " + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
-        }
         return true;
     }
 
@@ -290,7 +338,12 @@ public class RedisLocker implements Locker, AutoCloseable {
     }
 
     private void publishLost(Hold hold) {
+        observer.lost(observed(hold.keys), true);
         events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
+    }
+
+    private static LockObserver.ObservedLock observed(LockKeys keys) {
+        return new LockObserver.ObservedLock(keys.key(), keys.name(), KIND, null);
     }
 
     private LockLostException lostException(Hold hold, String why) {

@@ -2,6 +2,7 @@ package io.github.redislock.autoconfigure;
 
 import io.github.redislock.LockCommands;
 import io.github.redislock.LockUtilBinding;
+import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLocker;
 import io.github.redislock.waiting.ReleaseSubscriptions;
@@ -36,8 +37,8 @@ public class RedisLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockWatchdog lockWatchdog(RedisLockProperties properties, LockCommands commands) {
-        return new LockWatchdog(properties.getWatchdogTimeout(), commands);
+    LockWatchdog lockWatchdog(RedisLockProperties properties, LockCommands commands, ObjectProvider<LockObserver> observer) {
+        return new LockWatchdog(properties.getWatchdogTimeout(), commands, observer.getIfAvailable(() -> LockObserver.NONE));
     }
 
     @Bean
@@ -49,8 +50,9 @@ public class RedisLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(Locker.class)
     RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
-                       RedisLockProperties properties, ApplicationEventPublisher events) {
-        return new RedisLocker(commands, watchdog, subscriptions, properties.getKeyPrefix(), events);
+                       RedisLockProperties properties, ApplicationEventPublisher events, ObjectProvider<LockObserver> observer) {
+        return new RedisLocker(commands, watchdog, subscriptions, properties.getKeyPrefix(), events,
+                observer.getIfAvailable(() -> LockObserver.NONE));
     }
 
     @Bean

@@ -28,6 +28,7 @@ public final class LockWatchdog implements AutoCloseable {
 
     private final Duration timeout;
     private final RenewalClient client;
+    private final RenewalListener listener;
     private final Set<WatchedLock> watched = ConcurrentHashMap.newKeySet();
     /** Renewal ticks take it exclusively; unwatching takes it shared, so unwatches never wait for each other. */
     private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
@@ -35,13 +36,20 @@ public final class LockWatchdog implements AutoCloseable {
 
     private volatile Instant lastRenewal;
     private volatile int consecutiveFailures;
+    private volatile Instant failingSince;
 
     public LockWatchdog(Duration timeout, RenewalClient client) {
+        this(timeout, client, RenewalListener.NONE);
+    }
+
+    /** @param listener hears every tick's outcome (metrics) */
+    public LockWatchdog(Duration timeout, RenewalClient client, RenewalListener listener) {
         if (timeout == null || timeout.toMillis() < 3) {
             throw new IllegalArgumentException("Watchdog timeout must be at least 3 ms, but was " + timeout);
         }
         this.timeout = timeout;
         this.client = client;
+        this.listener = listener;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-watchdog");
             thread.setDaemon(true);
@@ -90,18 +98,29 @@ public final class LockWatchdog implements AutoCloseable {
         return consecutiveFailures;
     }
 
+    /**
+     * When the current run of failed ticks began, or null when the last tick succeeded (or had nothing
+     * to renew). Locks are at risk once this is longer ago than the timeout.
+     */
+    public Instant failingSince() {
+        return failingSince;
+    }
+
     /** Runs one renewal tick now, on the calling thread. */
     public void renewNow() {
         if (watched.isEmpty()) {
+            succeeded(); // nothing is at risk any more
             return;
         }
         renewalGate.writeLock().lock();
         try {
             List<WatchedLock> batch = new ArrayList<>(watched);
             if (batch.isEmpty()) {
+                succeeded();
                 return;
             }
             Set<WatchedLock> lost = client.renew(batch, timeout.toMillis());
+            listener.renewed(batch.size() - lost.size(), lost.size());
             for (WatchedLock lock : lost) {
                 if (watched.remove(lock)) {
                     log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
@@ -110,7 +129,7 @@ public final class LockWatchdog implements AutoCloseable {
                 }
             }
             lastRenewal = Instant.now();
-            consecutiveFailures = 0;
+            succeeded();
         } finally {
             renewalGate.writeLock().unlock();
         }
@@ -120,10 +139,22 @@ public final class LockWatchdog implements AutoCloseable {
         try {
             renewNow();
         } catch (RuntimeException e) {
-            consecutiveFailures++;
+            if (consecutiveFailures++ == 0) {
+                failingSince = Instant.now();
+            }
             log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
                     + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
+            try {
+                listener.renewalFailed(watched.size(), e);
+            } catch (RuntimeException listenerFailure) {
+                log.warn("Renewal listener failed; the watchdog goes on", listenerFailure); // a throwing task would end the schedule
+            }
         }
+    }
+
+    private void succeeded() {
+        consecutiveFailures = 0;
+        failingSince = null;
     }
 
     private static void notifyLost(WatchedLock lock) {

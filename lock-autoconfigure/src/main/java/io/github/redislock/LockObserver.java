@@ -1,0 +1,65 @@
+package io.github.redislock;
+
+import io.github.redislock.watchdog.RenewalListener;
+
+/**
+ * Hears what the locks of one application instance do, so metrics and traces can be added without
+ * the lock code knowing about them. The default, {@link #NONE}, does nothing and costs nothing; the
+ * Micrometer implementation is auto-configured when Micrometer is present.
+ *
+ * <p>An internal SPI: its methods may change with the lock kinds. Every method is called on the
+ * thread doing the work (the acquiring or releasing thread, or the watchdog), so implementations
+ * must be fast and must not throw.
+ */
+public interface LockObserver extends RenewalListener {
+
+    /** Hears nothing. */
+    LockObserver NONE = new LockObserver() {
+    };
+
+    /** A thread starts taking {@code lock} (its wait included); the returned handle hears how it ended. */
+    default Acquisition acquisitionStarted(ObservedLock lock) {
+        return Acquisition.NONE;
+    }
+
+    /** The final hold of {@code lock} was released after {@code heldNanos}. */
+    default void released(ObservedLock lock, long heldNanos) {
+    }
+
+    /**
+     * {@code lock} was found gone before its holder unlocked it.
+     *
+     * @param byWatchdog true when a renewal found it, false when the holder's unlock did
+     */
+    default void lost(ObservedLock lock, boolean byWatchdog) {
+    }
+
+    /** How one acquisition ended; exactly one method is called, on the acquiring thread. */
+    interface Acquisition {
+
+        Acquisition NONE = new Acquisition() {
+        };
+
+        default void acquired() {
+        }
+
+        /** The wait ran out (or, for a try without waiting, the lock was held). */
+        default void timedOut() {
+        }
+
+        /** Redis failed or the waiting thread was interrupted. */
+        default void failed(Throwable cause) {
+        }
+    }
+
+    /**
+     * One lock as observers see it.
+     *
+     * @param key      the key the caller gave; high cardinality, never a metric tag
+     * @param redisKey the Redis key of the lock
+     * @param kind     the lock kind, e.g. {@code reentrant}
+     * @param name     a low-cardinality name the caller gave (the annotated method), or null
+     */
+    record ObservedLock(String key, String redisKey, String kind, String name) {
+    }
+}

@@ -1,0 +1,92 @@
+package io.github.redislock.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.github.redislock.HeldLock;
+import io.github.redislock.LockAdmin;
+import io.github.redislock.LockRedisException;
+import io.github.redislock.RedisLocker;
+import io.github.redislock.watchdog.LockWatchdog;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+
+/**
+ * {@code /actuator/locks}: the locks this instance holds and its watchdog's state, and the Redis-side
+ * state of any lock key. Read-only; {@link ForceReleasingLocksEndpoint} adds DELETE when enabled.
+ */
+@Endpoint(id = "locks")
+public class LocksEndpoint {
+
+    private static final Log log = LogFactory.getLog(LocksEndpoint.class);
+
+    final RedisLocker locker;
+    final LockAdmin admin;
+    private final LockWatchdog watchdog;
+
+    public LocksEndpoint(RedisLocker locker, LockWatchdog watchdog, LockAdmin admin) {
+        this.locker = locker;
+        this.watchdog = watchdog;
+        this.admin = admin;
+    }
+
+    @ReadOperation
+    public LocksDescriptor locks() {
+        List<HeldLock> held = locker.heldLocks();
+        Map<String, Long> leases;
+        try {
+            leases = admin.remainingLeases(held.stream().map(HeldLock::redisKey).toList());
+        } catch (LockRedisException e) {
+            log.debug("Cannot read the remaining leases; listing the locks without them", e); // the list matters most when Redis is down
+            leases = Map.of();
+        }
+        Map<String, Long> remaining = leases;
+        List<HeldLockDescriptor> locks = held.stream().map(lock -> new HeldLockDescriptor(lock.key(), lock.redisKey(), lock.kind(),
+                lock.owner(), lock.thread(), lock.holdCount(), lock.since(), remaining.get(lock.redisKey()), lock.watchdog(), lock.lost())).toList();
+        return new LocksDescriptor(locks, new WatchdogDescriptor(watchdog.timeout().toMillis(), watchdog.watchedCount(),
+                watchdog.lastRenewal(), watchdog.consecutiveFailures(), watchdog.failingSince()));
+    }
+
+    /** @param key the lock key without prefix; may contain '/' */
+    @ReadOperation
+    public LockAdmin.RedisState lock(@Selector(match = Match.ALL_REMAINING) String[] key) {
+        return withKey(key, admin::state);
+    }
+
+    /** Runs {@code action} on the key the path segments spell; a key the locks refuse is the client's mistake (HTTP 400). */
+    static <T> T withKey(String[] segments, Function<String, T> action) {
+        String key = String.join("/", segments);
+        try {
+            return action.apply(key);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    public record LocksDescriptor(List<HeldLockDescriptor> locks, WatchdogDescriptor watchdog) implements OperationResponseBody {
+    }
+
+    /**
+     * @param leaseRemainingMillis the lock's TTL in Redis now; null when Redis could not be asked,
+     *                             -2 when the key is gone
+     */
+    public record HeldLockDescriptor(String key, String redisKey, String kind, String owner, String thread, long holdCount,
+                                     Instant heldSince, Long leaseRemainingMillis, boolean renewedByWatchdog, boolean lost) {
+    }
+
+    /**
+     * @param failingSince when the current run of failed renewals began; null when renewing works
+     */
+    public record WatchdogDescriptor(long timeoutMillis, int watchedLocks, Instant lastRenewal, int consecutiveFailures,
+                                     Instant failingSince) {
+    }
+}

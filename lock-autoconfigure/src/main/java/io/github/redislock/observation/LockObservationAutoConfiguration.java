@@ -1,0 +1,41 @@
+package io.github.redislock.observation;
+
+import io.github.redislock.LockObserver;
+import io.github.redislock.RedisLocker;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.waiting.ReleaseSubscriptions;
+import io.github.redislock.watchdog.LockWatchdog;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Metrics and traces of the locks, when the application has Micrometer's registries (Spring Boot
+ * Actuator provides them). Without them nothing here loads and the locks report to
+ * {@link LockObserver#NONE}.
+ */
+@AutoConfiguration(after = RedisLockAutoConfiguration.class, afterName = {
+        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnClass({ObservationRegistry.class, MeterRegistry.class})
+@ConditionalOnBean({ObservationRegistry.class, MeterRegistry.class, LockWatchdog.class})
+public class LockObservationAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(LockObserver.class)
+    LockObserver micrometerLockObserver(ObservationRegistry observations, MeterRegistry meters, ObjectProvider<LockNamer> namer) {
+        return new MicrometerLockObserver(observations, meters, namer.getIfAvailable(() -> LockNamer.DEFAULT));
+    }
+
+    @Bean
+    @ConditionalOnBean({RedisLocker.class, ReleaseSubscriptions.class})
+    LockMeterBinder lockMeterBinder(RedisLocker locker, ReleaseSubscriptions subscriptions) {
+        return new LockMeterBinder(locker, subscriptions);
+    }
+}

@@ -1,0 +1,104 @@
+package io.github.redislock.observation;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.LockObserver;
+import io.github.redislock.observation.LockAcquisitionContext.Result;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+/**
+ * Turns lock events into Micrometer observations and meters. An acquisition is an observation (a
+ * timer for metrics, a span for traces, the wait inside it); the rest are plain meters.
+ */
+final class MicrometerLockObserver implements LockObserver {
+
+    static final String HOLD_TIMER = "redis.lock.hold";
+    static final String LOST_COUNTER = "redis.lock.lost";
+    static final String RENEWALS_COUNTER = "redis.lock.watchdog.renewals";
+
+    private static final DefaultLockAcquisitionConvention DEFAULT_CONVENTION = new DefaultLockAcquisitionConvention();
+
+    private final ObservationRegistry observations;
+    private final MeterRegistry meters;
+    private final LockNamer namer;
+    private final Counter renewed;
+    private final Counter renewalsLost;
+    private final Counter renewalsFailed;
+
+    MicrometerLockObserver(ObservationRegistry observations, MeterRegistry meters, LockNamer namer) {
+        this.observations = observations;
+        this.meters = meters;
+        this.namer = namer;
+        this.renewed = renewals("renewed");
+        this.renewalsLost = renewals("lost");
+        this.renewalsFailed = renewals("failed");
+    }
+
+    @Override
+    public Acquisition acquisitionStarted(ObservedLock lock) {
+        LockAcquisitionContext context = new LockAcquisitionContext(lock, nameOf(lock));
+        Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations).start();
+        Observation.Scope scope = observation.openScope(); // Redis calls made while waiting become child spans
+        return new Acquisition() {
+            @Override
+            public void acquired() {
+                end(Result.ACQUIRED);
+            }
+
+            @Override
+            public void timedOut() {
+                end(Result.TIMED_OUT);
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+                observation.error(cause);
+                end(Result.FAILED);
+            }
+
+            private void end(Result result) {
+                context.setResult(result);
+                scope.close();
+                observation.stop();
+            }
+        };
+    }
+
+    @Override
+    public void released(ObservedLock lock, long heldNanos) {
+        Timer.builder(HOLD_TIMER).description("How long locks were held, from first acquisition to final release")
+                .tags("lock.name", nameOf(lock), "lock.kind", lock.kind())
+                .register(meters).record(heldNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void lost(ObservedLock lock, boolean byWatchdog) {
+        Counter.builder(LOST_COUNTER).description("Locks found gone before their holder unlocked them")
+                .tags("lock.name", nameOf(lock), "lock.kind", lock.kind(), "detected.by", byWatchdog ? "watchdog" : "unlock")
+                .register(meters).increment();
+    }
+
+    @Override
+    public void renewed(int renewedLocks, int lostLocks) {
+        renewed.increment(renewedLocks);
+        renewalsLost.increment(lostLocks);
+    }
+
+    @Override
+    public void renewalFailed(int locks, Throwable cause) {
+        renewalsFailed.increment(locks);
+    }
+
+    private Counter renewals(String result) {
+        return Counter.builder(RENEWALS_COUNTER).description("Lock renewals by the watchdog, per lock and tick")
+                .tag("result", result).register(meters);
+    }
+
+    private String nameOf(ObservedLock lock) {
+        return lock.name() != null ? lock.name() : namer.name(lock.key());
+    }
+}

@@ -1,0 +1,59 @@
+package io.github.redislock.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class RedisLockActuatorAutoConfigurationTest {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+                    RedisLockActuatorAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
+                    "spring.data.redis.port=" + TestRedis.shared().port());
+
+    @Test
+    void theEndpointExistsOnlyWhenExposed() {
+        contextRunner.run(context -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
+        contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks")
+                .run(context -> assertThat(context).hasSingleBean(LocksEndpoint.class));
+    }
+
+    @Test
+    void theEndpointCanForceReleaseOnlyWhenThePropertyAllowsIt() {
+        ApplicationContextRunner exposed = contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks");
+        exposed.run(context -> assertThat(context.getBean(LocksEndpoint.class)).isNotInstanceOf(ForceReleasingLocksEndpoint.class));
+        exposed.withPropertyValues("redis-lock.actuator.force-release-enabled=true")
+                .run(context -> assertThat(context.getBean(LocksEndpoint.class)).isInstanceOf(ForceReleasingLocksEndpoint.class));
+    }
+
+    @Test
+    void theHealthIndicatorIsOnUnlessSwitchedOff() {
+        contextRunner.run(context -> assertThat(context).hasBean("redisLockHealthIndicator"));
+        contextRunner.withPropertyValues("management.health.redis-lock.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(RedisLockHealthIndicator.class));
+    }
+
+    @Test
+    void withoutActuatorOnTheClasspathNothingLoads() {
+        contextRunner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=locks")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LocksEndpoint.class)
+                        .doesNotHaveBean(RedisLockHealthIndicator.class));
+    }
+
+    @Test
+    void backsOffWhenLocksAreSwitchedOff() {
+        contextRunner.withPropertyValues("redis-lock.enabled=false", "management.endpoints.web.exposure.include=locks")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LocksEndpoint.class)
+                        .doesNotHaveBean(RedisLockHealthIndicator.class));
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.redislock.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+
+import io.github.redislock.LockLostException;
+import io.github.redislock.Locker;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+import io.github.redislock.watchdog.LockWatchdog;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The health rule against a Redis of its own that the tests pause: the watchdog cannot renew while it is stopped. */
+class RedisLockHealthIndicatorTest {
+
+    static RedisServerProcess redis;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = TestRedis.startNew();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.stop();
+    }
+
+    /** Ticks every second; a Redis command gives up after 200 ms. */
+    private ApplicationContextRunner contextRunner(String watchdogTimeout) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+                        RedisLockActuatorAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+                        "spring.data.redis.timeout=200ms", "redis-lock.watchdog-timeout=" + watchdogTimeout);
+    }
+
+    @Test
+    void isUpWithTheWatchdogsStateWhileRenewalsWork() {
+        contextRunner("3s").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            locker.lock("health-fine");
+            context.getBean(LockWatchdog.class).renewNow();
+            Health health = context.getBean(RedisLockHealthIndicator.class).health();
+            locker.unlock("health-fine");
+
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("watchedLocks", 1).containsEntry("consecutiveFailures", 0)
+                    .containsEntry("watchdogTimeoutMillis", 3000L).containsKey("lastRenewal").doesNotContainKey("failingSince");
+        });
+    }
+
+    @Test
+    void aFailureShorterThanTheTimeoutIsReportedButStaysUp() {
+        contextRunner("3s").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            LockWatchdog watchdog = context.getBean(LockWatchdog.class);
+            locker.lock("health-short");
+            Health health;
+            redis.pause();
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.consecutiveFailures() > 0);
+                health = context.getBean(RedisLockHealthIndicator.class).health();
+            } finally {
+                redis.resume();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.consecutiveFailures() == 0);
+            locker.unlock("health-short");
+
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsKey("failingSince").doesNotContainKey("locksAtRisk");
+        });
+    }
+
+    @Test
+    void isDownNamingTheLocksAtRiskOnceRenewalsFailedForLongerThanTheTimeout() {
+        contextRunner("1s").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            RedisLockHealthIndicator indicator = context.getBean(RedisLockHealthIndicator.class);
+            locker.lock("health-at-risk");
+            Health down;
+            redis.pause();
+            try {
+                down = await().atMost(Duration.ofSeconds(6)).until(indicator::health, health -> health.getStatus().equals(Status.DOWN));
+            } finally {
+                redis.resume();
+            }
+            assertThat(down.getDetails()).containsEntry("locksAtRisk", 1);
+            assertThat((String) down.getDetails().get("error")).contains("has not renewed 1 lock(s)");
+
+            // Back up: the expired lock is found lost, so nothing is at risk any more.
+            await().atMost(Duration.ofSeconds(6)).until(() -> indicator.health().getStatus().equals(Status.UP));
+            assertThatThrownBy(() -> locker.unlock("health-at-risk")).isInstanceOf(LockLostException.class);
+        });
+    }
+}
