@@ -1,23 +1,33 @@
 package io.github.redislock;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.github.redislock.watchdog.RenewalClient;
 import io.github.redislock.watchdog.WatchedLock;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The Redis side of every lock: runs the lock scripts with EVALSHA (falling back to EVAL when Redis
@@ -30,11 +40,17 @@ public final class LockCommands implements RenewalClient {
     /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
     static final int MAX_RENEWAL_BATCH = 1000;
 
+    private static final int MAX_OPEN_ATTEMPTS = 3;
+
     private final RedisConnectionFactory connectionFactory;
+    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
+    private final Duration replyBackstop;
     private volatile Boolean cluster;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
+        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
+                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
 
     record Acquisition(boolean acquired, long holdCount, long holderTtlMillis) {
@@ -108,9 +124,17 @@ public final class LockCommands implements RenewalClient {
         return known;
     }
 
+    /**
+     * Runs a lock script. With Lettuce the call goes through its asynchronous API and is awaited here,
+     * ignoring interrupts until the reply is in: a script that changed a lock must never be abandoned
+     * half-way by an interrupt, or the caller would not know whether it holds the lock.
+     */
     @SuppressWarnings("unchecked")
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return call(redisKey, connection -> {
+            if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
+                return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
+            }
             try {
                 return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
             } catch (RuntimeException e) {
@@ -122,22 +146,84 @@ public final class LockCommands implements RenewalClient {
         });
     }
 
-    /**
-     * Runs one Redis interaction. The interrupt flag is cleared for its duration and set again
-     * afterwards: the Redis client refuses to run on an interrupted thread, and an interrupted thread
-     * must still be able to release its locks.
-     */
-    <T> T call(String redisKey, Function<RedisConnection, T> action) {
-        boolean interrupted = Thread.interrupted();
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            return action.apply(connection);
+    private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
+                              int keyCount, byte[][] keysAndArgs) {
+        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
+        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+        try {
+            return awaitUninterruptibly(lettuce.evalsha(script.sha1Hex(), output, keys, args));
         } catch (RuntimeException e) {
-            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return awaitUninterruptibly(lettuce.eval(script.body(), output, keys, args));
+        }
+    }
+
+    /** Waits for the reply, keeping (not obeying) interrupts; bounded by the command timeout as a backstop. */
+    private <T> T awaitUninterruptibly(RedisFuture<T> reply) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + replyBackstop.toNanos();
+        try {
+            while (true) {
+                try {
+                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+                } catch (TimeoutException e) {
+                    reply.cancel(true);
+                    throw new IllegalStateException("No reply from Redis within " + replyBackstop, e);
+                }
+            }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Runs one Redis interaction. The interrupt flag is cleared for its duration and set again
+     * afterwards: the Redis client refuses to start a command on an interrupted thread, and an
+     * interrupted thread must still be able to release its locks.
+     */
+    <T> T call(String redisKey, Function<RedisConnection, T> action) {
+        boolean interrupted = Thread.interrupted();
+        try (RedisConnection connection = openConnection()) {
+            return action.apply(connection);
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Opening (possibly connecting) is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
+    private RedisConnection openConnection() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connectionFactory.getConnection();
+            } catch (RuntimeException e) {
+                if (attempt == MAX_OPEN_ATTEMPTS || !causedByInterrupt(e)) {
+                    throw e;
+                }
+                Thread.interrupted();
+            }
+        }
+    }
+
+    private static boolean causedByInterrupt(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isNoScript(Throwable e) {

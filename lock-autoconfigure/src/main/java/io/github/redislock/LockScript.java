@@ -35,6 +35,10 @@ enum LockScript {
         return sha1;
     }
 
+    String sha1Hex() {
+        return new String(sha1, StandardCharsets.US_ASCII);
+    }
+
     String resource() {
         return resource;
     }

@@ -238,6 +238,35 @@ abstract class LockerContractTest {
     }
 
     @Test
+    void interruptsArrivingDuringRedisCallsNeverLeaveALockHalfTakenOrHalfReleased() throws Exception {
+        int cycles = 150;
+        first.locker.isLocked(key); // connected: what is interrupted below are lock commands
+        CountDownLatch done = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                for (int i = 0; i < cycles; i++) {
+                    first.locker.lock(key);
+                    first.locker.lock(key);
+                    first.locker.unlock(key);
+                    first.locker.unlock(key);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            } finally {
+                done.countDown();
+            }
+        });
+        worker.start();
+        while (!done.await(50, TimeUnit.MICROSECONDS)) {
+            worker.interrupt();
+        }
+        assertThat(failure.get()).as("failure of the interrupted worker").isNull();
+        assertThat(first.locker.isLocked(key)).isFalse();
+        assertThat(first.locker.heldLockCount()).isZero();
+    }
+
+    @Test
     void theWatchdogReportsALockWhoseKeyWasDeletedAndItsUnlockThrows() {
         first.locker.lock(key);
         first.redis.delete(first.redisKey(key));
