@@ -47,12 +47,17 @@ public final class Benchmark {
             }
             RunFacts facts = new RunFacts(started, Runtime.getRuntime().availableProcessors(),
                     System.getProperty("os.name") + " " + System.getProperty("os.arch"),
-                    System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                            + " (" + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()) + ")",
+                    jdk(),
                     redisVersion, RedisBinary.source() == RedisBinary.Source.EMBEDDED_REDIS_JAR ? "the embedded-redis jar's binary" : "redis-server from " + RedisBinary.source(),
                     commandLine, options.note(), durations());
             return new MarkdownReport(facts, sections, rows);
         }
+    }
+
+    private static String jdk() {
+        List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        String jdk = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
+        return flags.isEmpty() ? jdk : jdk + " (" + String.join(" ", flags) + ")";
     }
 
     private String durations() {
