@@ -1,0 +1,165 @@
+package io.github.redislock.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redislock.benchmarks.clients.Implementations;
+import io.github.redislock.benchmarks.scenarios.Scenarios;
+
+/**
+ * The command line. Defaults give a full run that finishes within 15 minutes on 2 cores;
+ * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading).
+ */
+public record BenchmarkOptions(
+        Duration measure, Duration warmup, Duration jvmWarmup, Duration renewalHold, int renewalLocks, Duration renewalWatchdogTimeout,
+        Duration watchdogTimeout, List<Integer> uncontendedThreads, List<Integer> contendedThreads,
+        int instances, List<String> implementations, List<String> scenarios, int ceilingConnections, int ceilingInFlight,
+        Path output, String note, boolean help) {
+
+    public static final String USAGE = """
+            java -jar lock-benchmarks/target/lock-benchmarks.jar [options]
+              --seconds-per-row=S          measured seconds of each row (default 10)
+              --warmup-seconds=S           unmeasured seconds before each row (default 1.5)
+              --jvm-warmup-seconds=S       unmeasured seconds per implementation before the first row (default 3)
+              --renewal-seconds=S          how long scenario 3 holds its locks (default 30)
+              --renewal-locks=N            locks held in scenario 3 (default 1000)
+              --renewal-watchdog-seconds=S watchdog timeout / renewal lease in scenario 3, same for all (default 3)
+              --watchdog-seconds=S         watchdog timeout and fixed lease in scenarios 1 and 2 (default 30)
+              --threads=1,8,64             thread counts of scenario 1
+              --contended-threads=8,64     thread counts of scenario 2
+              --instances=N                client instances the spread rows of scenario 2 use (default 8)
+              --implementations=a,b        of: %s (default all)
+              --scenarios=a,b              of: %s (default all)
+              --ceiling-connections=N      connections of the ceiling row (default 8)
+              --ceiling-in-flight=N        pairs in flight in the ceiling row (default 256)
+              --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
+              --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
+              --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal: a smoke run
+              --help
+            """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()));
+
+    /** @throws IllegalArgumentException naming the option that is unknown or malformed */
+    public static BenchmarkOptions parse(String... args) {
+        Map<String, String> given = new LinkedHashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("Unexpected argument '" + arg + "'; options look like --name=value. Usage:\n" + USAGE);
+            }
+            int equals = arg.indexOf('=');
+            given.put(equals < 0 ? arg.substring(2) : arg.substring(2, equals), equals < 0 ? "true" : arg.substring(equals + 1));
+        }
+        boolean quick = Boolean.parseBoolean(given.remove("quick"));
+        Reader read = new Reader(given);
+        BenchmarkOptions options = new BenchmarkOptions(
+                read.seconds("seconds-per-row", quick ? 1.5 : 10),
+                read.seconds("warmup-seconds", quick ? 0.5 : 1.5),
+                read.seconds("jvm-warmup-seconds", quick ? 0.5 : 3),
+                read.seconds("renewal-seconds", quick ? 4 : 30),
+                read.positiveInt("renewal-locks", 1000),
+                read.seconds("renewal-watchdog-seconds", 3),
+                read.seconds("watchdog-seconds", 30),
+                read.ints("threads", List.of(1, 8, 64)),
+                read.ints("contended-threads", List.of(8, 64)),
+                read.positiveInt("instances", 8),
+                read.list("implementations", Implementations.ids()),
+                read.list("scenarios", Scenarios.all().stream().map(s -> s.id()).toList()),
+                read.positiveInt("ceiling-connections", 8),
+                read.positiveInt("ceiling-in-flight", 256),
+                read.path("output", Path.of("docs", "benchmarks.md")),
+                read.text("note", ""),
+                Boolean.parseBoolean(read.text("help", "false")));
+        if (!given.isEmpty()) {
+            throw new IllegalArgumentException("Unknown option(s) --" + String.join(", --", given.keySet()) + ". Usage:\n" + USAGE);
+        }
+        Implementations.select(options.implementations);
+        Scenarios.select(options.scenarios);
+        return options;
+    }
+
+    /** Lease of scenario 1 and 2 locks in libraries whose everyday {@code lock} has no watchdog: the watchdog timeout. */
+    public Duration lease() {
+        return watchdogTimeout;
+    }
+
+    /** How often the renewing libraries renew in scenario 3: a third of the watchdog timeout. */
+    public Duration renewalTick() {
+        return renewalWatchdogTimeout.dividedBy(3);
+    }
+
+    private static final class Reader {
+
+        private final Map<String, String> given;
+
+        Reader(Map<String, String> given) {
+            this.given = given;
+        }
+
+        Duration seconds(String name, double fallback) {
+            double value = number(name, fallback);
+            if (value <= 0) {
+                throw new IllegalArgumentException("--" + name + " must be positive, but was " + value);
+            }
+            return Duration.ofMillis(Math.round(value * 1000));
+        }
+
+        int positiveInt(String name, int fallback) {
+            double value = number(name, fallback);
+            if (value < 1 || value != Math.rint(value)) {
+                throw new IllegalArgumentException("--" + name + " must be a whole number of at least 1, but was " + value);
+            }
+            return (int) value;
+        }
+
+        List<Integer> ints(String name, List<Integer> fallback) {
+            String value = given.remove(name);
+            if (value == null) {
+                return fallback;
+            }
+            try {
+                List<Integer> parsed = Arrays.stream(value.split(",")).map(String::trim).map(Integer::parseInt).toList();
+                if (parsed.stream().anyMatch(n -> n < 1)) {
+                    throw new NumberFormatException("below 1");
+                }
+                return parsed;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " must be a comma-separated list of positive whole numbers, but was '" + value + "'");
+            }
+        }
+
+        List<String> list(String name, List<String> fallback) {
+            String value = given.remove(name);
+            return value == null ? fallback : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        }
+
+        Path path(String name, Path fallback) {
+            String value = given.remove(name);
+            if (value == null) {
+                return fallback;
+            }
+            return value.equals("none") ? null : Path.of(value);
+        }
+
+        String text(String name, String fallback) {
+            String value = given.remove(name);
+            return value == null ? fallback : value;
+        }
+
+        private double number(String name, double fallback) {
+            String value = given.get(name);
+            if (value == null) {
+                return fallback;
+            }
+            try {
+                return Double.parseDouble(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " must be a number, but was '" + value + "'");
+            } finally {
+                given.remove(name);
+            }
+        }
+    }
+}

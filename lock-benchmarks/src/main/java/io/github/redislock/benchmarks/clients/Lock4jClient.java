@@ -1,0 +1,88 @@
+package io.github.redislock.benchmarks.clients;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import com.baomidou.lock.LockInfo;
+import com.baomidou.lock.LockTemplate;
+import com.baomidou.lock.spring.boot.autoconfigure.LockAutoConfiguration;
+import com.baomidou.lock.spring.boot.autoconfigure.RedisTemplateLockAutoConfiguration;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * lock4j's {@link LockTemplate} with its RedisTemplate executor, in a minimal Spring Boot context
+ * (no web server) built from its own auto-configurations, as an application would get it.
+ * {@code lock(key)} uses its configured expire; a renewed lock passes expire -1, its renewal mode.
+ */
+final class Lock4jClient implements LockClient {
+
+    /** How long a blocking lock waits before lock4j gives up; the benchmark treats giving up as an error. */
+    private static final long ACQUIRE_TIMEOUT_MILLIS = 600_000;
+
+    private final ConfigurableApplicationContext context;
+    private final LockTemplate template;
+    private final long leaseMillis;
+    private final ThreadLocal<Map<String, LockInfo>> held = ThreadLocal.withInitial(HashMap::new);
+
+    Lock4jClient(LockImplementation.ClientSettings settings) {
+        leaseMillis = settings.lease().toMillis();
+        context = new SpringApplicationBuilder(Lock4jApplication.class)
+                .web(WebApplicationType.NONE)
+                .logStartupInfo(false)
+                .bannerMode(org.springframework.boot.Banner.Mode.OFF)
+                .properties(
+                        "spring.data.redis.host=" + settings.host(),
+                        "spring.data.redis.port=" + settings.port(),
+                        "spring.data.redis.timeout=60s",
+                        // renewal (expire -1) renews to this expire every third of it
+                        "lock4j.expire=" + settings.watchdogTimeout().toMillis())
+                .run();
+        template = context.getBean(LockTemplate.class);
+    }
+
+    static LockImplementation implementation() {
+        return new LockImplementation("lock4j", "lock4j " + RedissonClientAdapter.versionOf(LockTemplate.class) + " RedisTemplate", Lock4jClient::new);
+    }
+
+    @Override
+    public void lock(String key) {
+        take(key, leaseMillis);
+    }
+
+    @Override
+    public void lockRenewed(String key) {
+        take(key, -1);
+    }
+
+    private void take(String key, long expire) {
+        LockInfo info = template.lock(key, expire, ACQUIRE_TIMEOUT_MILLIS);
+        if (info == null) {
+            throw new IllegalStateException("lock4j gave up on " + key + " after " + ACQUIRE_TIMEOUT_MILLIS + " ms");
+        }
+        held.get().put(key, info);
+    }
+
+    @Override
+    public void unlock(String key) {
+        LockInfo info = held.get().remove(key);
+        if (info == null || !template.releaseLock(info)) {
+            throw new IllegalMonitorStateException("lock4j could not release " + key);
+        }
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({RedisAutoConfiguration.class, LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
+    static class Lock4jApplication {
+    }
+}

@@ -1,0 +1,47 @@
+package io.github.redislock.benchmarks.measure;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import io.github.redislock.testsupport.RedisServerProcess;
+
+/** A snapshot of {@code INFO commandstats}: calls per command since the server started. */
+public record RedisCommandStats(Map<String, Long> calls) {
+
+    private static final String PREFIX = "cmdstat_";
+
+    public static RedisCommandStats of(RedisServerProcess redis) {
+        Map<String, Long> calls = new HashMap<>();
+        redis.info("commandstats").forEach((name, value) -> {
+            if (name.startsWith(PREFIX)) {
+                for (String field : value.split(",")) {
+                    if (field.startsWith("calls=")) {
+                        calls.put(name.substring(PREFIX.length()).toLowerCase(Locale.ROOT), Long.parseLong(field.substring(6)));
+                    }
+                }
+            }
+        });
+        return new RedisCommandStats(Map.copyOf(calls));
+    }
+
+    /** Commands run since {@code earlier}, without the INFO calls that took the snapshots. */
+    public long commandsSince(RedisCommandStats earlier) {
+        long total = 0;
+        for (Map.Entry<String, Long> entry : calls.entrySet()) {
+            if (!entry.getKey().equals("info")) {
+                total += entry.getValue() - earlier.calls.getOrDefault(entry.getKey(), 0L);
+            }
+        }
+        return total;
+    }
+
+    /** Lua script calls (EVAL, EVALSHA and their read-only forms) since {@code earlier}. */
+    public long scriptCallsSince(RedisCommandStats earlier) {
+        long total = 0;
+        for (String script : new String[] {"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall"}) {
+            total += calls.getOrDefault(script, 0L) - earlier.calls.getOrDefault(script, 0L);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,56 @@
+package io.github.redislock.benchmarks.report;
+
+/**
+ * One measured row: an implementation in one setup of one scenario. Figures a scenario does not
+ * measure stay NaN (printed as "-"); {@link #note} says why a row has no figures or is marked.
+ */
+public final class Row {
+
+    public final String scenario;
+    public final String implementationId;
+    public final String implementation;
+    public final int threads;
+    public final int instances;
+
+    public double opsPerSecond = Double.NaN;
+    public double p50Micros = Double.NaN;
+    public double p99Micros = Double.NaN;
+    /** Share of one core the Redis server used during the measured window. */
+    public double redisCpuShare = Double.NaN;
+
+    public double handOffP50Micros = Double.NaN;
+    public double handOffP99Micros = Double.NaN;
+    public long minThreadOps = -1;
+    public long maxThreadOps = -1;
+    /** Fewest acquisitions of one thread divided by the fair share (total / threads). */
+    public double minFairShare = Double.NaN;
+    public double sameThreadShare = Double.NaN;
+    public long violations = -1;
+
+    public int heldLocks;
+    public double commandsPerSecond = Double.NaN;
+    public double scriptCallsPerSecond = Double.NaN;
+    public double scriptCallsPerTick = Double.NaN;
+    /** Renewal ticks that fit in the hold; one more may fall into it at its edges. */
+    public double renewalTicks = Double.NaN;
+    public double clientCpuMillisPerSecond = Double.NaN;
+    public int threadsAdded = Integer.MIN_VALUE;
+
+    public String note = "";
+
+    public Row(String scenario, String implementationId, String implementation, int threads, int instances) {
+        this.scenario = scenario;
+        this.implementationId = implementationId;
+        this.implementation = implementation;
+        this.threads = threads;
+        this.instances = instances;
+    }
+
+    public boolean measured() {
+        return !Double.isNaN(opsPerSecond) || !Double.isNaN(commandsPerSecond);
+    }
+
+    public void addNote(String text) {
+        note = note.isEmpty() ? text : note + "; " + text;
+    }
+}

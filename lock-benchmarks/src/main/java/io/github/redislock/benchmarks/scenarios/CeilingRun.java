@@ -1,0 +1,139 @@
+package io.github.redislock.benchmarks.scenarios;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.redislock.benchmarks.clients.Implementations;
+import io.github.redislock.benchmarks.measure.RedisCpu;
+import io.github.redislock.benchmarks.report.Row;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+
+/**
+ * What Redis itself can do: redis-lock's own acquire and release scripts, each pair on its own key,
+ * sent through Lettuce's async API with many pairs in flight, so neither a thread nor a round trip
+ * waits. No lock library can beat it; the report divides by it.
+ */
+final class CeilingRun {
+
+    private static final String SCRIPTS = "io/github/redislock/";
+    private static final String LEASE = "30000";
+
+    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    private final LongAdder pairs = new LongAdder();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile boolean measuring;
+    private volatile boolean stopped;
+    private String acquireSha;
+    private String releaseSha;
+    private CountDownLatch finished;
+
+    private CeilingRun() {
+    }
+
+    static Row measure(BenchmarkContext context, String scenario) {
+        int inFlight = context.options().ceilingInFlight();
+        Row row = new Row(scenario, Implementations.CEILING, "ceiling: lock scripts via Lettuce async", inFlight, 1);
+        context.log("uncontended: ceiling, " + inFlight + " pairs in flight on " + context.options().ceilingConnections() + " connections");
+        context.redis().flushAll();
+        RedisClient client = RedisClient.create(RedisURI.create(context.redis().host(), context.redis().port()));
+        CeilingRun run = new CeilingRun();
+        try {
+            run.execute(context, client, inFlight);
+            if (run.failure.get() != null) {
+                row.addNote("FAILED: " + Runs.describe(run.failure.get()));
+            }
+            row.opsPerSecond = run.pairs.sum() * 1e9 / run.measuredNanos;
+            row.redisCpuShare = run.redisCpuShare;
+            row.addNote(inFlight + " pairs in flight on " + context.options().ceilingConnections() + " connections");
+        } catch (RuntimeException e) {
+            Runs.failed(context, row, e);
+        } finally {
+            run.connections.forEach(StatefulRedisConnection::close);
+            client.shutdown();
+        }
+        return row;
+    }
+
+    private long measuredNanos;
+    private double redisCpuShare;
+
+    private void execute(BenchmarkContext context, RedisClient client, int inFlight) {
+        for (int i = 0; i < context.options().ceilingConnections(); i++) {
+            connections.add(client.connect());
+        }
+        acquireSha = connections.get(0).sync().scriptLoad(script("acquire.lua"));
+        releaseSha = connections.get(0).sync().scriptLoad(script("release.lua"));
+        finished = new CountDownLatch(inFlight);
+        for (int slot = 0; slot < inFlight; slot++) {
+            next(slot);
+        }
+        TimedWorkers.sleep(context.options().warmup());
+        double redisCpuBefore = RedisCpu.seconds(context.redis());
+        long start = System.nanoTime();
+        measuring = true;
+        TimedWorkers.sleep(context.options().measure());
+        measuring = false;
+        measuredNanos = System.nanoTime() - start;
+        redisCpuShare = (RedisCpu.seconds(context.redis()) - redisCpuBefore) * 1e9 / measuredNanos;
+        stopped = true;
+        try {
+            if (!finished.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Ceiling pairs did not finish within 60 s of the stop");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Benchmark interrupted", e);
+        }
+    }
+
+    /** Runs one acquire+release pair on the slot's key, and the next one when it completes. */
+    private void next(int slot) {
+        if (stopped || failure.get() != null) {
+            finished.countDown();
+            return;
+        }
+        RedisAsyncCommands<String, String> redis = connections.get(slot % connections.size()).async();
+        String name = "lock:ceiling-" + slot;
+        String channel = "lock:{" + name + "}:released";
+        String owner = "ceiling:" + slot;
+        boolean counted = measuring;
+        redis.<List<Object>>evalsha(acquireSha, ScriptOutputType.MULTI, new String[] {name}, LEASE, owner)
+                .thenCompose(acquired -> {
+                    if (((Number) acquired.get(0)).longValue() != 1) {
+                        throw new IllegalStateException("Ceiling slot " + slot + " found its own key " + name + " taken");
+                    }
+                    return redis.<Long>evalsha(releaseSha, ScriptOutputType.INTEGER, new String[] {name, channel}, owner, LEASE);
+                })
+                .whenComplete((released, error) -> {
+                    if (error != null) {
+                        failure.compareAndSet(null, error);
+                    } else if (counted && measuring) {
+                        pairs.increment();
+                    }
+                    next(slot);
+                });
+    }
+
+    private static String script(String name) {
+        try (InputStream in = CeilingRun.class.getClassLoader().getResourceAsStream(SCRIPTS + name)) {
+            if (in == null) {
+                throw new IllegalStateException("redis-lock's script " + SCRIPTS + name + " is not on the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

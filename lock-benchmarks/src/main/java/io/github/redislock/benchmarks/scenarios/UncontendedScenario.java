@@ -1,0 +1,79 @@
+package io.github.redislock.benchmarks.scenarios;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.redislock.benchmarks.clients.LockClient;
+import io.github.redislock.benchmarks.clients.LockImplementation;
+import io.github.redislock.benchmarks.measure.LatencySamples;
+import io.github.redislock.benchmarks.measure.RedisCpu;
+import io.github.redislock.benchmarks.report.Row;
+
+/** Scenario 1: T threads of one client instance, each locking and unlocking its own key. */
+final class UncontendedScenario implements Scenario {
+
+    @Override
+    public String id() {
+        return Scenarios.UNCONTENDED;
+    }
+
+    @Override
+    public String title() {
+        return "1. Uncontended: lock+unlock pairs on own keys";
+    }
+
+    @Override
+    public String description(BenchmarkContext context) {
+        return "T threads share one client instance; each thread locks and unlocks its own key in a loop "
+                + "(the library's everyday blocking `lock`). Pairs/s over the measured window; latency of one "
+                + "lock+unlock pair. The ceiling row sends the same acquire and release scripts redis-lock uses "
+                + "through Lettuce's async API, " + context.options().ceilingInFlight() + " pairs in flight over "
+                + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair.";
+    }
+
+    @Override
+    public List<Row> run(BenchmarkContext context) {
+        List<Row> rows = new ArrayList<>();
+        for (LockImplementation implementation : context.implementations()) {
+            for (int threads : context.options().uncontendedThreads()) {
+                rows.add(measure(context, implementation, threads));
+            }
+        }
+        if (context.ceiling()) {
+            rows.add(CeilingRun.measure(context, id()));
+        }
+        return rows;
+    }
+
+    private Row measure(BenchmarkContext context, LockImplementation implementation, int threads) {
+        Row row = new Row(id(), implementation.id(), implementation.displayName(), threads, 1);
+        context.log("uncontended: " + implementation.displayName() + ", T=" + threads);
+        context.redis().flushAll();
+        List<LatencySamples> samples = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            samples.add(new LatencySamples());
+        }
+        double[] redisCpu = new double[2];
+        try (LockClient client = implementation.connect(context.settings())) {
+            TimedWorkers.Outcome outcome = TimedWorkers.run("uncontended-" + implementation.id(), threads,
+                    context.options().warmup(), context.options().measure(), (worker, measuring) -> {
+                        String key = "bench:own:" + threads + ":" + worker;
+                        long start = System.nanoTime();
+                        client.lock(key);
+                        client.unlock(key);
+                        if (measuring) {
+                            samples.get(worker).add(System.nanoTime() - start);
+                        }
+                    }, () -> redisCpu[0] = RedisCpu.seconds(context.redis()), () -> redisCpu[1] = RedisCpu.seconds(context.redis()));
+            row.redisCpuShare = (redisCpu[1] - redisCpu[0]) * 1e9 / outcome.measuredNanos();
+            long[] sorted = LatencySamples.merge(samples);
+            row.opsPerSecond = outcome.perSecond(sorted.length);
+            row.p50Micros = LatencySamples.percentileMicros(sorted, 50);
+            row.p99Micros = LatencySamples.percentileMicros(sorted, 99);
+            Runs.noteProblems(row, outcome);
+        } catch (RuntimeException e) {
+            Runs.failed(context, row, e);
+        }
+        return row;
+    }
+}

@@ -1,0 +1,82 @@
+package io.github.redislock.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.benchmarks.report.MarkdownReport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tests the harness, not the speed: a quick run on a real redis-server produces its tables, sees no
+ * mutual-exclusion violation in correct locks, and writes its report without losing the hand-written
+ * parts of the file. No figure is asserted.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class QuickRunTest {
+
+    /** Far shorter than {@code --quick}: enough to exercise every code path, too short for any figure to mean something. */
+    private static final List<String> SHORT = List.of("--seconds-per-row=0.4", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2",
+            "--renewal-seconds=1.2", "--renewal-locks=20", "--renewal-watchdog-seconds=0.6", "--threads=1,4",
+            "--contended-threads=4", "--instances=2");
+
+    @Test
+    void aQuickRunPrintsEveryScenarioTableAndSeesNoViolation(@TempDir Path dir) throws IOException {
+        Path report = dir.resolve("benchmarks.md");
+        MarkdownReport result = run("--implementations=redis-lock,naive,ceiling", "--output=" + report);
+        String markdown = result.render();
+
+        assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## Goal check");
+        assertThat(markdown).contains("| **redis-lock (this project)** | 1 |", "| naive SET NX PX (Lettuce) | 4 |", "| ceiling: lock scripts via Lettuce async |");
+        assertThat(markdown).doesNotContain("FAILED", "VIOLATED");
+        assertThat(contendedViolations(markdown)).containsOnly("0").hasSize(4);
+    }
+
+    @Test
+    void rewritingTheReportKeepsTheHandWrittenPartsAroundTheGeneratedOne(@TempDir Path dir) throws IOException {
+        Path report = dir.resolve("benchmarks.md");
+        Files.writeString(report, "# Title\n\nintro\n\n" + MarkdownReport.BEGIN + "\nold tables\n" + MarkdownReport.END + "\n\n## Analysis\n\nkept\n");
+
+        run("--implementations=redis-lock", "--scenarios=uncontended", "--threads=2", "--output=" + report);
+
+        String written = Files.readString(report);
+        assertThat(written).startsWith("# Title\n\nintro\n\n" + MarkdownReport.BEGIN).endsWith(MarkdownReport.END + "\n\n## Analysis\n\nkept\n");
+        assertThat(written).doesNotContain("old tables").contains("| **redis-lock (this project)** | 2 |");
+    }
+
+    @Test
+    void anUnknownImplementationIsRejectedByName() {
+        assertThatThrownBy(() -> BenchmarkOptions.parse("--implementations=redis-lock,hazelcast"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'hazelcast'").hasMessageContaining("redisson");
+    }
+
+    private static MarkdownReport run(String... extra) throws IOException {
+        List<String> args = new ArrayList<>(SHORT);
+        args.addAll(List.of(extra));
+        BenchmarkOptions options = BenchmarkOptions.parse(args.toArray(String[]::new));
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        MarkdownReport report = new Benchmark(options, "test", new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        report.writeTo(options.output());
+        return report;
+    }
+
+    /** The violations column of every contended row. */
+    private static List<String> contendedViolations(String markdown) {
+        String table = markdown.substring(markdown.indexOf("## 2. Contended"), markdown.indexOf("## 3. Renewal"));
+        return table.lines().filter(line -> line.startsWith("| ") && !line.startsWith("| implementation"))
+                .map(line -> line.split("\\|")[10].trim()).toList();
+    }
+}
