@@ -90,6 +90,12 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return channels.size();
     }
 
+    /** Threads parked on {@code channel} now, for tests. */
+    int parkedOn(String channel) {
+        Channel entry = channels.get(channel);
+        return entry == null ? 0 : entry.wakeUps.getQueueLength();
+    }
+
     /** Local threads waiting now, over all locks. */
     public int waiterCount() {
         commandLock.lock();
@@ -185,7 +191,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private static final class Channel {
         final String name;
-        final Semaphore wakeUps = new Semaphore(0);
+        /** Fair: a release wakes the thread that has waited longest, not one that just arrived. */
+        final Semaphore wakeUps = new Semaphore(0, true);
         /** Guarded by commandLock. */
         int waiters;
 
