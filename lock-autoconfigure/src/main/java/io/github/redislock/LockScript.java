@@ -13,7 +13,10 @@ enum LockScript {
 
     ACQUIRE("acquire.lua"),
     RELEASE("release.lua"),
-    RENEW("renew.lua");
+    RENEW("renew.lua"),
+    RENEW_LEASES("renew-leases.lua"),
+    READ_WRITE("read-write.lua"),
+    FAIR("fair.lua");
 
     private final String resource;
     private final byte[] body;
