@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -10,7 +11,8 @@ import java.util.Map;
  */
 public final class FencingTokens {
 
-    private static final ThreadLocal<Map<String, Long>> HELD = ThreadLocal.withInitial(HashMap::new);
+    /** key -> (Redis key and owner of a hold -> its token), latest acquisition last; several Lockers may share a thread. */
+    private static final ThreadLocal<Map<String, LinkedHashMap<String, Long>>> HELD = ThreadLocal.withInitial(HashMap::new);
 
     private FencingTokens() {
     }
@@ -21,21 +23,33 @@ public final class FencingTokens {
      * @throws IllegalStateException when the calling thread holds no lock on {@code key}
      */
     public static long current(String key) {
-        Long token = HELD.get().get(key);
-        if (token == null) {
+        LinkedHashMap<String, Long> holds = HELD.get().get(key);
+        if (holds == null) {
             throw new IllegalStateException("The current thread (" + Thread.currentThread().getName()
                     + ") holds no lock on '" + key + "', so it has no fencing token for it");
+        }
+        Long token = null;
+        for (Long each : holds.values()) {
+            token = each; // the latest acquisition's
         }
         return token;
     }
 
-    static void record(String key, long token) {
-        HELD.get().put(key, token);
+    static void record(String key, String hold, long token) {
+        LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>());
+        holds.remove(hold);
+        holds.put(hold, token);
     }
 
-    static void forget(String key) {
-        Map<String, Long> held = HELD.get();
-        held.remove(key);
+    static void forget(String key, String hold) {
+        Map<String, LinkedHashMap<String, Long>> held = HELD.get();
+        LinkedHashMap<String, Long> holds = held.get(key);
+        if (holds != null) {
+            holds.remove(hold);
+            if (holds.isEmpty()) {
+                held.remove(key);
+            }
+        }
         if (held.isEmpty()) {
             HELD.remove();
         }

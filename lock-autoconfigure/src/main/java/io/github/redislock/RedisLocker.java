@@ -538,7 +538,7 @@ public class RedisLocker implements Locker, AutoCloseable {
             hold.watched = true;
             watchdog.watch(hold);
         }
-        FencingTokens.record(keys.key(), hold.token);
+        FencingTokens.record(keys.key(), keys.name() + " " + owner, hold.token);
         if (log.isDebugEnabled()) {
             log.debug("Acquired " + describe(kind, keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
                     + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
@@ -553,7 +553,7 @@ public class RedisLocker implements Locker, AutoCloseable {
             holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
         }
         if (!holdsMore) {
-            FencingTokens.forget(hold.keys.key());
+            FencingTokens.forget(hold.keys.key(), hold.keys.name() + " " + hold.owner);
         }
     }
 
