@@ -226,12 +226,26 @@ public final class LockCommands implements RenewalClient {
         try (RedisConnection connection = connectionFactory.getConnection()) {
             return action.apply(connection);
         } catch (RuntimeException e) {
+            interrupted |= causedByInterrupt(e); // an interrupt that arrived during the call stays visible to the caller
             throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Whether the Redis client gave up waiting for a reply because the thread was interrupted. */
+    static boolean causedByInterrupt(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException || t.getClass().getSimpleName().contains("Interrupted")) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 
     private static boolean isNoScript(Throwable e) {

@@ -352,6 +352,9 @@ public class RedisLocker implements Locker, AutoCloseable {
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
+                    if (channel != null && remaining <= 0) {
+                        return false; // a multi-lock found another key in the way as its wait ran out
+                    }
                     if (waiting != null) {
                         waiting.close();
                         waiting = null;
@@ -371,7 +374,7 @@ public class RedisLocker implements Locker, AutoCloseable {
                         waiting.awaitUninterruptibly(park);
                     }
                 }
-                blocked = attempt.tryOnce(true);
+                blocked = tryAgain(attempt, interruptible, what);
                 if (blocked == null) {
                     acquired = true;
                     return true;
@@ -403,6 +406,28 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     /** @param channel where the release that may unblock the attempt is announced */
     private record Blocked(String channel, long holderTtlMillis) {
+    }
+
+    /**
+     * An interrupt can also arrive while the attempt waits for Redis' reply: an interruptible wait then
+     * ends with InterruptedException as it would while parked, an uninterruptible one tries again.
+     */
+    private static Blocked tryAgain(Attempt attempt, boolean interruptible, String what) throws InterruptedException {
+        while (true) {
+            try {
+                return attempt.tryOnce(true);
+            } catch (LockRedisException e) {
+                if (!LockCommands.causedByInterrupt(e)) {
+                    throw e;
+                }
+                if (interruptible) {
+                    Thread.interrupted();
+                    InterruptedException interrupt = new InterruptedException("Interrupted while waiting for " + what);
+                    interrupt.initCause(e);
+                    throw interrupt;
+                }
+            }
+        }
     }
 
     private ReleaseSubscriptions.Waiting join(String channel, String what) {
