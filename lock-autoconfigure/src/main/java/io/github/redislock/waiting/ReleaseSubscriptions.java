@@ -1,6 +1,7 @@
 package io.github.redislock.waiting;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -154,7 +155,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private void onMessage(Message message, byte[] pattern) {
         Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
         if (entry != null) {
-            entry.wakeUps.release(java.util.Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
+            entry.wakeUps.release(Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
         }
     }
 
