@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +20,7 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /** Several keys all or nothing, across instances. */
 class MultiLockTest extends TwoInstances {
@@ -38,7 +41,7 @@ class MultiLockTest extends TwoInstances {
 
     @Test
     void keysInDifferentSlotsAreGivenBackWhenALaterOneIsHeldElsewhere() {
-        List<String> keys = first.locker.getMultiLock(key + "-a", key + "-b", key + "-c").getKeys();
+        List<String> keys = first.locker.getMultiLock(keysInDistinctSlots(3)).getKeys();
         second.locker.lock(keys.get(2)); // the last one taken
 
         assertThat(first.locker.getMultiLock(keys.toArray(String[]::new)).tryLock()).isFalse();
@@ -46,6 +49,15 @@ class MultiLockTest extends TwoInstances {
         assertThat(first.locker.isLocked(keys.get(1))).isFalse();
         assertThat(first.locker.heldLockCount()).isZero();
         second.locker.unlock(keys.get(2));
+    }
+
+    private String[] keysInDistinctSlots(int count) {
+        Map<Integer, String> bySlot = new TreeMap<>();
+        for (int i = 0; bySlot.size() < count; i++) {
+            String candidate = key + "-" + i;
+            bySlot.putIfAbsent(ClusterSlotHashUtil.calculateSlot(LockerFixture.PREFIX + candidate), candidate);
+        }
+        return bySlot.values().toArray(String[]::new);
     }
 
     @Test
