@@ -122,9 +122,25 @@ public final class LockCommands implements RenewalClient {
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long release(LockKeys keys, String owner, long leaseMillis) {
-        Long reply = run(keys.name(), LockScript.RELEASE, ReturnType.INTEGER, 2,
-                bytes(keys.name()), bytes(keys.channel()), bytes(owner), bytes(Long.toString(leaseMillis)));
-        return reply;
+        return release(List.of(keys), owner, new long[] {leaseMillis})[0];
+    }
+
+    /**
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own.
+     *
+     * @param restoreLeases per lock, the lease to restore when holds remain
+     * @return per lock, the holds left, or -1 when {@code owner} did not hold it
+     */
+    long[] release(List<LockKeys> group, String owner, long[] restoreLeases) {
+        byte[][] keysAndArgs = new byte[group.size() * 3 + 1][];
+        keysAndArgs[group.size() * 2] = bytes(owner);
+        for (int i = 0; i < group.size(); i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).channel());
+            keysAndArgs[group.size() * 2 + 1 + i] = bytes(Long.toString(restoreLeases[i]));
+        }
+        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
+        return reply.stream().mapToLong(remaining -> ((Number) remaining).longValue()).toArray();
     }
 
     boolean exists(LockKeys keys) {

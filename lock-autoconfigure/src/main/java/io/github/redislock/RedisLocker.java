@@ -235,59 +235,116 @@ public class RedisLocker implements Locker, AutoCloseable {
             throw new IllegalMonitorStateException("Cannot unlock " + describe(kind, key) + " (Redis key " + keys.name()
                     + "): it is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + ")");
         }
-        if (hold.lost) {
-            forgetFinal(hold);
-            throw lostException(hold, "the watchdog found it gone before the unlock");
-        }
-        boolean finalRelease = hold.count <= 1;
-        if (finalRelease && hold.watched) {
-            watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
-        }
-        long remaining;
-        try {
-            remaining = release(hold);
-        } catch (LockRedisException e) {
-            if (finalRelease) {
-                forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
-            }
-            throw e;
-        }
-        if (remaining < 0) {
-            forgetFinal(hold);
-            throw lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
-        }
-        hold.count = remaining;
-        if (remaining == 0) {
-            forgetFinal(hold);
-            log.debug("Released " + keys.name());
-        } else if (finalRelease && hold.watched) {
-            watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
-        }
+        release(List.of(hold));
     }
 
-    /** Releases every key of a multi-lock, last taken first; a failure on one key does not keep the others. */
+    /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
     void unlockAll(List<String> keys) {
         String owner = currentOwner();
+        List<Hold> held = new ArrayList<>();
         for (String key : keys) {
-            if (!holds.containsKey(new Hold.Id(keys(key).name(), owner, LockKind.PLAIN))) {
+            Hold hold = holds.get(new Hold.Id(keys(key).name(), owner, LockKind.PLAIN));
+            if (hold == null) {
                 throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
                         + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
             }
+            held.add(hold);
         }
-        RuntimeException first = null;
-        for (int i = keys.size() - 1; i >= 0; i--) {
-            try {
-                unlock(LockKind.PLAIN, keys.get(i));
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
+        release(held);
+    }
+
+    /**
+     * Releases one hold of each; plain holds sharing a hash slot in one script call. Every hold is
+     * settled before the first failure (a lost hold, a Redis error) is thrown, with later ones suppressed.
+     */
+    private void release(List<Hold> held) {
+        Failures failures = new Failures();
+        List<Hold> plain = new ArrayList<>();
+        for (Hold hold : held) {
+            if (hold.lost) {
+                forgetFinal(hold);
+                failures.add(lostException(hold, "the watchdog found it gone before the unlock"));
+                continue;
+            }
+            if (hold.count <= 1 && hold.watched) {
+                watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
+            }
+            if (hold.kind == LockKind.PLAIN) {
+                plain.add(hold);
+            } else {
+                releaseGroup(List.of(hold), failures);
             }
         }
-        if (first != null) {
-            throw first;
+        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+        for (Hold hold : plain) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+        }
+        bySlot.values().forEach(group -> releaseGroup(group, failures));
+        failures.throwFirst();
+    }
+
+    /** @param group one hold, or plain holds of one hash slot */
+    private void releaseGroup(List<Hold> group, Failures failures) {
+        long[] remaining;
+        try {
+            remaining = releaseInRedis(group);
+        } catch (LockRedisException e) {
+            for (Hold hold : group) {
+                if (hold.count <= 1) {
+                    forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
+                }
+            }
+            failures.add(e);
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            boolean finalRelease = hold.count <= 1;
+            if (remaining[i] < 0) {
+                forgetFinal(hold);
+                failures.add(lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted"));
+                continue;
+            }
+            hold.count = remaining[i];
+            if (remaining[i] == 0) {
+                forgetFinal(hold);
+                log.debug("Released " + hold.keys.name());
+            } else if (finalRelease && hold.watched) {
+                watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
+            }
+        }
+    }
+
+    private long[] releaseInRedis(List<Hold> group) {
+        Hold first = group.get(0);
+        return switch (first.kind) {
+            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
+                    group.stream().mapToLong(this::restoreLease).toArray());
+            case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
+            case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
+        };
+    }
+
+    private long restoreLease(Hold hold) {
+        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
+    }
+
+    /** The first failure of a release of several holds, with the later ones attached. */
+    private static final class Failures {
+        private RuntimeException first;
+
+        void add(RuntimeException failure) {
+            if (first == null) {
+                first = failure;
+            } else {
+                first.addSuppressed(failure);
+            }
+        }
+
+        void throwFirst() {
+            if (first != null) {
+                throw first;
+            }
         }
     }
 
@@ -534,15 +591,6 @@ public class RedisLocker implements Locker, AutoCloseable {
             }
             acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;
-        };
-    }
-
-    private long release(Hold hold) {
-        long restoreLease = hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
-        return switch (hold.kind) {
-            case PLAIN -> commands.release(hold.keys, hold.owner, restoreLease);
-            case FAIR -> commands.releaseFair(hold.keys, hold.owner, restoreLease);
-            case READ, WRITE -> commands.releaseReadWrite(hold.keys, hold.kind, hold.owner);
         };
     }
 

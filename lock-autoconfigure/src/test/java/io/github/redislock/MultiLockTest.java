@@ -61,17 +61,19 @@ class MultiLockTest extends TwoInstances {
     }
 
     @Test
-    void keysSharingAHashTagAreTakenInOneScriptCallOrNotAtAll() {
+    void keysSharingAHashTagAreTakenAndReleasedInOneScriptCallEach() {
         try (RedisServerProcess redis = TestRedis.startNew();
              LockerFixture one = LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
              LockerFixture other = LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT)) {
             RedisMultiLock lock = one.locker.getMultiLock("{order-1}:stock", "{order-1}:payment", "{order-1}:invoice");
             lock.lock(); // the first call on a fresh server also loads the script
             lock.unlock();
-            long before = redis.commandCount("evalsha") + redis.commandCount("eval");
+            long before = scriptCalls(redis);
             lock.lock();
-            assertThat(redis.commandCount("evalsha") + redis.commandCount("eval") - before).isEqualTo(1);
+            assertThat(scriptCalls(redis) - before).as("script calls to lock").isEqualTo(1);
             lock.unlock();
+            assertThat(scriptCalls(redis) - before).as("script calls to lock and unlock").isEqualTo(2);
+            assertThat(one.locker.isLocked("{order-1}:stock")).isFalse();
 
             other.locker.lock("{order-1}:payment");
             assertThat(lock.tryLock()).isFalse();
@@ -79,6 +81,10 @@ class MultiLockTest extends TwoInstances {
             assertThat(one.locker.isLocked("{order-1}:invoice")).isFalse();
             other.locker.unlock("{order-1}:payment");
         }
+    }
+
+    private static long scriptCalls(RedisServerProcess redis) {
+        return redis.commandCount("evalsha") + redis.commandCount("eval");
     }
 
     @Test
