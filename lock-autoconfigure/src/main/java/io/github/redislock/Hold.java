@@ -7,12 +7,17 @@ import io.github.redislock.watchdog.WatchedLock;
 
 /**
  * What this instance knows about one lock one owner holds: how often (so an unlock knows whether it
- * is the final one before asking Redis), with which lease, and whether the watchdog found it lost.
+ * is the final one before asking Redis), with which lease and fencing token, and whether the watchdog
+ * found it lost.
  */
 final class Hold implements WatchedLock {
 
     final LockKeys keys;
     final String owner;
+    /** How it was first taken; decides the release script (a fair release wakes the next in the queue). */
+    final LockKind kind;
+    /** The fencing token of the first acquisition; reentrant acquisitions keep it. */
+    final long token;
     final Instant since = Instant.now();
     /** For the hold time, immune to wall-clock changes. */
     final long sinceNanos = System.nanoTime();
@@ -26,9 +31,11 @@ final class Hold implements WatchedLock {
     volatile boolean lost;
     private final Consumer<Hold> onLost;
 
-    Hold(LockKeys keys, String owner, long count, long leaseMillis, Consumer<Hold> onLost) {
+    Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, Consumer<Hold> onLost) {
         this.keys = keys;
         this.owner = owner;
+        this.kind = kind;
+        this.token = token;
         this.count = count;
         this.leaseMillis = leaseMillis;
         this.onLost = onLost;
@@ -45,16 +52,21 @@ final class Hold implements WatchedLock {
     }
 
     @Override
+    public String leaseSet() {
+        return kind.readWrite() ? keys.leases() : null;
+    }
+
+    @Override
     public void lost() {
         lost = true;
         watched = false;
         onLost.accept(this);
     }
 
-    record Id(String redisKey, String owner) {
+    record Id(String redisKey, String owner, LockKind slot) {
     }
 
     Id id() {
-        return new Id(keys.name(), owner);
+        return new Id(keys.name(), owner, kind.holdSlot());
     }
 }

@@ -53,49 +53,159 @@ public final class LockCommands implements RenewalClient {
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
 
-    record Acquisition(boolean acquired, long holdCount, long holderTtlMillis) {
+    /**
+     * The answer of an acquire script.
+     *
+     * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
+     * @param tokens          per lock, the fencing token of the hold; empty when blocked
+     * @param blockedIndex    when blocked, the 0-based position of the lock held by another owner
+     * @param holderTtlMillis when blocked, how long until that holder's lease ends (-1 unknown)
+     */
+    record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
+
+        static Acquisition of(List<?> reply) {
+            if (((Number) reply.get(0)).longValue() != 1) {
+                return new Acquisition(false, new long[0], new long[0],
+                        ((Number) reply.get(1)).intValue() - 1, ((Number) reply.get(2)).longValue());
+            }
+            int locks = (reply.size() - 1) / 2;
+            long[] holdCounts = new long[locks];
+            long[] tokens = new long[locks];
+            for (int i = 0; i < locks; i++) {
+                holdCounts[i] = ((Number) reply.get(1 + 2 * i)).longValue();
+                tokens[i] = ((Number) reply.get(2 + 2 * i)).longValue();
+            }
+            return new Acquisition(true, holdCounts, tokens, -1, 0);
+        }
     }
 
-    Acquisition acquire(LockKeys keys, String owner, long leaseMillis) {
-        List<?> reply = run(keys.name(), LockScript.ACQUIRE, ReturnType.MULTI, 1,
-                bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner));
-        boolean acquired = ((Number) reply.get(0)).longValue() == 1;
-        long value = ((Number) reply.get(1)).longValue();
-        return acquired ? new Acquisition(true, value, 0) : new Acquisition(false, 0, value);
+    /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis) {
+        byte[][] keysAndArgs = new byte[group.size() * 2 + 2][];
+        for (int i = 0; i < group.size(); i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
+        }
+        keysAndArgs[group.size() * 2] = bytes(Long.toString(leaseMillis));
+        keysAndArgs[group.size() * 2 + 1] = bytes(owner);
+        List<?> reply = run(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
+        return Acquisition.of(reply);
+    }
+
+    /** Takes a read ({@link LockKind#READ}) or write hold of a read-write lock. */
+    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis) {
+        List<?> reply = run(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis)));
+        return Acquisition.of(reply);
+    }
+
+    /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
+    long releaseReadWrite(LockKeys keys, LockKind kind, String owner) {
+        return run(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "unread" : "unwrite", owner, "0"));
+    }
+
+    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()),
+                bytes(action), bytes(owner), bytes(lease)};
+    }
+
+    /**
+     * Takes a fair lock when {@code owner} is next in its queue.
+     *
+     * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     */
+    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis) {
+        return Acquisition.of(run(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4,
+                fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis)));
+    }
+
+    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
+    long releaseFair(LockKeys keys, String owner, long leaseMillis) {
+        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0));
+    }
+
+    /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
+    void leaveFairQueue(LockKeys keys, String owner) {
+        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0));
+    }
+
+    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
+                bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
+                bytes(keys.turnChannelPrefix())};
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long release(LockKeys keys, String owner, long leaseMillis) {
-        Long reply = run(keys.name(), LockScript.RELEASE, ReturnType.INTEGER, 2,
-                bytes(keys.name()), bytes(keys.channel()), bytes(owner), bytes(Long.toString(leaseMillis)));
-        return reply;
+        return release(List.of(keys), owner, new long[] {leaseMillis})[0];
+    }
+
+    /**
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own.
+     *
+     * @param restoreLeases per lock, the lease to restore when holds remain
+     * @return per lock, the holds left, or -1 when {@code owner} did not hold it
+     */
+    long[] release(List<LockKeys> group, String owner, long[] restoreLeases) {
+        byte[][] keysAndArgs = new byte[group.size() * 3 + 1][];
+        keysAndArgs[group.size() * 2] = bytes(owner);
+        for (int i = 0; i < group.size(); i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).channel());
+            keysAndArgs[group.size() * 2 + 1 + i] = bytes(Long.toString(restoreLeases[i]));
+        }
+        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
+        return reply.stream().mapToLong(remaining -> ((Number) remaining).longValue()).toArray();
     }
 
     boolean exists(LockKeys keys) {
         return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
     }
 
-    int holdCount(LockKeys keys, String owner) {
-        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(owner)));
+    /** @param field the owner field, or for a read-write lock the owner's read or write field */
+    int holdCount(LockKeys keys, String field) {
+        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
+    /**
+     * Locks whose hash carries the lease cost one script call per batch; owners with a lease of their
+     * own in a lease set (read-write locks) a second kind of call, made only when there are such holds.
+     */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
         Set<WatchedLock> lost = new HashSet<>();
-        for (List<WatchedLock> batch : batches(locks)) {
-            byte[][] keysAndArgs = new byte[batch.size() * 2 + 1][];
-            keysAndArgs[batch.size()] = bytes(Long.toString(leaseMillis));
-            for (int i = 0; i < batch.size(); i++) {
-                keysAndArgs[i] = bytes(batch.get(i).redisKey());
-                keysAndArgs[batch.size() + 1 + i] = bytes(batch.get(i).ownerField());
-            }
-            List<?> lostPositions = run(batch.get(0).redisKey(), LockScript.RENEW, ReturnType.MULTI, batch.size(), keysAndArgs);
-            for (Object position : lostPositions) {
-                lost.add(batch.get(((Number) position).intValue() - 1));
-            }
+        List<WatchedLock> byHash = new ArrayList<>();
+        List<WatchedLock> byLeaseSet = new ArrayList<>();
+        for (WatchedLock lock : locks) {
+            (lock.leaseSet() == null ? byHash : byLeaseSet).add(lock);
+        }
+        for (List<WatchedLock> batch : batches(byHash)) {
+            renewBatch(batch, LockScript.RENEW, 1, lock -> new String[] {lock.redisKey()}, leaseMillis, lost);
+        }
+        for (List<WatchedLock> batch : batches(byLeaseSet)) {
+            renewBatch(batch, LockScript.RENEW_LEASES, 2, lock -> new String[] {lock.redisKey(), lock.leaseSet()}, leaseMillis, lost);
         }
         return lost;
+    }
+
+    private void renewBatch(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf,
+                            long leaseMillis, Set<WatchedLock> lost) {
+        int keyCount = batch.size() * keysPerLock;
+        byte[][] keysAndArgs = new byte[keyCount + 1 + batch.size()][];
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        for (int i = 0; i < batch.size(); i++) {
+            String[] keys = keysOf.apply(batch.get(i));
+            for (int k = 0; k < keysPerLock; k++) {
+                keysAndArgs[i * keysPerLock + k] = bytes(keys[k]);
+            }
+            keysAndArgs[keyCount + 1 + i] = bytes(batch.get(i).ownerField());
+        }
+        List<?> lostPositions = run(batch.get(0).redisKey(), script, ReturnType.MULTI, keyCount, keysAndArgs);
+        for (Object position : lostPositions) {
+            lost.add(batch.get(((Number) position).intValue() - 1));
+        }
     }
 
     /** One batch per hash slot in a cluster (a script may not cross slots), otherwise as few as the batch size allows. */

@@ -4,8 +4,10 @@ package io.github.redislock;
  * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
  * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
  * touches two slots.
+ *
+ * @param fence the fencing-token counter; it never expires, so tokens keep rising while Redis keeps its data
  */
-record LockKeys(String key, String name, String channel) {
+record LockKeys(String prefix, String key, String name, String channel, String fence) {
 
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     static final int MAX_KEY_LENGTH = 1024;
@@ -13,7 +15,27 @@ record LockKeys(String key, String name, String channel) {
     static LockKeys of(String prefix, String key) {
         validate(key);
         String name = prefix + key;
-        return new LockKeys(key, name, helperName(prefix, name, "released"));
+        return new LockKeys(prefix, key, name, helperName(prefix, name, "released"), helperName(prefix, name, "fence"));
+    }
+
+    /** The read-write lock's sorted set of owners by lease deadline (ms), so each reader's lease ends alone. */
+    String leases() {
+        return helperName(prefix, name, "leases");
+    }
+
+    /** The fair lock's queue: a list of waiting owners, first come first served. */
+    String queue() {
+        return helperName(prefix, name, "queue");
+    }
+
+    /** The fair lock's sorted set of waiting owners by the deadline (ms) after which a silent waiter is dropped. */
+    String waiters() {
+        return helperName(prefix, name, "waiters");
+    }
+
+    /** Prefix of the fair lock's per-waiter wake-up channels; the owner field follows it. */
+    String turnChannelPrefix() {
+        return helperName(prefix, name, "turn:");
     }
 
     static void validate(String key) {

@@ -14,6 +14,9 @@ enum LockScript {
     ACQUIRE("acquire.lua"),
     RELEASE("release.lua"),
     RENEW("renew.lua"),
+    RENEW_LEASES("renew-leases.lua"),
+    READ_WRITE("read-write.lua"),
+    FAIR("fair.lua"),
     FORCE_RELEASE("force-release.lua");
 
     private final String resource;

@@ -2,7 +2,6 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -86,8 +85,24 @@ public final class LockUtil {
         return locker().getHoldCount(key);
     }
 
-    public static Lock getLock(String key) {
+    public static long fencingToken(String key) {
+        return locker().fencingToken(key);
+    }
+
+    public static RedisLock getLock(String key) {
         return locker().getLock(key);
+    }
+
+    public static RedisLock getFairLock(String key) {
+        return locker().getFairLock(key);
+    }
+
+    public static RedisReadWriteLock getReadWriteLock(String key) {
+        return locker().getReadWriteLock(key);
+    }
+
+    public static RedisMultiLock getMultiLock(String... keys) {
+        return locker().getMultiLock(keys);
     }
 
     public static <T> T withLock(String key, Duration waitTime, Supplier<T> action) {

@@ -1,44 +1,74 @@
 package io.github.redislock;
 
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
 
-/** One key of a {@link Locker} seen as a {@link Lock}; the calling thread is the owner, as with the Locker. */
-final class LockView implements Lock {
+/** One key of a {@link RedisLocker} as a {@link RedisLock} of one kind; the calling thread is the owner, as with the Locker. */
+final class LockView implements RedisLock {
 
-    private final Locker locker;
+    private final RedisLocker locker;
+    private final LockKind kind;
     private final String key;
+    private final List<String> keys;
 
-    LockView(Locker locker, String key) {
+    LockView(RedisLocker locker, LockKind kind, String key) {
         LockKeys.validate(key);
         this.locker = locker;
+        this.kind = kind;
         this.key = key;
+        this.keys = Collections.singletonList(key);
+    }
+
+    @Override
+    public String getKey() {
+        return key;
     }
 
     @Override
     public void lock() {
-        locker.lock(key);
+        locker.lockUninterruptibly(kind, keys, Locker.WATCHDOG_LEASE);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        locker.lockInterruptibly(key);
+        locker.lockInterruptibly(kind, keys);
     }
 
     @Override
     public boolean tryLock() {
-        return locker.tryLock(key);
+        return locker.tryLock(kind, keys);
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return locker.tryLock(key, Math.max(0, time), Locker.WATCHDOG_LEASE, unit);
+        return locker.tryLock(kind, keys, Math.max(0, time), Locker.WATCHDOG_LEASE, unit);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return locker.tryLock(kind, keys, waitTime, leaseTime, unit);
     }
 
     @Override
     public void unlock() {
-        locker.unlock(key);
+        locker.unlock(kind, key);
+    }
+
+    @Override
+    public long fencingToken() {
+        return locker.fencingToken(kind, key);
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return getHoldCount() > 0;
+    }
+
+    @Override
+    public int getHoldCount() {
+        return locker.holdCount(kind, key);
     }
 
     /** Conditions would need a distributed wait set; not supported. */
@@ -49,6 +79,6 @@ final class LockView implements Lock {
 
     @Override
     public String toString() {
-        return "RedisLock[" + key + "]";
+        return "RedisLock[" + kind.name().toLowerCase() + " " + key + "]";
     }
 }

@@ -2,7 +2,6 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -80,8 +79,33 @@ public interface Locker {
     /** How many times the calling thread holds the lock (0 when it does not), as Redis sees it. */
     int getHoldCount(String key);
 
-    /** A {@link Lock} view of one key for code written against {@code java.util.concurrent}; conditions are not supported. */
-    Lock getLock(String key);
+    /**
+     * The fencing token of the calling thread's hold on the lock; see {@link RedisLock#fencingToken()}.
+     *
+     * @throws IllegalMonitorStateException when the calling thread does not hold the lock
+     */
+    long fencingToken(String key);
+
+    /** The lock of one key as a {@link java.util.concurrent.locks.Lock} (no conditions), with its fencing token. */
+    RedisLock getLock(String key);
+
+    /**
+     * A fair lock: waiters from every instance queue in Redis and get the lock in the order they asked
+     * for it. Costs more than {@link #getLock} (a queue in Redis, a wake-up channel per waiter); use it
+     * only where starvation matters. Do not mix it with the plain lock methods on the same key: they
+     * share the lock but not the queue.
+     */
+    RedisLock getFairLock(String key);
+
+    /** A read-write lock: many readers or one writer, across every instance; see {@link RedisReadWriteLock}. */
+    RedisReadWriteLock getReadWriteLock(String key);
+
+    /**
+     * Several keys as one lock, taken all or nothing; see {@link RedisMultiLock}. Duplicate keys count once.
+     *
+     * @throws IllegalArgumentException when no key is given or a key is invalid
+     */
+    RedisMultiLock getMultiLock(String... keys);
 
     /**
      * Runs {@code action} under the lock and always releases it afterwards.

@@ -1,13 +1,18 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 import io.github.redislock.waiting.ReleaseSubscriptions;
@@ -16,6 +21,7 @@ import io.github.redislock.watchdog.LockWatchdog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
  * The {@link Locker} of one application instance. Its client id, a random UUID, tells its owners
@@ -26,8 +32,15 @@ public class RedisLocker implements Locker, AutoCloseable {
     /** Longest lease accepted; longer ones are almost always a unit mistake. */
     static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365);
 
-    /** The kind of lock this class hands out, as metrics and diagnostics name it. */
-    static final String KIND = "reentrant";
+    /** How metrics and diagnostics name each kind of hold. */
+    static String kindName(LockKind kind) {
+        return switch (kind) {
+            case PLAIN -> "reentrant";
+            case FAIR -> "fair";
+            case READ -> "read";
+            case WRITE -> "write";
+        };
+    }
 
     private static final Log log = LogFactory.getLog(RedisLocker.class);
 
@@ -91,82 +104,34 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     @Override
     public void lockInterruptibly(String key) throws InterruptedException {
-        acquire(keys(key), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
+        lockInterruptibly(LockKind.PLAIN, Collections.singletonList(key));
     }
 
     @Override
     public boolean tryLock(String key) {
-        try {
-            return acquire(keys(key), currentOwner(), 0, WATCHDOG_LEASE, false);
-        } catch (InterruptedException e) {
-            throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
-        }
+        return tryLock(LockKind.PLAIN, Collections.singletonList(key));
     }
 
     @Override
     public boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        LockKeys keys = keys(key);
-        return acquire(keys, currentOwner(), waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+        return tryLock(LockKind.PLAIN, Collections.singletonList(key), waitTime, leaseTime, unit);
     }
 
     @Override
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        LockKeys keys = keys(key);
-        return acquire(keys, tokenOwner(ownerToken), waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+        String owner = tokenOwner(ownerToken);
+        List<LockKeys> lockKeys = keys(List.of(key));
+        return acquire(LockKind.PLAIN, lockKeys, owner, waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
     }
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        release(keys(key), tokenOwner(ownerToken));
+        unlock(LockKind.PLAIN, key, tokenOwner(ownerToken));
     }
 
     @Override
     public void unlock(String key) {
-        release(keys(key), currentOwner());
-    }
-
-    private void release(LockKeys keys, String owner) {
-        String key = keys.key();
-        Hold hold = holds.get(new Hold.Id(keys.name(), owner));
-        if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock '" + key + "' (Redis key " + keys.name()
-                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
-        }
-        if (hold.lost) {
-            forget(hold);
-            throw lostException(hold, "the watchdog found it gone before the unlock");
-        }
-        boolean finalRelease = hold.count <= 1;
-        if (finalRelease && hold.watched) {
-            watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
-        }
-        long remaining;
-        try {
-            remaining = commands.release(keys, owner, hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis);
-        } catch (LockRedisException e) {
-            if (finalRelease) {
-                forget(hold); // no longer renewed: Redis frees it when its lease runs out
-            }
-            throw e;
-        }
-        if (remaining < 0) {
-            forget(hold);
-            observer.lost(observed(hold.keys), false);
-            LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
-            log.warn(lost.getMessage());
-            throw lost;
-        }
-        hold.count = remaining;
-        if (remaining == 0) {
-            forget(hold);
-            long heldNanos = System.nanoTime() - hold.sinceNanos;
-            observer.released(observed(keys), heldNanos);
-            if (log.isDebugEnabled()) {
-                log.debug("Released " + keys.name() + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
-            }
-        } else if (finalRelease && hold.watched) {
-            watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
-        }
+        unlock(LockKind.PLAIN, key);
     }
 
     @Override
@@ -181,12 +146,53 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     @Override
     public int getHoldCount(String key) {
-        return commands.holdCount(keys(key), currentOwner());
+        return holdCount(LockKind.PLAIN, key);
     }
 
     @Override
-    public Lock getLock(String key) {
-        return new LockView(this, key);
+    public long fencingToken(String key) {
+        return fencingToken(LockKind.PLAIN, key);
+    }
+
+    @Override
+    public RedisLock getLock(String key) {
+        return new LockView(this, LockKind.PLAIN, key);
+    }
+
+    @Override
+    public RedisLock getFairLock(String key) {
+        return new LockView(this, LockKind.FAIR, key);
+    }
+
+    @Override
+    public RedisReadWriteLock getReadWriteLock(String key) {
+        RedisLock read = new LockView(this, LockKind.READ, key);
+        RedisLock write = new LockView(this, LockKind.WRITE, key);
+        return new RedisReadWriteLock() {
+            @Override
+            public RedisLock readLock() {
+                return read;
+            }
+
+            @Override
+            public RedisLock writeLock() {
+                return write;
+            }
+
+            @Override
+            public String toString() {
+                return "RedisReadWriteLock[" + key + "]";
+            }
+        };
+    }
+
+    @Override
+    public RedisMultiLock getMultiLock(String... keys) {
+        if (keys == null || keys.length == 0) {
+            throw new IllegalArgumentException("A multi-lock needs at least one key, but got " + (keys == null ? "null" : "none"));
+        }
+        Arrays.stream(keys).forEach(LockKeys::validate);
+        return new MultiLockView(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
     }
 
     @Override
@@ -218,7 +224,7 @@ public class RedisLocker implements Locker, AutoCloseable {
     /** What this instance holds now, for diagnostics such as the {@code locks} Actuator endpoint. */
     public List<HeldLock> heldLocks() {
         return holds.values().stream()
-                .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), KIND, hold.owner, hold.thread, hold.count,
+                .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), hold.owner, hold.thread, hold.count,
                         hold.since, hold.leaseMillis, hold.watched, hold.lost))
                 .toList();
     }
@@ -231,21 +237,200 @@ public class RedisLocker implements Locker, AutoCloseable {
         holds.clear();
     }
 
-    private void lockUninterruptibly(String key, long leaseMillis) {
+    // The lock views call the kind-aware methods below; FAIR, READ and WRITE take exactly one key.
+
+    void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis) {
         try {
-            acquire(keys(key), currentOwner(), WAIT_FOREVER, leaseMillis, false);
+            acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, leaseMillis, false);
         } catch (InterruptedException e) {
             throw new AssertionError("An uninterruptible wait cannot be interrupted", e);
         }
     }
 
+    void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException {
+        acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
+    }
+
+    boolean tryLock(LockKind kind, List<String> keys) {
+        try {
+            return acquire(kind, keys(keys), currentOwner(), 0, WATCHDOG_LEASE, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
+        }
+    }
+
+    boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        String name = describe(keys);
+        List<LockKeys> lockKeys = keys(keys);
+        return acquire(kind, lockKeys, currentOwner(), waitNanos(name, waitTime, unit), leaseMillis(name, leaseTime, unit), true);
+    }
+
+    void unlock(LockKind kind, String key) {
+        unlock(kind, key, currentOwner());
+    }
+
+    private void unlock(LockKind kind, String key, String owner) {
+        LockKeys keys = keys(key);
+        Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Cannot unlock " + describe(kind, key) + " (Redis key " + keys.name()
+                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
+        }
+        release(List.of(hold));
+    }
+
+    /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
+    void unlockAll(List<String> keys) {
+        String owner = currentOwner();
+        List<Hold> held = new ArrayList<>();
+        for (String key : keys) {
+            Hold hold = holds.get(new Hold.Id(keys(key).name(), owner, LockKind.PLAIN));
+            if (hold == null) {
+                throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
+                        + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
+            }
+            held.add(hold);
+        }
+        release(held);
+    }
+
+    /**
+     * Releases one hold of each; plain holds sharing a hash slot in one script call. Every hold is
+     * settled before the first failure (a lost hold, a Redis error) is thrown, with later ones suppressed.
+     */
+    private void release(List<Hold> held) {
+        Failures failures = new Failures();
+        List<Hold> plain = new ArrayList<>();
+        for (Hold hold : held) {
+            if (hold.lost) {
+                forgetFinal(hold);
+                failures.add(lostException(hold, "the watchdog found it gone before the unlock"));
+                continue;
+            }
+            if (hold.count <= 1 && hold.watched) {
+                watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
+            }
+            if (hold.kind == LockKind.PLAIN) {
+                plain.add(hold);
+            } else {
+                releaseGroup(List.of(hold), failures);
+            }
+        }
+        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+        for (Hold hold : plain) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+        }
+        bySlot.values().forEach(group -> releaseGroup(group, failures));
+        failures.throwFirst();
+    }
+
+    /** @param group one hold, or plain holds of one hash slot */
+    private void releaseGroup(List<Hold> group, Failures failures) {
+        long[] remaining;
+        try {
+            remaining = releaseInRedis(group);
+        } catch (LockRedisException e) {
+            for (Hold hold : group) {
+                if (hold.count <= 1) {
+                    forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
+                }
+            }
+            failures.add(e);
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            boolean finalRelease = hold.count <= 1;
+            if (remaining[i] < 0) {
+                forgetFinal(hold);
+                observer.lost(observed(hold), false);
+                LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
+                log.warn(lost.getMessage());
+                failures.add(lost);
+                continue;
+            }
+            hold.count = remaining[i];
+            if (remaining[i] == 0) {
+                forgetFinal(hold);
+                long heldNanos = System.nanoTime() - hold.sinceNanos;
+                observer.released(observed(hold), heldNanos);
+                if (log.isDebugEnabled()) {
+                    log.debug("Released " + describe(hold.kind, hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                }
+            } else if (finalRelease && hold.watched) {
+                watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
+            }
+        }
+    }
+
+    private long[] releaseInRedis(List<Hold> group) {
+        Hold first = group.get(0);
+        return switch (first.kind) {
+            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
+                    group.stream().mapToLong(this::restoreLease).toArray());
+            case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
+            case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
+        };
+    }
+
+    private long restoreLease(Hold hold) {
+        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
+    }
+
+    /** The first failure of a release of several holds, with the later ones attached. */
+    private static final class Failures {
+        private RuntimeException first;
+
+        void add(RuntimeException failure) {
+            if (first == null) {
+                first = failure;
+            } else {
+                first.addSuppressed(failure);
+            }
+        }
+
+        void throwFirst() {
+            if (first != null) {
+                throw first;
+            }
+        }
+    }
+
+    int holdCount(LockKind kind, String key) {
+        String owner = currentOwner();
+        return commands.holdCount(keys(key), switch (kind) {
+            case PLAIN, FAIR -> owner;
+            case READ -> owner + ":r";
+            case WRITE -> owner + ":w";
+        });
+    }
+
+    long fencingToken(LockKind kind, String key) {
+        LockKeys keys = keys(key);
+        String owner = currentOwner();
+        Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("No fencing token for " + describe(kind, key) + ": it is not held by owner "
+                    + owner + " (thread " + Thread.currentThread().getName() + ")");
+        }
+        if (hold.lost) {
+            throw lostException(hold, "the watchdog found it gone");
+        }
+        return hold.token;
+    }
+
+    private void lockUninterruptibly(String key, long leaseMillis) {
+        lockUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), leaseMillis);
+    }
+
     /** {@link #tryAcquire}, told to the observer and logged with its wait. */
-    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
-        LockObserver.Acquisition acquisition = observer.acquisitionStarted(observed(keys));
+    private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
+            throws InterruptedException {
+        LockObserver.Acquisition acquisition = observer.acquisitionStarted(observed(kind, keys));
         long start = System.nanoTime();
         boolean acquired;
         try {
-            acquired = tryAcquire(keys, owner, waitNanos, leaseMillis, interruptible);
+            acquired = tryAcquire(kind, keys, owner, waitNanos, leaseMillis, interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
             acquisition.failed(e);
             throw e;
@@ -256,68 +441,216 @@ public class RedisLocker implements Locker, AutoCloseable {
             acquisition.timedOut();
         }
         if (log.isDebugEnabled()) {
-            log.debug((acquired ? "Acquired " : "Gave up on ") + keys.name() + " after waiting "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms"
-                    + (acquired ? " (" + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")" : ""));
+            log.debug((acquired ? "Acquired " : "Gave up on ") + describe(kind, describe(keys.stream().map(LockKeys::name).toList()))
+                    + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
         }
         return acquired;
     }
 
     /**
-     * Tries once, and while the lock is held elsewhere waits for its release message or for the
-     * holder's lease to run out, whichever comes first, then tries again.
+     * Tries once, and while the lock is held elsewhere waits for a release message or for the holder's
+     * lease to run out, whichever comes first, then tries again.
      *
      * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
      */
-    private boolean tryAcquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+    private boolean tryAcquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
+            throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        LockCommands.Acquisition attempt = commands.acquire(keys, owner, redisLease);
-        if (attempt.acquired()) {
-            return acquired(keys, owner, attempt.holdCount(), leaseMillis);
+        Attempt attempt = switch (kind) {
+            case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
+            case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
+            case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
+        };
+        Blocked blocked = attempt.tryOnce(waitNanos != 0);
+        if (blocked == null) {
+            return true;
         }
-        if (waitNanos == 0) {
-            return false;
-        }
-        if (interruptible && Thread.interrupted()) {
-            throw new InterruptedException("Interrupted before waiting for lock '" + keys.key() + "'");
-        }
+        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
+        boolean acquired = false;
+        ReleaseSubscriptions.Waiting waiting = null;
+        String channel = null;
         long start = System.nanoTime();
-        ReleaseSubscriptions.Waiting waiting;
         try {
-            waiting = subscriptions.join(keys.channel());
-        } catch (RuntimeException e) {
-            throw new LockRedisException("Cannot subscribe to the release channel of lock " + keys.name() + ": " + LockCommands.rootMessage(e), e);
-        }
-        try (waiting) {
+            if (waitNanos == 0) {
+                return false;
+            }
+            if (interruptible && Thread.interrupted()) {
+                throw new InterruptedException("Interrupted before waiting for " + what);
+            }
             while (true) {
-                attempt = commands.acquire(keys, owner, redisLease);
-                if (attempt.acquired()) {
-                    return acquired(keys, owner, attempt.holdCount(), leaseMillis);
-                }
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-                if (remaining <= 0) {
-                    return false;
-                }
-                // The holder's lease bounds the wait: an expiry publishes nothing. A key without expiry was not set by us; look again after a watchdog period.
-                long holderTtl = attempt.holderTtlMillis() >= 0 ? Math.max(1, attempt.holderTtlMillis()) : watchdog.timeout().toMillis();
-                long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
-                if (interruptible) {
-                    waiting.await(park);
+                if (!blocked.channel().equals(channel)) {
+                    if (channel != null && remaining <= 0) {
+                        return false; // a multi-lock found another key in the way as its wait ran out
+                    }
+                    if (waiting != null) {
+                        waiting.close();
+                        waiting = null;
+                    }
+                    waiting = join(blocked.channel(), what); // then try again: a release before the subscription is not missed
+                    channel = blocked.channel();
                 } else {
-                    waiting.awaitUninterruptibly(park);
+                    if (remaining <= 0) {
+                        return false;
+                    }
+                    // The holder's lease bounds the wait: an expiry publishes nothing. A key without expiry was not set by us; look again after a watchdog period.
+                    long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : watchdog.timeout().toMillis();
+                    long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
+                    if (interruptible) {
+                        waiting.await(park);
+                    } else {
+                        waiting.awaitUninterruptibly(park);
+                    }
                 }
+                blocked = attempt.tryOnce(true);
+                if (blocked == null) {
+                    acquired = true;
+                    return true;
+                }
+            }
+        } finally {
+            if (waiting != null) {
+                waiting.close();
+            }
+            if (!acquired) {
+                abandon(attempt, what);
             }
         }
     }
 
-    private boolean acquired(LockKeys keys, String owner, long holdCount, long leaseMillis) {
-        Hold.Id id = new Hold.Id(keys.name(), owner);
+    /** One lock request as the wait loop sees it; tried again after every release message or lease end. */
+    private interface Attempt {
+
+        /**
+         * @param queue whether the caller will wait (a fair lock then keeps its place in the queue)
+         * @return null when the locks are now held (and their holds registered), else what blocks them
+         */
+        Blocked tryOnce(boolean queue);
+
+        /** The caller stops waiting without the lock. */
+        default void abandon() {
+        }
+    }
+
+    /** @param channel where the release that may unblock the attempt is announced */
+    private record Blocked(String channel, long holderTtlMillis) {
+    }
+
+    private ReleaseSubscriptions.Waiting join(String channel, String what) {
+        try {
+            return subscriptions.join(channel);
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(e), e);
+        }
+    }
+
+    private static void abandon(Attempt attempt, String what) {
+        try {
+            attempt.abandon();
+        } catch (RuntimeException e) {
+            log.warn("Could not withdraw the wait for " + what + "; its place expires by itself", e);
+        }
+    }
+
+    /** Plain locks and multi-locks: each hash-slot group in one script call, groups in a fixed order, all or nothing. */
+    private Attempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        List<List<LockKeys>> groups = bySlot(keys);
+        return queue -> {
+            List<LockKeys> taken = new ArrayList<>();
+            List<LockCommands.Acquisition> results = new ArrayList<>();
+            for (List<LockKeys> group : groups) {
+                LockCommands.Acquisition attempt;
+                try {
+                    attempt = commands.acquire(group, owner, redisLease);
+                } catch (LockRedisException e) {
+                    giveBack(taken, owner, redisLease);
+                    throw e;
+                }
+                if (!attempt.acquired()) {
+                    giveBack(taken, owner, redisLease);
+                    return new Blocked(group.get(attempt.blockedIndex()).channel(), attempt.holderTtlMillis());
+                }
+                taken.addAll(group);
+                results.add(attempt);
+            }
+            for (int g = 0; g < groups.size(); g++) {
+                for (int i = 0; i < groups.get(g).size(); i++) {
+                    acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i], leaseMillis);
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Undoes the part of a multi-lock taken before a later slot group was found held. */
+    private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
+        for (LockKeys keys : taken) {
+            Hold earlier = holds.get(new Hold.Id(keys.name(), owner, LockKind.PLAIN));
+            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
+            try {
+                commands.release(keys, owner, restore);
+            } catch (LockRedisException e) {
+                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
+                        + redisLease + " ms ends", e);
+            }
+        }
+    }
+
+    private Attempt fairAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        long keepPlace = watchdog.timeout().toMillis();
+        String turnChannel = keys.turnChannelPrefix() + owner;
+        return new Attempt() {
+            private boolean queued;
+
+            @Override
+            public Blocked tryOnce(boolean queue) {
+                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0);
+                queued |= queue;
+                if (attempt.acquired()) {
+                    queued = false;
+                    acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                    return null;
+                }
+                // Come back before the place in the queue lapses, as the watchdog does for a lease.
+                long refresh = Math.max(1, keepPlace / 3);
+                long ttl = attempt.holderTtlMillis();
+                return new Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            @Override
+            public void abandon() {
+                if (queued) {
+                    commands.leaveFairQueue(keys, owner);
+                }
+            }
+        };
+    }
+
+    private Attempt readWriteAttempt(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        if (kind == LockKind.WRITE && holds.containsKey(new Hold.Id(keys.name(), owner, LockKind.READ))
+                && !holds.containsKey(new Hold.Id(keys.name(), owner, LockKind.WRITE))) {
+            throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
+                    + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
+                    + "while holding the write lock is fine).");
+        }
+        return queue -> {
+            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease);
+            if (!attempt.acquired()) {
+                return new Blocked(keys.channel(), attempt.holderTtlMillis());
+            }
+            acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+            return null;
+        };
+    }
+
+    private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
+        Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
         Hold hold = holds.get(id);
         if (holdCount == 1 || hold == null) {
             if (hold != null) {
                 forget(hold); // a hold lost earlier and never unlocked
             }
-            hold = new Hold(keys, owner, holdCount, leaseMillis, this::publishLost);
+            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, this::publishLost);
             holds.put(id, hold);
         } else {
             hold.count = holdCount;
@@ -327,7 +660,40 @@ public class RedisLocker implements Locker, AutoCloseable {
             hold.watched = true;
             watchdog.watch(hold);
         }
-        return true;
+        if (owner.equals(currentOwner())) { // a token owner's lock may end on another thread: no thread-local for it
+            FencingTokens.record(keys.key(), keys.name() + " " + owner, hold.token);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("Acquired " + describe(kind, keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
+                    + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
+        }
+    }
+
+    /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
+    private void forgetFinal(Hold hold) {
+        forget(hold);
+        boolean holdsMore = false;
+        for (LockKind slot : List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE)) {
+            holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
+        }
+        if (!holdsMore) {
+            FencingTokens.forget(hold.keys.key(), hold.keys.name() + " " + hold.owner);
+        }
+    }
+
+    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
+    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
+        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
+        for (LockKeys lock : keys) {
+            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
+        }
+        return new ArrayList<>(groups.values());
+    }
+
+    private List<String> inTakingOrder(List<String> keys) {
+        Comparator<String> order = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
+                .thenComparing(Comparator.naturalOrder());
+        return keys.stream().sorted(order).toList();
     }
 
     private void forget(Hold hold) {
@@ -338,18 +704,42 @@ public class RedisLocker implements Locker, AutoCloseable {
     }
 
     private void publishLost(Hold hold) {
-        observer.lost(observed(hold.keys), true);
+        observer.lost(observed(hold), true);
         events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
     }
 
-    private static LockObserver.ObservedLock observed(LockKeys keys) {
-        return new LockObserver.ObservedLock(keys.key(), keys.name(), KIND, null);
+    private static LockObserver.ObservedLock observed(Hold hold) {
+        return new LockObserver.ObservedLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), null);
+    }
+
+    /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
+    private static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
+        String kindName = keys.size() > 1 ? "multi" : kindName(kind);
+        return new LockObserver.ObservedLock(describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName, null);
     }
 
     private LockLostException lostException(Hold hold, String why) {
         return new LockLostException(hold.keys.key(), "Lock '" + hold.keys.key() + "' (Redis key " + hold.keys.name()
                 + ") was lost before owner " + hold.owner + " unlocked it: " + why
                 + ". Another owner may have held it meanwhile.");
+    }
+
+    private List<LockKeys> keys(List<String> keys) {
+        keys.forEach(LockKeys::validate);
+        return inTakingOrder(keys).stream().map(this::keys).toList();
+    }
+
+    private static String describe(List<String> keys) {
+        return keys.size() == 1 ? keys.get(0) : keys.toString();
+    }
+
+    private static String describe(LockKind kind, String key) {
+        return switch (kind) {
+            case PLAIN -> "'" + key + "'";
+            case FAIR -> "fair lock '" + key + "'";
+            case READ -> "the read lock of '" + key + "'";
+            case WRITE -> "the write lock of '" + key + "'";
+        };
     }
 
     private LockKeys keys(String key) {

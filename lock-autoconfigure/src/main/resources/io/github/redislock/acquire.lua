@@ -1,13 +1,34 @@
--- Takes or re-enters a reentrant lock.
--- KEYS[1]  the lock hash (<key-prefix><key>); one field per owner, value = hold count
--- ARGV[1]  lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive)
--- ARGV[2]  owner field (<clientId>:<threadId> or a per-invocation owner token)
--- Returns  {1, holdCount} when this owner now holds the lock (holdCount 1 = first acquisition),
---          {0, pttl}      when another owner holds it; pttl is the holder's remaining lease in ms
---                         (-1 when the key has no expiry, so the caller cannot know when it ends).
-if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    local holdCount = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, holdCount}
+-- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
+-- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
+-- KEYS[2i-1]  lock hash i (<key-prefix><key>); one field per owner, value = hold count
+-- KEYS[2i]    its fencing-token counter (same hash slot, no expiry)
+-- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive)
+-- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
+-- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
+--               holdCount 1 = first acquisition, which draws a new token from the counter; a
+--               reentrant acquisition returns the token of the hold it re-enters (the counter's
+--               value: nobody else can have drawn one while this owner held the lock);
+--             {0, i, pttl} when lock i is held by another owner and nothing was taken; pttl is its
+--               remaining lease in ms (-1 when the key has no expiry, so the caller cannot know when it ends).
+local locks = #KEYS / 2
+for i = 1, locks do
+    local hash = KEYS[2 * i - 1]
+    if redis.call('exists', hash) == 1 and redis.call('hexists', hash, ARGV[2]) == 0 then
+        return {0, i, redis.call('pttl', hash)}
+    end
 end
-return {0, redis.call('pttl', KEYS[1])}
+local reply = {1}
+for i = 1, locks do
+    local hash, fence = KEYS[2 * i - 1], KEYS[2 * i]
+    local holdCount = redis.call('hincrby', hash, ARGV[2], 1)
+    redis.call('pexpire', hash, ARGV[1])
+    local token
+    if holdCount == 1 then
+        token = redis.call('incr', fence)
+    else
+        token = tonumber(redis.call('get', fence)) or 0
+    end
+    reply[#reply + 1] = holdCount
+    reply[#reply + 1] = token
+end
+return reply

@@ -1,18 +1,25 @@
--- Releases one hold of a reentrant lock; only its owner can.
--- KEYS[1]  the lock hash
--- KEYS[2]  the lock's release channel (same hash slot as KEYS[1])
--- ARGV[1]  owner field
--- ARGV[2]  lease in milliseconds to restore when holds remain
--- Returns  -1 when the owner does not hold the lock (never taken, expired or deleted),
---          the remaining hold count otherwise; 0 means the lock is free and waiters were told.
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-    return -1
+-- Releases one hold of each of one or more reentrant locks (a multi-lock passes several; all KEYS
+-- share one hash slot); only their owner can. Each lock is judged on its own.
+-- KEYS[2i-1]  lock hash i
+-- KEYS[2i]    its release channel (same hash slot)
+-- ARGV[1]     owner field
+-- ARGV[i+1]   lease in milliseconds to restore on lock i when holds remain
+-- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted),
+--             the remaining hold count otherwise; 0 means the lock is free and its waiters were told.
+local reply = {}
+for i = 1, #KEYS / 2 do
+    local hash, channel = KEYS[2 * i - 1], KEYS[2 * i]
+    if redis.call('hexists', hash, ARGV[1]) == 0 then
+        reply[i] = -1
+    else
+        local holdCount = redis.call('hincrby', hash, ARGV[1], -1)
+        if holdCount > 0 then
+            redis.call('pexpire', hash, ARGV[i + 1])
+        else
+            redis.call('del', hash)
+            redis.call('publish', channel, 'released')
+        end
+        reply[i] = holdCount
+    end
 end
-local holdCount = redis.call('hincrby', KEYS[1], ARGV[1], -1)
-if holdCount > 0 then
-    redis.call('pexpire', KEYS[1], ARGV[2])
-    return holdCount
-end
-redis.call('del', KEYS[1])
-redis.call('publish', KEYS[2], 'released')
-return 0
+return reply

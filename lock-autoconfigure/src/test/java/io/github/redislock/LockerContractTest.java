@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -197,13 +198,10 @@ abstract class LockerContractTest {
         String counterKey = "counter-" + key;
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threadsPerInstance * 2);
-        List<Future<?>> workers = new ArrayList<>();
+        List<Callable<?>> workers = new ArrayList<>();
         for (LockerFixture instance : List.of(first, second)) {
             for (int t = 0; t < threadsPerInstance; t++) {
-                workers.add(pool.submit(() -> {
-                    start.await();
+                workers.add(() -> {
                     for (int i = 0; i < sectionsPerThread; i++) {
                         instance.locker.lock(key);
                         try {
@@ -220,17 +218,10 @@ abstract class LockerContractTest {
                         }
                     }
                     return null;
-                }));
+                });
             }
         }
-        start.countDown();
-        try {
-            for (Future<?> worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        Together.run(workers);
         assertThat(overlaps.get()).isZero();
         assertThat(first.redis.opsForValue().get(counterKey)).isEqualTo(Integer.toString(2 * threadsPerInstance * sectionsPerThread));
         assertThat(first.locker.isLocked(key)).isFalse();

@@ -95,6 +95,31 @@ class WatchdogTest {
     }
 
     @Test
+    void readWriteHoldsCostOneMoreScriptCallPerTickAndPlainLocksNone() throws Exception {
+        ExecutorService holders = Executors.newFixedThreadPool(10);
+        try {
+            List<Future<?>> taken = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                String key = "mixed-" + i;
+                taken.add(holders.submit(() -> {
+                    instance.locker.lock(key);
+                    instance.locker.getReadWriteLock(key + "-rw").readLock().lock();
+                }));
+            }
+            for (Future<?> future : taken) {
+                future.get(10, TimeUnit.SECONDS);
+            }
+            instance.watchdog.renewNow(); // loads the scripts on a fresh server
+            long before = scriptCalls();
+            instance.watchdog.renewNow();
+            assertThat(scriptCalls() - before).isEqualTo(2);
+            assertThat(instance.watchdog.watchedCount()).isEqualTo(20);
+        } finally {
+            holders.shutdownNow();
+        }
+    }
+
+    @Test
     void aScriptFlushInTheMiddleOfARunBreaksNothing() throws Exception {
         int sections = 200;
         ExecutorService flusher = Executors.newSingleThreadExecutor();

@@ -2,6 +2,7 @@ package io.github.redislock.waiting;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,10 +29,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
  * that does not win goes back to waiting; a wake-up nobody takes stays banked for the next waiter.
+ * The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter)
+ * wakes every local waiter of the channel.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
+    /** The release message that wakes every local waiter of its channel instead of one. */
+    public static final String WAKE_ALL = "all";
+
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
 
     private final RedisConnectionFactory connectionFactory;
     private final byte[] anchorChannel;
@@ -161,7 +168,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private void onMessage(Message message, byte[] pattern) {
         Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
         if (entry != null) {
-            entry.wakeUps.release();
+            entry.wakeUps.release(Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
         }
     }
 
@@ -193,8 +200,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         final String name;
         /** Fair: a release wakes the thread that has waited longest, not one that just arrived. */
         final Semaphore wakeUps = new Semaphore(0, true);
-        /** Guarded by commandLock. */
-        int waiters;
+        /** Written under commandLock; read without it when a message arrives. */
+        volatile int waiters;
 
         Channel(String name) {
             this.name = name;

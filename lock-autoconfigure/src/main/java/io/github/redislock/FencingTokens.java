@@ -1,0 +1,57 @@
+package io.github.redislock;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The fencing tokens of the locks the calling thread holds, for code that cannot reach the lock
+ * object: a method run under {@code @DistributedLock}, or a repository several calls below the one
+ * that took the lock. Every acquisition on a thread records its token here; the final release removes it.
+ */
+public final class FencingTokens {
+
+    /** key -> (Redis key and owner of a hold -> its token), latest acquisition last; several Lockers may share a thread. */
+    private static final ThreadLocal<Map<String, LinkedHashMap<String, Long>>> HELD = ThreadLocal.withInitial(HashMap::new);
+
+    private FencingTokens() {
+    }
+
+    /**
+     * The token of the calling thread's hold on {@code key} (the key as given to the Locker, without the prefix).
+     *
+     * @throws IllegalStateException when the calling thread holds no lock on {@code key}
+     */
+    public static long current(String key) {
+        LinkedHashMap<String, Long> holds = HELD.get().get(key);
+        if (holds == null) {
+            throw new IllegalStateException("The current thread (" + Thread.currentThread().getName()
+                    + ") holds no lock on '" + key + "', so it has no fencing token for it");
+        }
+        Long token = null;
+        for (Long each : holds.values()) {
+            token = each; // the latest acquisition's
+        }
+        return token;
+    }
+
+    static void record(String key, String hold, long token) {
+        LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>());
+        holds.remove(hold);
+        holds.put(hold, token);
+    }
+
+    static void forget(String key, String hold) {
+        Map<String, LinkedHashMap<String, Long>> held = HELD.get();
+        LinkedHashMap<String, Long> holds = held.get(key);
+        if (holds != null) {
+            holds.remove(hold);
+            if (holds.isEmpty()) {
+                held.remove(key);
+            }
+        }
+        if (held.isEmpty()) {
+            HELD.remove();
+        }
+    }
+}

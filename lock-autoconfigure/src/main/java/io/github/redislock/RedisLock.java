@@ -1,0 +1,39 @@
+package io.github.redislock;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * One distributed lock as a {@link Lock}: a plain or fair lock, or one side of a read-write lock.
+ * The calling thread of this application instance is the owner; conditions are not supported.
+ */
+public interface RedisLock extends Lock {
+
+    /** The lock key as given (without the key prefix). */
+    String getKey();
+
+    /**
+     * The fencing token of the calling thread's hold: a number drawn in Redis at the first acquisition
+     * (re-entering keeps it) that is larger than every token handed out for this key before. Pass it to
+     * the resource the lock protects and let the resource refuse writes carrying a smaller token than
+     * one it has seen, so a holder that lost the lock during a pause cannot overwrite a newer holder's work.
+     *
+     * @throws IllegalMonitorStateException when the calling thread does not hold this lock
+     * @throws LockLostException            when the watchdog already found the hold gone
+     */
+    long fencingToken();
+
+    /**
+     * Takes the lock if it becomes free within {@code waitTime}.
+     *
+     * @param waitTime  how long to wait; 0 tries once, -1 waits as long as it takes
+     * @param leaseTime how long the hold lives unless unlocked before; -1 lets the watchdog keep it until unlocked
+     */
+    boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    /** Whether the calling thread holds this lock now, as Redis sees it. */
+    boolean isHeldByCurrentThread();
+
+    /** How many times the calling thread holds this lock (0 when it does not), as Redis sees it. */
+    int getHoldCount();
+}

@@ -1,0 +1,101 @@
+-- Takes, releases or gives up waiting for a fair lock: owners are granted it in the order they queued.
+-- KEYS[1]  the lock hash (as for the plain lock: one field per owner, value = hold count)
+-- KEYS[2]  the queue: a list of waiting owners, oldest first
+-- KEYS[3]  sorted set of waiting owners by the deadline (ms since the epoch, Redis clock) after
+--          which a waiter that stopped refreshing its place (crashed, gone) is dropped
+-- KEYS[4]  the fencing-token counter (no expiry)
+-- ARGV[1]  'acquire', 'release' or 'leave' (stop waiting)
+-- ARGV[2]  owner field
+-- ARGV[3]  acquire: lease in ms; release: lease in ms to restore when holds remain
+-- ARGV[4]  acquire: how long (ms) the waiter's place is kept without a refresh; 0 = try without queueing
+-- ARGV[5]  prefix of the waiters' own wake-up channels (the owner follows it); only the next one is told
+-- Returns  acquire: {1, holdCount, token} (a token is drawn on the first acquisition only), or
+--                   {0, 1, ms}: how long until the holder's lease or the queue head's place runs out
+--                   (-1 unknown);
+--          release: -1 when the owner does not hold the lock, else the holds left (0 = freed, next waiter told);
+--          leave:   0.
+local hash, queue, waiters, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local action, owner = ARGV[1], ARGV[2]
+
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local function wakeNext()
+    local head = redis.call('lindex', queue, 0)
+    if head then
+        redis.call('publish', ARGV[5] .. head, 'your-turn')
+    end
+end
+
+-- Waiters that stopped refreshing their place leave the queue.
+local dropped = redis.call('zrangebyscore', waiters, '-inf', now)
+for _, gone in ipairs(dropped) do
+    redis.call('lrem', queue, 0, gone)
+    redis.call('zrem', waiters, gone)
+end
+local head = redis.call('lindex', queue, 0)
+while head and not redis.call('zscore', waiters, head) do
+    redis.call('lpop', queue) -- its place expired apart from the queue
+    dropped[#dropped + 1] = head
+    head = redis.call('lindex', queue, 0)
+end
+if #dropped > 0 and redis.call('exists', hash) == 0 then
+    wakeNext()
+end
+
+if action == 'acquire' then
+    local function wait(ms)
+        local keepFor = tonumber(ARGV[4])
+        if keepFor > 0 then
+            if not redis.call('zscore', waiters, owner) then
+                redis.call('rpush', queue, owner)
+            end
+            redis.call('zadd', waiters, now + keepFor, owner)
+            local last = redis.call('zrange', waiters, -1, -1, 'withscores')
+            local ttl = math.max(1, tonumber(last[2]) - now)
+            redis.call('pexpire', queue, ttl)
+            redis.call('pexpire', waiters, ttl)
+        end
+        return {0, 1, ms}
+    end
+    if redis.call('exists', hash) == 1 then
+        if redis.call('hexists', hash, owner) == 1 then
+            local holdCount = redis.call('hincrby', hash, owner, 1)
+            redis.call('pexpire', hash, ARGV[3])
+            return {1, holdCount, tonumber(redis.call('get', fence)) or 0}
+        end
+        return wait(redis.call('pttl', hash))
+    end
+    if head and head ~= owner then
+        return wait(math.max(1, tonumber(redis.call('zscore', waiters, head)) - now))
+    end
+    if head then
+        redis.call('lpop', queue)
+        redis.call('zrem', waiters, owner)
+    end
+    redis.call('hincrby', hash, owner, 1)
+    redis.call('pexpire', hash, ARGV[3])
+    return {1, 1, redis.call('incr', fence)}
+end
+
+if action == 'release' then
+    if redis.call('hexists', hash, owner) == 0 then
+        return -1
+    end
+    local holdCount = redis.call('hincrby', hash, owner, -1)
+    if holdCount > 0 then
+        redis.call('pexpire', hash, ARGV[3])
+        return holdCount
+    end
+    redis.call('del', hash)
+    wakeNext()
+    return 0
+end
+
+local wasNext = redis.call('lindex', queue, 0) == owner
+redis.call('lrem', queue, 0, owner)
+redis.call('zrem', waiters, owner)
+if wasNext and redis.call('exists', hash) == 0 then
+    wakeNext()
+end
+return 0

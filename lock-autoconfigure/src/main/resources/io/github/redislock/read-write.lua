@@ -1,0 +1,109 @@
+-- Takes or releases one hold of a read-write lock: many readers or one writer; the writer may also read.
+-- KEYS[1]  the lock hash: 'mode' = read|write, 'writer' = the writing owner, and per owner
+--          '<owner>:r' (read holds), '<owner>:w' (write holds), '<owner>:t' (its fencing token)
+-- KEYS[2]  sorted set of owners by lease deadline (ms since the epoch, Redis clock): each owner's
+--          lease ends alone, so one crashed reader does not keep the lock forever
+-- KEYS[3]  the fencing-token counter (no expiry)
+-- KEYS[4]  the release channel
+-- ARGV[1]  'read' or 'write' to acquire, 'unread' or 'unwrite' to release one hold
+-- ARGV[2]  owner (<clientId>:<threadId>)
+-- ARGV[3]  lease in milliseconds (acquire only)
+-- Returns  acquire: {1, holdCount, token} (a token is drawn when the owner held nothing on this key
+--                   before, otherwise its current token is kept), or {0, 1, ms} when blocked, ms
+--                   being the time until the earliest lease among the holders ends (-1 unknown);
+--          release: -1 when the owner held no such hold, else the holds of that mode left; at 0 a
+--                   freed writer slot or a last reader leaving is PUBLISHed ('all': every waiter may try).
+local hash, leases, fence, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local action, owner = ARGV[1], ARGV[2]
+local acquiring = action == 'read' or action == 'write'
+
+if redis.call('exists', hash) == 1 and not redis.call('hget', hash, 'mode') then
+    -- the key is taken as a plain or fair lock
+    if acquiring then
+        return {0, 1, redis.call('pttl', hash)}
+    end
+    return -1
+end
+
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+-- Owners whose lease ended (crashed, or paused past it) leave with all their holds.
+for _, gone in ipairs(redis.call('zrangebyscore', leases, '-inf', now)) do
+    redis.call('hdel', hash, gone .. ':r', gone .. ':w', gone .. ':t')
+    if redis.call('hget', hash, 'writer') == gone then
+        redis.call('hdel', hash, 'writer')
+    end
+    redis.call('zrem', leases, gone)
+end
+
+local function holdsAny(who)
+    return redis.call('hexists', hash, who .. ':r') == 1 or redis.call('hexists', hash, who .. ':w') == 1
+end
+
+-- Brings mode and expiry in line with the owners left; deletes the lock when none is. Returns whether it did.
+local function settle()
+    if redis.call('zcard', leases) == 0 then
+        redis.call('del', hash, leases)
+        return true
+    end
+    redis.call('hset', hash, 'mode', redis.call('hexists', hash, 'writer') == 1 and 'write' or 'read')
+    local last = redis.call('zrange', leases, -1, -1, 'withscores')
+    local ttl = math.max(1, tonumber(last[2]) - now)
+    redis.call('pexpire', hash, ttl)
+    redis.call('pexpire', leases, ttl)
+    return false
+end
+
+local function blocked()
+    local first = redis.call('zrange', leases, 0, 0, 'withscores')
+    if first[2] == nil then
+        return {0, 1, -1}
+    end
+    return {0, 1, math.max(1, tonumber(first[2]) - now)}
+end
+
+if acquiring then
+    local writer = redis.call('hget', hash, 'writer')
+    if writer and writer ~= owner then
+        return blocked()
+    end
+    if action == 'write' and not writer and redis.call('zcard', leases) > 0 then
+        return blocked() -- readers hold it
+    end
+    local token
+    if holdsAny(owner) then
+        token = tonumber(redis.call('hget', hash, owner .. ':t')) or 0
+    else
+        token = redis.call('incr', fence)
+        redis.call('hset', hash, owner .. ':t', token)
+    end
+    local holdCount = redis.call('hincrby', hash, owner .. (action == 'read' and ':r' or ':w'), 1)
+    if action == 'write' then
+        redis.call('hset', hash, 'writer', owner)
+    end
+    redis.call('zadd', leases, 'GT', now + tonumber(ARGV[3]), owner)
+    settle()
+    return {1, holdCount, token}
+end
+
+local field = owner .. (action == 'unread' and ':r' or ':w')
+if redis.call('hexists', hash, field) == 0 then
+    return -1
+end
+local holdCount = redis.call('hincrby', hash, field, -1)
+if holdCount > 0 then
+    return holdCount
+end
+redis.call('hdel', hash, field)
+if action == 'unwrite' then
+    redis.call('hdel', hash, 'writer')
+end
+if not holdsAny(owner) then
+    redis.call('hdel', hash, owner .. ':t')
+    redis.call('zrem', leases, owner)
+end
+if settle() or action == 'unwrite' then
+    redis.call('publish', channel, 'all')
+end
+return 0
