@@ -24,6 +24,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** The sample starts its own Redis exactly when none is configured, and never leaves it running. */
@@ -68,8 +69,18 @@ class EmbeddedRedisLauncherTest {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new MapPropertySource("test", Map.of(property, "somewhere")));
 
-        new EmbeddedRedisLauncher(destination -> LogFactory.getLog(EmbeddedRedisLauncher.class))
-                .postProcessEnvironment(environment, new SpringApplication(SampleApplication.class));
+        postProcess(environment);
+
+        assertThat(environment.getPropertySources().contains(EmbeddedRedisLauncher.PROPERTY_SOURCE_NAME)).isFalse();
+    }
+
+    @Test
+    void anEnvironmentVariableCountsAsARedisConfigured() {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env",
+                Map.of("SPRING_DATA_REDIS_HOST", "somewhere")));
+
+        postProcess(environment);
 
         assertThat(environment.getPropertySources().contains(EmbeddedRedisLauncher.PROPERTY_SOURCE_NAME)).isFalse();
     }
@@ -91,6 +102,11 @@ class EmbeddedRedisLauncherTest {
                     .hasStackTraceContaining("sample.embedded-redis.port")
                     .hasStackTraceContaining("127.0.0.1:" + taken.getLocalPort());
         }
+    }
+
+    private static void postProcess(StandardEnvironment environment) {
+        new EmbeddedRedisLauncher(destination -> LogFactory.getLog(EmbeddedRedisLauncher.class))
+                .postProcessEnvironment(environment, new SpringApplication(SampleApplication.class));
     }
 
     private static ConfigurableApplicationContext start(String... args) {

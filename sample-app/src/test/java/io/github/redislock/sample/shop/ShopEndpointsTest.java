@@ -7,7 +7,6 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.redislock.Locker;
-import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,20 +21,16 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
-/** The shop's HTTP API, one instance, on a real Redis. */
+/**
+ * The shop's HTTP API, one instance, on the Redis the sample starts itself when none is configured
+ * ({@code @DynamicPropertySource} values arrive after that decision is made, so pointing this test
+ * at the shared test Redis that way would start an embedded one needlessly).
+ */
 @AutoConfigureObservability(tracing = false)
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
         "sample.read-write-delay=0ms", "sample.order-lock-wait=300ms"})
 class ShopEndpointsTest {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.host", () -> TestRedis.shared().host());
-        registry.add("spring.data.redis.port", () -> TestRedis.shared().port());
-    }
 
     @Autowired
     TestRestTemplate http;
