@@ -1,0 +1,90 @@
+package io.github.redislock.sample.demo;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import io.github.redislock.sample.demo.PurchaseRush.Outcome;
+
+/**
+ * {@code --demo}: two instances of the service share one Redis; 500 customers rush 100 units through
+ * the unlocked endpoint, then through the locked one; a table shows what each endpoint sold.
+ */
+public final class OversellDemo {
+
+    /** The command-line argument that runs the demonstration instead of the service. */
+    public static final String ARGUMENT = "--demo";
+
+    static final long INITIAL_STOCK = 100;
+    static final int PURCHASES = 500;
+    static final List<String> ENDPOINTS = List.of("/orders/unsafe", "/orders/locked");
+
+    private OversellDemo() {
+    }
+
+    /**
+     * Runs the demonstration; every other argument goes to both application instances.
+     *
+     * @return the process exit code: 0 when the locked endpoint sold exactly the stock, 1 otherwise
+     */
+    public static int run(String[] args) {
+        String[] applicationArgs = Arrays.stream(args).filter(arg -> !arg.equals(ARGUMENT)).toArray(String[]::new);
+        PrintStream out = System.out;
+        List<Outcome> outcomes = new ArrayList<>();
+        try (TwoInstances instances = TwoInstances.start(applicationArgs)) {
+            out.println();
+            out.println("Two instances " + instances.baseUris() + " share Redis at " + instances.redisAddress() + ".");
+            out.printf(Locale.ROOT, "Each endpoint: stock %d, then %d concurrent purchases of one unit, "
+                    + "alternating between the instances.%n", INITIAL_STOCK, PURCHASES);
+            PurchaseRush rush = new PurchaseRush(instances.baseUris());
+            String run = Long.toString(System.currentTimeMillis(), 36);
+            for (String endpoint : ENDPOINTS) {
+                String sku = "demo-" + endpoint.substring(endpoint.lastIndexOf('/') + 1) + "-" + run;
+                outcomes.add(rush.run(endpoint, sku, INITIAL_STOCK, PURCHASES));
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            out.println("Interrupted");
+            return 1;
+        }
+        out.println();
+        out.print(table(outcomes));
+        out.println();
+        return verdict(outcomes, out);
+    }
+
+    /** The result table, one row per endpoint. */
+    static String table(List<Outcome> outcomes) {
+        String format = "| %-20s | %15s | %10s | %10s | %8s |%n";
+        StringBuilder table = new StringBuilder();
+        table.append(String.format(Locale.ROOT, format, "endpoint", "orders accepted", "units sold", "stock left", "oversold"));
+        table.append(String.format(Locale.ROOT, format, "-".repeat(20), "-".repeat(15), "-".repeat(10), "-".repeat(10), "-".repeat(8)));
+        for (Outcome outcome : outcomes) {
+            table.append(String.format(Locale.ROOT, format, "POST " + outcome.endpoint(), outcome.accepted(),
+                    outcome.unitsSold(), outcome.stockLeft(), outcome.oversold() ? "YES" : "no"));
+        }
+        return table.toString();
+    }
+
+    private static int verdict(List<Outcome> outcomes, PrintStream out) {
+        int exitCode = 0;
+        for (Outcome outcome : outcomes) {
+            out.printf(Locale.ROOT, "%s: %d accepted, %d sold out (409), %d busy (429), %d failed.%n",
+                    outcome.endpoint(), outcome.accepted(), outcome.soldOut(), outcome.busy(), outcome.failed());
+            boolean locked = outcome.endpoint().endsWith("/locked");
+            boolean exact = outcome.unitsSold() == outcome.initialStock() && outcome.stockLeft() == 0
+                    && outcome.accepted() == outcome.initialStock();
+            if (locked && !exact) {
+                out.println("  UNEXPECTED: the locked endpoint must sell exactly the stock.");
+                exitCode = 1;
+            }
+            if (!locked && !outcome.oversold()) {
+                out.println("  This run did not oversell; raise sample.read-write-delay to widen the race window.");
+            }
+        }
+        return exitCode;
+    }
+}

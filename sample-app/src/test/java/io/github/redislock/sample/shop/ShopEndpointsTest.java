@@ -1,0 +1,170 @@
+package io.github.redislock.sample.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.redislock.Locker;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+/**
+ * The shop's HTTP API, one instance, on the Redis the sample starts itself when none is configured
+ * ({@code @DynamicPropertySource} values arrive after that decision is made, so pointing this test
+ * at the shared test Redis that way would start an embedded one needlessly).
+ */
+@AutoConfigureObservability(tracing = false)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "sample.read-write-delay=0ms", "sample.order-lock-wait=300ms"})
+class ShopEndpointsTest {
+
+    @Autowired
+    TestRestTemplate http;
+
+    @Autowired
+    Locker locker;
+
+    final ObjectMapper json = new ObjectMapper();
+
+    String sku;
+
+    @BeforeEach
+    void newSku() {
+        sku = "sku-" + UUID.randomUUID();
+    }
+
+    @Test
+    void settingTheStockAnswersTheNewStockLevel() throws Exception {
+        ResponseEntity<String> response = http.exchange("/stock/" + sku + "?quantity=7", HttpMethod.PUT, null, String.class);
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(body(response).get("available").asLong()).isEqualTo(7);
+        assertThat(body(response).get("sold").asLong()).isZero();
+    }
+
+    @Test
+    void aLockedOrderSellsOneUnitAndTheStockShowsIt() throws Exception {
+        setStock(3);
+
+        ResponseEntity<String> order = order("locked", sku);
+
+        assertThat(order.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+        assertThat(body(order).get("sku").asText()).isEqualTo(sku);
+        assertThat(body(order).get("stockLeft").asLong()).isEqualTo(2);
+        JsonNode level = body(http.getForEntity("/stock/" + sku, String.class));
+        assertThat(level.get("available").asLong()).isEqualTo(2);
+        assertThat(level.get("sold").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnsafeOrderSellsOneUnitWhenAlone() throws Exception {
+        setStock(1);
+
+        ResponseEntity<String> order = order("unsafe", sku);
+
+        assertThat(order.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+        assertThat(body(order).get("stockLeft").asLong()).isZero();
+    }
+
+    @Test
+    void anOrderForASoldOutSkuIsRefusedWith409ProblemJson() throws Exception {
+        setStock(0);
+
+        for (String endpoint : new String[] {"locked", "unsafe"}) {
+            ResponseEntity<String> order = order(endpoint, sku);
+
+            assertThat(order.getStatusCode()).as(endpoint).isEqualTo(HttpStatus.CONFLICT);
+            assertThat(order.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+            assertThat(body(order).get("title").asText()).isEqualTo("Sold out");
+            assertThat(body(order).get("sku").asText()).isEqualTo(sku);
+        }
+    }
+
+    @Test
+    void aLockedOrderThatFindsItsSkuBusyForTheWholeWaitIsRefusedWith429AndRetryAfter() throws Exception {
+        setStock(5);
+        locker.lock("stock:" + sku);
+        try {
+            ResponseEntity<String> order = order("locked", sku);
+
+            assertThat(order.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+            assertThat(order.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+            assertThat(order.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+            assertThat(body(order).get("lockKey").asText()).isEqualTo("stock:" + sku);
+            assertThat(body(order).get("waited").asText()).isEqualTo("PT0.3S");
+        }
+        finally {
+            locker.unlock("stock:" + sku);
+        }
+        assertThat(body(http.getForEntity("/stock/" + sku, String.class)).get("available").asLong()).isEqualTo(5);
+    }
+
+    @Test
+    void anOrderForAnUnknownSkuIs404() throws Exception {
+        ResponseEntity<String> order = order("locked", sku);
+
+        assertThat(order.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+        assertThat(body(order).get("detail").asText()).contains(sku, "PUT /stock/");
+    }
+
+    @Test
+    void aMalformedSkuIs400AndNamesTheProblem() throws Exception {
+        ResponseEntity<String> order = order("locked", "no spaces allowed");
+
+        assertThat(order.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(body(order).get("detail").asText()).contains("Invalid SKU 'no spaces allowed'");
+    }
+
+    @Test
+    void aNegativeQuantityIs400() throws Exception {
+        ResponseEntity<String> response = http.exchange("/stock/" + sku + "?quantity=-1", HttpMethod.PUT, null, String.class);
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(body(response).get("detail").asText()).contains("quantity", "-1");
+    }
+
+    @Test
+    void aMissingQuantityIs400ProblemJson() {
+        ResponseEntity<String> response = http.exchange("/stock/" + sku, HttpMethod.PUT, null, String.class);
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+    }
+
+    @Test
+    void metricsAreExposedForPrometheus() {
+        ResponseEntity<String> response = http.getForEntity("/actuator/prometheus", String.class);
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(response.getBody()).contains("jvm_memory_used_bytes");
+    }
+
+    private void setStock(long quantity) {
+        http.exchange("/stock/" + sku + "?quantity=" + quantity, HttpMethod.PUT, null, String.class);
+    }
+
+    private ResponseEntity<String> order(String endpoint, String orderedSku) {
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.APPLICATION_JSON);
+        String body = json.createObjectNode().put("sku", orderedSku).toString();
+        return http.postForEntity("/orders/" + endpoint, new HttpEntity<>(body, headers), String.class);
+    }
+
+    private JsonNode body(ResponseEntity<String> response) throws Exception {
+        return json.readTree(response.getBody());
+    }
+}
