@@ -29,6 +29,8 @@ final class Hold implements WatchedLock {
     volatile long leaseMillis;
     volatile boolean watched;
     volatile boolean lost;
+    /** The name metrics give it, from the {@link LockNameScope} it was taken in; null lets the namer decide. */
+    volatile String name;
     private final Consumer<Hold> onLost;
 
     Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, Consumer<Hold> onLost) {

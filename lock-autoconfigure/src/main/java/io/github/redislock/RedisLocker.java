@@ -651,6 +651,7 @@ public class RedisLocker implements Locker, AutoCloseable {
                 forget(hold); // a hold lost earlier and never unlocked
             }
             hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, this::publishLost);
+            hold.name = LockNameScope.current();
             holds.put(id, hold);
         } else {
             hold.count = holdCount;
@@ -709,13 +710,14 @@ public class RedisLocker implements Locker, AutoCloseable {
     }
 
     private static LockObserver.ObservedLock observed(Hold hold) {
-        return new LockObserver.ObservedLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), null);
+        return new LockObserver.ObservedLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), hold.name);
     }
 
     /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
     private static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
         String kindName = keys.size() > 1 ? "multi" : kindName(kind);
-        return new LockObserver.ObservedLock(describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName, null);
+        return new LockObserver.ObservedLock(describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName,
+                LockNameScope.current());
     }
 
     private LockLostException lostException(Hold hold, String why) {

@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.LockNameScope;
 import io.github.redislock.Locker;
+import io.github.redislock.RedisMultiLock;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -79,7 +81,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             }
             Object result;
             try {
-                result = invocation.proceed();
+                result = proceed();
             } catch (Throwable methodFailure) {
                 releaseAfter(callerTransaction, methodFailure);
                 throw methodFailure;
@@ -112,7 +114,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             }
             Object result;
             try {
-                result = invocation.proceed();
+                result = proceed();
             } catch (Throwable methodFailure) {
                 release(owner);
                 throw methodFailure;
@@ -125,52 +127,82 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
 
         /**
-         * Takes every key, in sorted order, sharing one deadline; on failure releases what it took.
+         * Takes every key, all or nothing, under one deadline: a thread owner through the Locker's
+         * multi-lock, an owner token key by key in the multi-lock's order, giving back what it took on failure.
          *
          * @param owner null for the calling thread, else an owner token
-         * @return null when all keys are held, else the failure naming the key that stayed busy
+         * @return null when all keys are held, else the failure naming the key(s) that stayed busy
          */
         LockAcquisitionException acquire(String owner) {
-            Locker locks = locker.get();
-            long waitMillis = wait.toMillis();
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
-            List<String> taken = new ArrayList<>(keys.size());
+            String previousName = LockNameScope.enter(definition.name);
             try {
-                for (String key : keys) {
-                    long remaining = waitMillis < 0 ? Locker.WAIT_FOREVER : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                Locker locks = locker.get();
+                long waitMillis = wait.toMillis() < 0 ? Locker.WAIT_FOREVER : wait.toMillis();
+                if (keys.size() == 1) {
                     boolean acquired = owner == null
-                            ? locks.tryLock(key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS)
-                            : locks.tryLockAs(owner, key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS);
-                    if (!acquired) {
-                        releaseAll(locks, taken, owner);
+                            ? locks.tryLock(keys.get(0), waitMillis, definition.leaseMillis, TimeUnit.MILLISECONDS)
+                            : locks.tryLockAs(owner, keys.get(0), waitMillis, definition.leaseMillis, TimeUnit.MILLISECONDS);
+                    return acquired ? null : new LockAcquisitionException(keys.get(0), wait);
+                }
+                RedisMultiLock multiLock = locks.getMultiLock(keys.toArray(String[]::new));
+                if (owner == null) {
+                    return multiLock.tryLock(waitMillis, definition.leaseMillis, TimeUnit.MILLISECONDS)
+                            ? null : new LockAcquisitionException(keys.toString(), wait);
+                }
+                return acquireOneByOne(locks, multiLock.getKeys(), owner, waitMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new LockAcquisitionException(keys.size() == 1 ? keys.get(0) : keys.toString(), wait, e);
+            } finally {
+                LockNameScope.exit(previousName);
+            }
+        }
+
+        private LockAcquisitionException acquireOneByOne(Locker locks, List<String> ordered, String owner, long waitMillis)
+                throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
+            List<String> taken = new ArrayList<>(ordered.size());
+            try {
+                for (String key : ordered) {
+                    long remaining = waitMillis < 0 ? Locker.WAIT_FOREVER : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                    if (!locks.tryLockAs(owner, key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS)) {
+                        releaseOneByOne(locks, taken, owner);
                         return new LockAcquisitionException(key, wait);
                     }
                     taken.add(key);
                 }
                 return null;
-            } catch (InterruptedException e) {
-                releaseAll(locks, taken, owner);
-                Thread.currentThread().interrupt();
-                return new LockAcquisitionException(keys.get(taken.size()), wait, e);
-            } catch (RuntimeException e) {
-                releaseAll(locks, taken, owner);
+            } catch (InterruptedException | RuntimeException e) {
+                releaseOneByOne(locks, taken, owner);
                 throw e;
             }
         }
 
         void release(String owner) {
-            releaseAll(locker.get(), keys, owner);
+            String previousName = LockNameScope.enter(definition.name);
+            try {
+                Locker locks = locker.get();
+                if (keys.size() == 1) {
+                    if (owner == null) {
+                        locks.unlock(keys.get(0));
+                    } else {
+                        locks.unlockAs(owner, keys.get(0));
+                    }
+                } else if (owner == null) {
+                    locks.getMultiLock(keys.toArray(String[]::new)).unlock();
+                } else {
+                    releaseOneByOne(locks, keys, owner);
+                }
+            } finally {
+                LockNameScope.exit(previousName);
+            }
         }
 
-        private void releaseAll(Locker locks, List<String> held, String owner) {
+        private void releaseOneByOne(Locker locks, List<String> held, String owner) {
             RuntimeException first = null;
             for (int i = held.size() - 1; i >= 0; i--) {
                 try {
-                    if (owner == null) {
-                        locks.unlock(held.get(i));
-                    } else {
-                        locks.unlockAs(owner, held.get(i));
-                    }
+                    locks.unlockAs(owner, held.get(i));
                 } catch (RuntimeException e) {
                     if (first == null) {
                         first = e;
@@ -181,6 +213,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             }
             if (first != null) {
                 throw first;
+            }
+        }
+
+        /** Runs the method body, with {@link CurrentLock} telling it what it holds. */
+        private Object proceed() throws Throwable {
+            CurrentLock.enter(keys);
+            try {
+                return invocation.proceed();
+            } finally {
+                CurrentLock.exit();
             }
         }
 
