@@ -29,9 +29,6 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  */
 public class RedisLocker implements Locker, AutoCloseable {
 
-    /** Longest lease accepted; longer ones are almost always a unit mistake. */
-    static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365);
-
     /** How metrics and diagnostics name each kind of hold. */
     static String kindName(LockKind kind) {
         return switch (kind) {
@@ -94,12 +91,12 @@ public class RedisLocker implements Locker, AutoCloseable {
 
     @Override
     public void lock(String key, int leaseSeconds) {
-        lockUninterruptibly(key, leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
     }
 
     @Override
     public void lock(String key, TimeUnit unit, int leaseTime) {
-        lockUninterruptibly(key, leaseMillis(key, leaseTime, unit));
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
     }
 
     @Override
@@ -121,7 +118,7 @@ public class RedisLocker implements Locker, AutoCloseable {
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String owner = tokenOwner(ownerToken);
         List<LockKeys> lockKeys = keys(List.of(key));
-        return acquire(LockKind.PLAIN, lockKeys, owner, waitNanos(key, waitTime, unit), leaseMillis(key, leaseTime, unit), true);
+        return acquire(LockKind.PLAIN, lockKeys, owner, LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
     }
 
     @Override
@@ -262,7 +259,7 @@ public class RedisLocker implements Locker, AutoCloseable {
     boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String name = describe(keys);
         List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), waitNanos(name, waitTime, unit), leaseMillis(name, leaseTime, unit), true);
+        return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), true);
     }
 
     void unlock(LockKind kind, String key) {
@@ -762,31 +759,5 @@ public class RedisLocker implements Locker, AutoCloseable {
                     + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
         }
         return clientId + ":~" + ownerToken;
-    }
-
-    private static long leaseMillis(String key, long leaseTime, TimeUnit unit) {
-        Objects.requireNonNull(unit, () -> "TimeUnit for lock '" + key + "' must not be null");
-        if (leaseTime == WATCHDOG_LEASE) {
-            return WATCHDOG_LEASE;
-        }
-        if (leaseTime <= 0) {
-            throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or -1 for the watchdog, but was " + leaseTime + " " + unit);
-        }
-        long millis = unit.toMillis(leaseTime);
-        if (millis == 0 || millis > MAX_LEASE_MILLIS) {
-            throw new IllegalArgumentException("Lease time for lock '" + key + "' must be between 1 ms and 365 days, but was " + leaseTime + " " + unit);
-        }
-        return millis;
-    }
-
-    private static long waitNanos(String key, long waitTime, TimeUnit unit) {
-        Objects.requireNonNull(unit, () -> "TimeUnit for lock '" + key + "' must not be null");
-        if (waitTime == WAIT_FOREVER) {
-            return WAIT_FOREVER;
-        }
-        if (waitTime < 0) {
-            throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or -1 to wait as long as it takes, but was " + waitTime + " " + unit);
-        }
-        return unit.toNanos(waitTime); // saturates at Long.MAX_VALUE, which waits as good as forever
     }
 }

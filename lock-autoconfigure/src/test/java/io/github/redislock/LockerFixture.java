@@ -65,6 +65,25 @@ final class LockerFixture implements AutoCloseable {
         locker.close();
         subscriptions.close();
         watchdog.close();
-        connectionFactory.destroy();
+        destroyWithin(connectionFactory, Duration.ofSeconds(20));
+    }
+
+    /**
+     * Lettuce's client shutdown waits without a bound for its connections to close; it was once seen
+     * to wait forever in a full test run (not reproduced since). A test must fail, not hang: give it
+     * a bound and say so.
+     */
+    private static void destroyWithin(LettuceConnectionFactory factory, Duration bound) {
+        Thread destroyer = new Thread(factory::destroy, "fixture-connection-shutdown");
+        destroyer.setDaemon(true);
+        destroyer.start();
+        try {
+            destroyer.join(bound.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (destroyer.isAlive()) {
+            throw new IllegalStateException("The Lettuce connection factory did not shut down within " + bound);
+        }
     }
 }

@@ -1,6 +1,10 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.lettuce.core.RedisURI;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -35,6 +39,8 @@ public class RedisLockProperties {
      * once.
      */
     private Duration defaultWaitTime = Duration.ofSeconds(3);
+
+    private final Redlock redlock = new Redlock();
 
     /**
      * Order of the @DistributedLock advice among the other advice on a method. The default puts it
@@ -80,6 +86,10 @@ public class RedisLockProperties {
         this.watchdogTimeout = watchdogTimeout;
     }
 
+    public Redlock getRedlock() {
+        return redlock;
+    }
+
     public int getAspectOrder() {
         return aspectOrder;
     }
@@ -105,5 +115,82 @@ public class RedisLockProperties {
             throw new IllegalArgumentException("redis-lock.default-wait-time must be 0 or more, but was " + defaultWaitTime);
         }
         this.defaultWaitTime = defaultWaitTime;
+    }
+
+    /** The Redlock algorithm over independent Redis masters, instead of the application's one Redis. */
+    public static class Redlock {
+
+        /**
+         * URLs of 3 or more independent Redis masters (an odd count is best), such as
+         * "redis://:secret@10.0.0.1:6379" or "rediss://user:secret@redis-2:6380/0". When set, the Locker
+         * takes every lock on a majority of them.
+         */
+        private List<String> nodes = new ArrayList<>();
+
+        /**
+         * How long one master may take to answer before it counts as failed for that attempt. Keep
+         * it small against the lease: a lock is only valid for the lease minus the time the attempt took.
+         */
+        private Duration nodeTimeout = Duration.ofMillis(100);
+
+        /**
+         * Average pause between two attempts of a caller waiting for a held lock; each pause is
+         * drawn at random between half and one and a half times it, so competing callers do not retry
+         * in lock-step.
+         */
+        private Duration retryDelay = Duration.ofMillis(200);
+
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        public void setNodes(List<String> nodes) {
+            List<String> urls = nodes == null ? List.of() : nodes;
+            if (!urls.isEmpty() && urls.size() < 3) {
+                throw new IllegalArgumentException("redis-lock.redlock.nodes needs at least 3 independent Redis masters, but lists "
+                        + urls.size() + "; leave it empty to use the application's Redis");
+            }
+            urls.forEach(Redlock::checkUrl);
+            this.nodes = new ArrayList<>(urls);
+        }
+
+        public Duration getNodeTimeout() {
+            return nodeTimeout;
+        }
+
+        public void setNodeTimeout(Duration nodeTimeout) {
+            if (nodeTimeout == null || nodeTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("redis-lock.redlock.node-timeout must be at least 1ms, but was " + nodeTimeout);
+            }
+            this.nodeTimeout = nodeTimeout;
+        }
+
+        public Duration getRetryDelay() {
+            return retryDelay;
+        }
+
+        public void setRetryDelay(Duration retryDelay) {
+            if (retryDelay == null || retryDelay.toMillis() < 1) {
+                throw new IllegalArgumentException("redis-lock.redlock.retry-delay must be at least 1ms, but was " + retryDelay);
+            }
+            this.retryDelay = retryDelay;
+        }
+
+        private static void checkUrl(String url) {
+            String problem = null;
+            try {
+                RedisURI uri = RedisURI.create(url);
+                if (!url.startsWith("redis://") && !url.startsWith("rediss://")) {
+                    problem = "it must start with redis:// or rediss://";
+                } else if (uri.getHost() == null || uri.getHost().isBlank()) {
+                    problem = "it names no host";
+                }
+            } catch (RuntimeException e) {
+                problem = e.getMessage();
+            }
+            if (problem != null) {
+                throw new IllegalArgumentException("redis-lock.redlock.nodes has an invalid URL '" + url + "': " + problem);
+            }
+        }
     }
 }

@@ -1,0 +1,561 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.watchdog.WatchedLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: the same owner
+ * field is written to every node with a short per-node timeout, and the lock counts as taken only when
+ * a majority took it while the lease still has time left (validity = lease - elapsed - clock drift,
+ * drift = 1% of the lease + 2 ms). Failed attempts are undone on every node and retried after a random
+ * delay, as the algorithm prescribes, so competing clients do not retry in lock-step. The watchdog's
+ * renewals must also reach a majority, or the lock is reported lost.
+ *
+ * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
+ * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
+ */
+public class RedlockLocker implements Locker, AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(RedlockLocker.class);
+
+    private final List<LockCommands> nodes;
+    private final List<String> nodeNames;
+    private final int quorum;
+    private final Duration nodeTimeout;
+    private final Duration retryDelay;
+    private final LockWatchdog watchdog;
+    private final String keyPrefix;
+    private final ApplicationEventPublisher events;
+    private final String clientId = UUID.randomUUID().toString();
+    private final Map<String, RedlockHold> holds = new ConcurrentHashMap<>();
+    private final ExecutorService fanOut;
+    private volatile boolean closed;
+
+    /**
+     * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
+     * @param nodeNames   how log lines and errors name each node (its URL without password)
+     * @param nodeTimeout how long one node may take to answer before it counts as failed
+     * @param retryDelay  the average pause between two attempts of a waiting caller
+     */
+    public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
+                         Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
+        if (nodes.size() < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
+        }
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("Lock key prefix must not be blank");
+        }
+        this.nodes = nodes.stream().map(LockCommands::new).toList();
+        this.nodeNames = List.copyOf(nodeNames);
+        this.quorum = nodes.size() / 2 + 1;
+        this.nodeTimeout = nodeTimeout;
+        this.retryDelay = retryDelay;
+        this.keyPrefix = keyPrefix;
+        this.events = Objects.requireNonNull(events, "events");
+        this.fanOut = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "redis-lock-redlock");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.watchdog = new LockWatchdog(watchdogTimeout, this::renewOnMajority);
+        // Connect to every master now, not inside the first attempt's node timeout.
+        this.nodes.forEach(node -> fanOut.execute(() -> {
+            try {
+                node.exists(LockKeys.of(keyPrefix, "__connect"));
+            } catch (RuntimeException e) {
+                log.debug("Redlock master not reachable yet: " + e);
+            }
+        }));
+        if (nodes.size() % 2 == 0) {
+            log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
+                    + (nodes.size() - 1) + " would; an odd count is recommended");
+        }
+    }
+
+    /** How many masters must agree. */
+    public int getQuorum() {
+        return quorum;
+    }
+
+    public String getClientId() {
+        return clientId;
+    }
+
+    @Override
+    public void lock(String key) {
+        lockUninterruptibly(key, WATCHDOG_LEASE);
+    }
+
+    @Override
+    public void lock(String key, int leaseSeconds) {
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
+    }
+
+    @Override
+    public void lock(String key, TimeUnit unit, int leaseTime) {
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
+    }
+
+    @Override
+    public void lockInterruptibly(String key) throws InterruptedException {
+        acquire(keys(key), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
+    }
+
+    @Override
+    public boolean tryLock(String key) {
+        try {
+            return acquire(keys(key), currentOwner(), 0, WATCHDOG_LEASE, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return acquire(keys(key), currentOwner(), LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return acquire(keys(key), tokenOwner(ownerToken), LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public void unlock(String key) {
+        release(keys(key), currentOwner());
+    }
+
+    @Override
+    public void unlockAs(String ownerToken, String key) {
+        release(keys(key), tokenOwner(ownerToken));
+    }
+
+    /** Whether a majority of the masters has the lock. */
+    @Override
+    public boolean isLocked(String key) {
+        LockKeys keys = keys(key);
+        return onEveryNode(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread(String key) {
+        return getHoldCount(key) > 0;
+    }
+
+    /** The hold count a majority of the masters agree on (at least). */
+    @Override
+    public int getHoldCount(String key) {
+        LockKeys keys = keys(key);
+        String owner = currentOwner();
+        List<Integer> counts = new ArrayList<>(onEveryNode(node -> node.holdCount(keys, owner)).stream()
+                .map(count -> count == null ? 0 : count).toList());
+        counts.sort((a, b) -> Integer.compare(b, a));
+        return counts.get(quorum - 1);
+    }
+
+    @Override
+    public long fencingToken(String key) {
+        throw unsupported("fencing tokens", "each master counts its own tokens, and no majority rule makes them one increasing sequence");
+    }
+
+    @Override
+    public RedisLock getLock(String key) {
+        LockKeys.validate(key);
+        return new View(key);
+    }
+
+    @Override
+    public RedisLock getFairLock(String key) {
+        throw unsupported("fair locks", "the wait queue would have to be agreed on by a majority");
+    }
+
+    @Override
+    public RedisReadWriteLock getReadWriteLock(String key) {
+        throw unsupported("read-write locks", "their per-reader leases are not part of the Redlock algorithm");
+    }
+
+    @Override
+    public RedisMultiLock getMultiLock(String... keys) {
+        throw unsupported("multi-locks", "take the keys one by one in a fixed order instead");
+    }
+
+    @Override
+    public <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
+        Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
+        boolean acquired;
+        try {
+            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(key, waitTime, e);
+        }
+        if (!acquired) {
+            throw new LockAcquisitionException(key, waitTime);
+        }
+        try {
+            return action.get();
+        } finally {
+            unlock(key);
+        }
+    }
+
+    /** Stops renewing; held locks expire on every master within the watchdog timeout. */
+    @Override
+    public void close() {
+        closed = true;
+        watchdog.close();
+        holds.clear();
+        fanOut.shutdownNow();
+    }
+
+    private void lockUninterruptibly(String key, long leaseMillis) {
+        try {
+            acquire(keys(key), currentOwner(), WAIT_FOREVER, leaseMillis, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("An uninterruptible wait cannot be interrupted", e);
+        }
+    }
+
+    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        long start = System.nanoTime();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                long holdCount = attemptOnMajority(keys, owner, redisLease);
+                if (holdCount > 0) {
+                    acquired(keys, owner, holdCount, leaseMillis);
+                    return true;
+                }
+                long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+                if (remaining <= 0) {
+                    return false;
+                }
+                long delay = Math.min(remaining, randomRetryDelayNanos());
+                if (interruptible) {
+                    TimeUnit.NANOSECONDS.sleep(delay);
+                } else {
+                    LockSupport.parkNanos(delay);
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * One round of the algorithm: ask every master at once, count the ones that took the lock in time.
+     *
+     * @return the hold count on success, 0 when no majority took it in time (what was taken is undone)
+     */
+    private long attemptOnMajority(LockKeys keys, String owner, long leaseMillis) {
+        long start = System.nanoTime();
+        List<CompletableFuture<LockCommands.Acquisition>> calls = submitEverywhere(node -> node.acquire(List.of(keys), owner, leaseMillis));
+        List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long validity = leaseMillis - elapsedMillis - (leaseMillis / 100 + 2);
+        int took = 0;
+        long holdCount = 0;
+        for (LockCommands.Acquisition answer : answers) {
+            if (answer != null && answer.acquired()) {
+                took++;
+                holdCount = Math.max(holdCount, answer.holdCounts()[0]);
+            }
+        }
+        if (took >= quorum && validity > 0) {
+            return holdCount;
+        }
+        undo(keys, owner, calls);
+        if (log.isDebugEnabled()) {
+            log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
+                    + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
+        }
+        return 0;
+    }
+
+    /**
+     * Gives back exactly what the attempt took, on each master once its answer is in, also when it
+     * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo.
+     */
+    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls) {
+        RedlockHold hold = holds.get(holdId(keys, owner));
+        long restore = hold == null ? 1 : restoreLease(hold);
+        for (int i = 0; i < calls.size(); i++) {
+            LockCommands node = nodes.get(i);
+            String name = nodeNames.get(i);
+            calls.get(i).thenAccept(answer -> {
+                if (answer.acquired()) {
+                    try {
+                        node.release(keys, owner, restore);
+                    } catch (RuntimeException e) {
+                        log.debug("Redlock master " + name + " could not undo " + keys.name() + "; it expires with its lease: " + e);
+                    }
+                }
+            });
+        }
+    }
+
+    private void acquired(LockKeys keys, String owner, long holdCount, long leaseMillis) {
+        String id = holdId(keys, owner);
+        RedlockHold hold = holds.get(id);
+        if (holdCount == 1 || hold == null) {
+            if (hold != null) {
+                forget(hold);
+            }
+            hold = new RedlockHold(keys, owner, leaseMillis);
+            holds.put(id, hold);
+        }
+        hold.count = holdCount;
+        if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
+            hold.watched = true;
+            watchdog.watch(hold);
+        }
+    }
+
+    private void release(LockKeys keys, String owner) {
+        RedlockHold hold = holds.get(holdId(keys, owner));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Cannot unlock '" + keys.key() + "' (Redis key " + keys.name()
+                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
+        }
+        boolean finalRelease = hold.count <= 1;
+        if (finalRelease && hold.watched) {
+            watchdog.unwatch(hold);
+        }
+        long restore = restoreLease(hold);
+        List<long[]> answers = onEveryNode(node -> node.release(List.of(keys), owner, new long[] {restore}));
+        long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
+        if (hold.lost || confirmed < quorum) {
+            forget(hold);
+            throw new LockLostException(keys.key(), "Lock '" + keys.key() + "' (Redis key " + keys.name() + ") was lost before owner "
+                    + owner + " unlocked it: only " + confirmed + " of " + nodes.size() + " masters still had it (quorum " + quorum
+                    + "). Another owner may have held it meanwhile.");
+        }
+        hold.count = finalRelease ? 0 : hold.count - 1;
+        if (hold.count == 0) {
+            forget(hold);
+        }
+    }
+
+    /** The watchdog's renewal: a lock stays only when a majority of the masters renewed it. */
+    private Set<WatchedLock> renewOnMajority(List<WatchedLock> locks, long leaseMillis) {
+        List<Set<WatchedLock>> notRenewed = onEveryNode(node -> node.renew(locks, leaseMillis));
+        Set<WatchedLock> lost = new HashSet<>();
+        for (WatchedLock lock : locks) {
+            long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
+            if (renewed < quorum) {
+                lost.add(lock);
+            }
+        }
+        return lost;
+    }
+
+    /** Runs {@code command} on every master at once; a master that fails or does not answer within the node timeout gives null. */
+    private <T> List<T> onEveryNode(Function<LockCommands, T> command) {
+        return answersBy(submitEverywhere(command), System.nanoTime() + nodeTimeout.toNanos());
+    }
+
+    private <T> List<CompletableFuture<T>> submitEverywhere(Function<LockCommands, T> command) {
+        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
+        for (LockCommands node : nodes) {
+            calls.add(CompletableFuture.supplyAsync(() -> command.apply(node), fanOut));
+        }
+        return calls;
+    }
+
+    /** The answers in by the deadline (null for a master that failed or is late); interrupts are kept, not obeyed. */
+    private <T> List<T> answersBy(List<CompletableFuture<T>> calls, long deadline) {
+        List<T> answers = new ArrayList<>(calls.size());
+        boolean interrupted = false;
+        for (int i = 0; i < calls.size(); i++) {
+            T answer = null;
+            while (true) {
+                try {
+                    answer = calls.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | TimeoutException e) {
+                    log.debug("Redlock master " + nodeNames.get(i) + " did not answer in time: " + e);
+                    break;
+                }
+            }
+            answers.add(answer);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return answers;
+    }
+
+    private long randomRetryDelayNanos() {
+        long average = retryDelay.toNanos();
+        return average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
+    }
+
+    private long restoreLease(RedlockHold hold) {
+        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
+    }
+
+    private void forget(RedlockHold hold) {
+        holds.remove(holdId(hold.keys, hold.owner), hold);
+        if (hold.watched) {
+            watchdog.unwatch(hold);
+        }
+    }
+
+    private static String holdId(LockKeys keys, String owner) {
+        return keys.name() + " " + owner;
+    }
+
+    private LockKeys keys(String key) {
+        if (closed) {
+            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+        }
+        return LockKeys.of(keyPrefix, key);
+    }
+
+    private String currentOwner() {
+        return clientId + ":" + Thread.currentThread().getId();
+    }
+
+    private String tokenOwner(String ownerToken) {
+        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
+            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
+                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
+        }
+        return clientId + ":~" + ownerToken;
+    }
+
+    private static UnsupportedOperationException unsupported(String what, String why) {
+        return new UnsupportedOperationException("Redlock (redis-lock.redlock.nodes) does not offer " + what + ": " + why);
+    }
+
+
+    /** A lock this instance holds on a majority of the masters. */
+    private final class RedlockHold implements WatchedLock {
+        final LockKeys keys;
+        final String owner;
+        final long leaseMillis;
+        volatile long count;
+        volatile boolean watched;
+        volatile boolean lost;
+
+        RedlockHold(LockKeys keys, String owner, long leaseMillis) {
+            this.keys = keys;
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+        }
+
+        @Override
+        public String redisKey() {
+            return keys.name();
+        }
+
+        @Override
+        public String ownerField() {
+            return owner;
+        }
+
+        @Override
+        public void lost() {
+            lost = true;
+            watched = false;
+            events.publishEvent(new LockLostEvent(RedlockLocker.this, keys.key(), keys.name(), owner));
+        }
+    }
+
+    /** One key seen as a {@link RedisLock}; the calling thread is the owner. */
+    private final class View implements RedisLock {
+        private final String key;
+
+        View(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String getKey() {
+            return key;
+        }
+
+        @Override
+        public long fencingToken() {
+            return RedlockLocker.this.fencingToken(key);
+        }
+
+        @Override
+        public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+            return RedlockLocker.this.tryLock(key, waitTime, leaseTime, unit);
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return RedlockLocker.this.isHeldByCurrentThread(key);
+        }
+
+        @Override
+        public int getHoldCount() {
+            return RedlockLocker.this.getHoldCount(key);
+        }
+
+        @Override
+        public void lock() {
+            RedlockLocker.this.lock(key);
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            RedlockLocker.this.lockInterruptibly(key);
+        }
+
+        @Override
+        public boolean tryLock() {
+            return RedlockLocker.this.tryLock(key);
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return RedlockLocker.this.tryLock(key, Math.max(0, time), WATCHDOG_LEASE, unit);
+        }
+
+        @Override
+        public void unlock() {
+            RedlockLocker.this.unlock(key);
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("Distributed lock '" + key + "' does not support conditions");
+        }
+    }
+}

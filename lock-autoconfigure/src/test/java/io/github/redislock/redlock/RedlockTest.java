@@ -1,0 +1,222 @@
+package io.github.redislock.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockLostException;
+import io.github.redislock.RedlockLocker;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/** Redlock over five real, independent redis-server processes, some of which the tests stop and restart. */
+class RedlockTest {
+
+    static final int MASTERS = 5;
+    static final List<RedisServerProcess> masters = new ArrayList<>();
+
+    final List<LettuceConnectionFactory> factories = new ArrayList<>();
+    final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+    RedlockLocker first;
+    RedlockLocker second;
+    String key;
+
+    @BeforeAll
+    static void startMasters() {
+        for (int i = 0; i < MASTERS; i++) {
+            masters.add(TestRedis.startNew());
+        }
+    }
+
+    @AfterAll
+    static void stopMasters() {
+        masters.forEach(RedisServerProcess::stop);
+        masters.clear();
+    }
+
+    @BeforeEach
+    void connect() {
+        for (RedisServerProcess master : masters) {
+            if (!master.isRunning()) {
+                master.restart();
+            }
+        }
+        first = locker();
+        second = locker();
+        key = "redlock-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void disconnect() {
+        first.close();
+        second.close();
+        factories.forEach(LettuceConnectionFactory::destroy);
+    }
+
+    @Test
+    void aLockIsWrittenToEveryMasterAndReleasedFromEvery() {
+        first.lock(key);
+        assertThat(copiesOf(key)).isEqualTo(MASTERS);
+        assertThat(second.tryLock(key)).isFalse();
+        assertThat(second.isLocked(key)).isTrue();
+        first.unlock(key);
+        assertThat(copiesOf(key)).isZero();
+        assertThat(second.tryLock(key)).isTrue();
+        second.unlock(key);
+    }
+
+    @Test
+    void theSameThreadReentersAndOnlyTheLastUnlockFreesIt() {
+        first.lock(key);
+        first.lock(key);
+        assertThat(first.getHoldCount(key)).isEqualTo(2);
+        first.unlock(key);
+        assertThat(first.isLocked(key)).isTrue();
+        first.unlock(key);
+        assertThat(first.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void twoClientsNeverHoldOneKeyAtTheSameTime() throws Exception {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger sections = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> workers = new ArrayList<>();
+        try {
+            for (int t = 0; t < 6; t++) {
+                RedlockLocker client = t % 2 == 0 ? first : second;
+                workers.add(threads.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 8; i++) {
+                        client.lock(key);
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            sections.incrementAndGet();
+                            inside.decrementAndGet();
+                        } finally {
+                            client.unlock(key);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(sections.get()).isEqualTo(48);
+        assertThat(overlaps.get()).isZero();
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    @Test
+    void locksStillWorkWithTwoOfFiveMastersDown() {
+        masters.get(0).stop();
+        masters.get(3).stop();
+        first.lock(key);
+        assertThat(second.tryLock(key)).isFalse();
+        first.unlock(key);
+        assertThat(second.tryLock(key)).isTrue();
+        second.unlock(key);
+    }
+
+    @Test
+    void withThreeOfFiveMastersDownAcquisitionFailsCleanlyAndLeavesNothingBehind() {
+        masters.get(0).stop();
+        masters.get(2).stop();
+        masters.get(4).stop();
+        assertThatThrownBy(() -> first.withLock(key, Duration.ofMillis(500), () -> "never"))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining(key);
+        assertThat(copiesOf(key)).as("copies left on the live masters").isZero();
+    }
+
+    @Test
+    void aLockWhoseCopiesOnAMinorityWereLostInARestartIsNotGrantedToASecondClient() throws Exception {
+        first.lock(key);
+        masters.get(1).restart(); // no persistence: these two masters forget the lock
+        masters.get(2).restart();
+
+        assertThat(second.tryLock(key, 300, -1, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(copiesOf(key)).as("only the first client's three copies; the second's attempts were undone").isEqualTo(3);
+        assertThat(first.isHeldByCurrentThread(key)).isTrue();
+        first.unlock(key);
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    @Test
+    void theWatchdogReportsALockLostOnAMajorityAndItsUnlockThrows() {
+        first.lock(key);
+        masters.get(0).restart();
+        masters.get(1).restart();
+        masters.get(2).restart();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lostEvents.isEmpty());
+        assertThat(lostEvents.get(0).getKey()).isEqualTo(key);
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class)
+                .hasMessageContaining("only 2 of 5 masters still had it (quorum 3)");
+    }
+
+    @Test
+    void theOtherLockKindsAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> first.getFairLock(key)).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Redlock");
+        assertThatThrownBy(() -> first.fencingToken(key)).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("no majority rule makes them one increasing sequence");
+    }
+
+    private RedlockLocker locker() {
+        List<RedisConnectionFactory> nodes = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (RedisServerProcess master : masters) {
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(master.host(), master.port()),
+                    LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+            factory.afterPropertiesSet();
+            factory.start();
+            factories.add(factory);
+            nodes.add(factory);
+            names.add(master.redisUri());
+        }
+        return new RedlockLocker(nodes, names, Duration.ofMillis(500), Duration.ofMillis(20), Duration.ofSeconds(1), "lock:",
+                event -> {
+                    if (event instanceof LockLostEvent lost) {
+                        lostEvents.add(lost);
+                    }
+                });
+    }
+
+    private long copiesOf(String lockKey) {
+        return masters.stream().filter(RedisServerProcess::isRunning)
+                .filter(master -> Long.valueOf(1).equals(master.command("EXISTS", "lock:" + lockKey))).count();
+    }
+}
