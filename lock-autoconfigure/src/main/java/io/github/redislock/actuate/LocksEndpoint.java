@@ -42,6 +42,9 @@ public class LocksEndpoint {
     @ReadOperation
     public LocksDescriptor locks() {
         List<HeldLock> held = locker.heldLocks();
+        // Read together with the list, before the Redis round trip, so both describe nearly the same moment.
+        WatchdogDescriptor watchdogState = new WatchdogDescriptor(watchdog.timeout().toMillis(), watchdog.watchedCount(),
+                watchdog.lastRenewal(), watchdog.consecutiveFailures(), watchdog.failingSince());
         Map<String, Long> leases;
         try {
             leases = admin.remainingLeases(held.stream().map(HeldLock::redisKey).toList());
@@ -52,8 +55,7 @@ public class LocksEndpoint {
         Map<String, Long> remaining = leases;
         List<HeldLockDescriptor> locks = held.stream().map(lock -> new HeldLockDescriptor(lock.key(), lock.redisKey(), lock.kind(),
                 lock.owner(), lock.thread(), lock.holdCount(), lock.since(), remaining.get(lock.redisKey()), lock.watchdog(), lock.lost())).toList();
-        return new LocksDescriptor(locks, new WatchdogDescriptor(watchdog.timeout().toMillis(), watchdog.watchedCount(),
-                watchdog.lastRenewal(), watchdog.consecutiveFailures(), watchdog.failingSince()));
+        return new LocksDescriptor(locks, watchdogState);
     }
 
     /** @param key the lock key without prefix; may contain '/' */
