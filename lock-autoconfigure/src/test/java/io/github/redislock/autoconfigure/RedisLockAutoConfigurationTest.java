@@ -113,8 +113,10 @@ class RedisLockAutoConfigurationTest {
     void closingTheContextClosesThePubSubConnectionBeforeTheConnectionFactoryStops(boolean pooled, CapturedOutput output) {
         contextRunner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=" + pooled).run(context -> {
             ReleaseSubscriptions subscriptions = context.getBean(ReleaseSubscriptions.class);
-            subscriptions.join("lock:{lock:shutdown-order}:released").close(); // opens the pub/sub connection
-            assertThat(subscriptions.subscribedChannelCount()).isPositive();
+            // A waiter opens the pub/sub connection; it stays open (on its anchor channel) after the waiter leaves.
+            try (ReleaseSubscriptions.Waiting waiting = subscriptions.join("lock:{lock:shutdown-order}:released")) {
+                assertThat(subscriptions.subscribedChannelCount()).isPositive();
+            }
         });
 
         // Closed after the factory stopped, the connection would be in use when the factory's pool shuts
