@@ -3,7 +3,9 @@ package io.github.redislock.actuate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.redislock.HeldLock;
 import io.github.redislock.LockAdmin;
@@ -50,10 +52,18 @@ public class LocksEndpoint {
             leases = Map.of();
         }
         Map<String, Long> remaining = leases;
-        List<HeldLockDescriptor> locks = held.stream().map(lock -> new HeldLockDescriptor(lock.key(), lock.redisKey(), lock.kind(),
-                lock.owner(), lock.thread(), lock.holdCount(), lock.since(), remaining.get(lock.redisKey()), lock.watchdog(), lock.lost())).toList();
-        return new LocksDescriptor(locks, new WatchdogDescriptor(watchdog.timeout().toMillis(), watchdog.watchedCount(),
-                watchdog.lastRenewal(), watchdog.consecutiveFailures(), watchdog.failingSince()));
+        // A lock released during the round trip would show a TTL of -2, like a lost one: list only the
+        // locks still held after it, and read the watchdog at that moment too, so both parts agree.
+        Set<List<String>> stillHeld = locker.heldLocks().stream().map(lock -> List.of(lock.redisKey(), lock.owner()))
+                .collect(Collectors.toSet());
+        WatchdogDescriptor watchdogState = new WatchdogDescriptor(watchdog.timeout().toMillis(), watchdog.watchedCount(),
+                watchdog.lastRenewal(), watchdog.consecutiveFailures(), watchdog.failingSince());
+        List<HeldLockDescriptor> locks = held.stream()
+                .filter(lock -> stillHeld.contains(List.of(lock.redisKey(), lock.owner())))
+                .map(lock -> new HeldLockDescriptor(lock.key(), lock.redisKey(), lock.kind(),
+                        lock.owner(), lock.thread(), lock.holdCount(), lock.since(), remaining.get(lock.redisKey()), lock.watchdog(), lock.lost()))
+                .toList();
+        return new LocksDescriptor(locks, watchdogState);
     }
 
     /** @param key the lock key without prefix; may contain '/' */

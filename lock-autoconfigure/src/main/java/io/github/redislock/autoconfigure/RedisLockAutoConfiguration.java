@@ -48,6 +48,12 @@ public class RedisLockAutoConfiguration {
     }
 
     @Bean
+    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ReleaseSubscriptions subscriptions,
+                                                                    ObjectProvider<RedisConnectionFactory> connectionFactory) {
+        return new ReleaseSubscriptionsLifecycle(subscriptions, requireConnectionFactory(connectionFactory));
+    }
+
+    @Bean
     @ConditionalOnMissingBean(Locker.class)
     RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                        RedisLockProperties properties, ApplicationEventPublisher events, ObjectProvider<LockObserver> observer) {

@@ -14,10 +14,15 @@ import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -100,6 +105,23 @@ class RedisLockAutoConfigurationTest {
             assertThat(analysis.getDescription()).contains("no RedisConnectionFactory bean");
             assertThat(analysis.getAction()).contains("spring.data.redis.host").contains("redis-lock.enabled=false");
         });
+    }
+
+    @ParameterizedTest(name = "connection pool enabled: {0}")
+    @ValueSource(booleans = {false, true})
+    @ExtendWith(OutputCaptureExtension.class)
+    void closingTheContextClosesThePubSubConnectionBeforeTheConnectionFactoryStops(boolean pooled, CapturedOutput output) {
+        contextRunner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=" + pooled).run(context -> {
+            ReleaseSubscriptions subscriptions = context.getBean(ReleaseSubscriptions.class);
+            // A waiter opens the pub/sub connection; it stays open (on its anchor channel) after the waiter leaves.
+            try (ReleaseSubscriptions.Waiting waiting = subscriptions.join("lock:{lock:shutdown-order}:released")) {
+                assertThat(subscriptions.subscribedChannelCount()).isPositive();
+            }
+        });
+
+        // Closed after the factory stopped, the connection would be in use when the factory's pool shuts
+        // down, or closed a second time after the factory's client shut down; both are logged as WARN.
+        assertThat(output).doesNotContain("contains unreleased connections").doesNotContain("Connection is already closed");
     }
 
     @Test

@@ -60,6 +60,22 @@ class ReleaseSubscriptionsTest {
         }
     }
 
+    @Test
+    void afterADisconnectTheNextJoinSubscribesAgainIncludingTheChannelsStillWaitedOn() throws Exception {
+        String earlierChannel = "lock:{lock:before-disconnect}:released";
+        String laterChannel = "lock:{lock:after-disconnect}:released";
+        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(earlierChannel)) {
+            subscriptions.disconnect();
+            try (ReleaseSubscriptions.Waiting later = subscriptions.join(laterChannel)) {
+                redis.convertAndSend(earlierChannel, "released");
+                redis.convertAndSend(laterChannel, "released");
+
+                assertThat(earlier.await(TimeUnit.SECONDS.toNanos(5))).as("woken on the channel joined before").isTrue();
+                assertThat(later.await(TimeUnit.SECONDS.toNanos(5))).as("woken on the channel joined after").isTrue();
+            }
+        }
+    }
+
     private boolean awaitRelease(String channel) throws InterruptedException {
         try (ReleaseSubscriptions.Waiting waiting = subscriptions.join(channel)) {
             return waiting.await(TimeUnit.SECONDS.toNanos(10));

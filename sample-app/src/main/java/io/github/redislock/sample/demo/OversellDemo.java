@@ -10,7 +10,8 @@ import io.github.redislock.sample.demo.PurchaseRush.Outcome;
 
 /**
  * {@code --demo}: two instances of the service share one Redis; 500 customers rush 100 units through
- * the unlocked endpoint, then through the locked one; a table shows what each endpoint sold.
+ * the unlocked endpoint, then through the locked one; a table shows what each endpoint sold, and an
+ * excerpt of the first instance's Actuator endpoints shows what an operator sees of the locked rush.
  */
 public final class OversellDemo {
 
@@ -33,6 +34,7 @@ public final class OversellDemo {
         String[] applicationArgs = Arrays.stream(args).filter(arg -> !arg.equals(ARGUMENT)).toArray(String[]::new);
         PrintStream out = System.out;
         List<Outcome> outcomes = new ArrayList<>();
+        OperatorView.Excerpt operatorExcerpt = null;
         try (TwoInstances instances = TwoInstances.start(applicationArgs)) {
             out.println();
             out.println("Two instances " + instances.baseUris() + " share Redis at " + instances.redisAddress() + ".");
@@ -40,9 +42,17 @@ public final class OversellDemo {
                     + "alternating between the instances.%n", INITIAL_STOCK, PURCHASES);
             PurchaseRush rush = new PurchaseRush(instances.baseUris());
             String run = Long.toString(System.currentTimeMillis(), 36);
+            OperatorView operator = new OperatorView(instances.baseUris().get(0));
             for (String endpoint : ENDPOINTS) {
                 String sku = "demo-" + endpoint.substring(endpoint.lastIndexOf('/') + 1) + "-" + run;
-                outcomes.add(rush.run(endpoint, sku, INITIAL_STOCK, PURCHASES));
+                if (endpoint.endsWith("/locked")) {
+                    OperatorView.Watched<Outcome> watched = operator.watch(() -> rush.run(endpoint, sku, INITIAL_STOCK, PURCHASES));
+                    outcomes.add(watched.result());
+                    operatorExcerpt = watched.excerpt();
+                }
+                else {
+                    outcomes.add(rush.run(endpoint, sku, INITIAL_STOCK, PURCHASES));
+                }
             }
         }
         catch (InterruptedException ex) {
@@ -50,10 +60,17 @@ public final class OversellDemo {
             out.println("Interrupted");
             return 1;
         }
+        catch (Exception ex) {
+            out.println("The demonstration failed: " + ex);
+            return 1;
+        }
         out.println();
         out.print(table(outcomes));
         out.println();
-        return verdict(outcomes, out);
+        int exitCode = verdict(outcomes, out);
+        out.println();
+        out.print(OperatorView.format(operatorExcerpt));
+        return exitCode;
     }
 
     /** The result table, one row per endpoint. */

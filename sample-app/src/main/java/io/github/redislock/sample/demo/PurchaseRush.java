@@ -3,7 +3,6 @@ package io.github.redislock.sample.demo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -27,10 +26,7 @@ public final class PurchaseRush {
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final DemoHttp http = new DemoHttp();
     private final ObjectMapper json = new ObjectMapper();
     private final List<URI> instances;
 
@@ -103,7 +99,7 @@ public final class PurchaseRush {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json.createObjectNode().put("sku", sku).toString()))
                 .build();
-        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private void setStock(String sku, long quantity) throws InterruptedException {
@@ -111,7 +107,7 @@ public final class PurchaseRush {
                 .timeout(REQUEST_TIMEOUT)
                 .PUT(HttpRequest.BodyPublishers.noBody())
                 .build();
-        send(request);
+        http.send(request);
     }
 
     private JsonNode stockLevel(String sku) throws InterruptedException {
@@ -120,24 +116,10 @@ public final class PurchaseRush {
                 .GET()
                 .build();
         try {
-            return json.readTree(send(request));
+            return json.readTree(http.send(request));
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Unreadable answer from GET /stock/" + sku, ex);
-        }
-    }
-
-    private String send(HttpRequest request) throws InterruptedException {
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException(request.method() + " " + request.uri() + " answered "
-                        + response.statusCode() + ": " + response.body());
-            }
-            return response.body();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(request.method() + " " + request.uri() + " failed", ex);
         }
     }
 }

@@ -34,7 +34,7 @@ public class OrderService {
      * @throws io.github.redislock.LockAcquisitionException when other orders for the SKU kept the lock
      *     for all of {@code sample.order-lock-wait}
      */
-    @DistributedLock(key = "'stock:' + #sku", waitTimeString = "${sample.order-lock-wait:10s}")
+    @DistributedLock(key = "'stock:' + #sku", name = "stock", waitTimeString = "${sample.order-lock-wait:10s}")
     public Order placeOrder(String sku) {
         return sellOneUnit(sku);
     }

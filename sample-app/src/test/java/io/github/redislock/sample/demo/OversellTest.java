@@ -53,6 +53,24 @@ class OversellTest {
     }
 
     @Test
+    void anOperatorWatchingTheLockedRushSeesTheLockHeldThenHealthAndCountedAcquisitions() throws Exception {
+        String sku = "watched-" + UUID.randomUUID();
+        OperatorView operator = new OperatorView(instances.baseUris().get(0));
+
+        OperatorView.Watched<Outcome> watched = operator.watch(() -> rush.run("/orders/locked", sku, STOCK, PURCHASES));
+
+        OperatorView.Excerpt excerpt = watched.excerpt();
+        assertThat(watched.result().unitsSold()).isEqualTo(STOCK);
+        assertThat(excerpt.locksDuring()).as("the locks endpoint during the rush")
+                .contains("\"key\" : \"stock:" + sku + "\"", "\"renewedByWatchdog\" : true");
+        assertThat(excerpt.gaugesDuring()).anyMatch(line -> line.startsWith("redis_lock_waiters "));
+        assertThat(excerpt.healthAfter()).contains("\"status\" : \"UP\"", "\"watchdogTimeoutMillis\"");
+        assertThat(excerpt.metricsAfter()).anyMatch(line -> line.startsWith("redis_lock_acquire_seconds_count{")
+                && line.contains("lock_name=\"stock\"") && line.contains("lock_result=\"acquired\""));
+        assertThat(OperatorView.format(excerpt)).contains("GET /actuator/locks", "GET /actuator/health/redisLock");
+    }
+
+    @Test
     void theUnsafeEndpointOversellsAcrossTwoInstances() throws InterruptedException {
         Outcome outcome = rush.run("/orders/unsafe", "unsafe-" + UUID.randomUUID(), STOCK, PURCHASES);
 

@@ -2,50 +2,17 @@ package io.github.redislock.sample.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.UUID;
-
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.redislock.Locker;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.client.TestRestTemplate;
-import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
-/**
- * The shop's HTTP API, one instance, on the Redis the sample starts itself when none is configured
- * ({@code @DynamicPropertySource} values arrive after that decision is made, so pointing this test
- * at the shared test Redis that way would start an embedded one needlessly).
- */
-@AutoConfigureObservability(tracing = false)
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "sample.read-write-delay=0ms", "sample.order-lock-wait=300ms"})
-class ShopEndpointsTest {
-
-    @Autowired
-    TestRestTemplate http;
-
-    @Autowired
-    Locker locker;
-
-    final ObjectMapper json = new ObjectMapper();
-
-    String sku;
-
-    @BeforeEach
-    void newSku() {
-        sku = "sku-" + UUID.randomUUID();
-    }
+/** The shop's HTTP API, one instance. */
+class ShopEndpointsTest extends ShopHttpTest {
 
     @Test
     void settingTheStockAnswersTheNewStockLevel() throws Exception {
@@ -151,20 +118,5 @@ class ShopEndpointsTest {
 
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(response.getBody()).contains("jvm_memory_used_bytes");
-    }
-
-    private void setStock(long quantity) {
-        http.exchange("/stock/" + sku + "?quantity=" + quantity, HttpMethod.PUT, null, String.class);
-    }
-
-    private ResponseEntity<String> order(String endpoint, String orderedSku) {
-        HttpHeaders headers = new HttpHeaders();
-        headers.setContentType(MediaType.APPLICATION_JSON);
-        String body = json.createObjectNode().put("sku", orderedSku).toString();
-        return http.postForEntity("/orders/" + endpoint, new HttpEntity<>(body, headers), String.class);
-    }
-
-    private JsonNode body(ResponseEntity<String> response) throws Exception {
-        return json.readTree(response.getBody());
     }
 }
