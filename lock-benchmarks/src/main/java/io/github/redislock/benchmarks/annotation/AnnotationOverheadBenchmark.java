@@ -7,7 +7,7 @@ import com.baomidou.lock.LockInfo;
 import com.baomidou.lock.LockTemplate;
 
 import io.github.redislock.Locker;
-import io.github.redislock.annotation.AdviceKeyProbe;
+import io.github.redislock.annotation.AdviceWorkProbe;
 import io.github.redislock.autoconfigure.RedisLockProperties;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -40,7 +41,7 @@ public class AnnotationOverheadBenchmark {
     private StockService service;
     private Locker locker;
     private LockTemplate lock4j;
-    private AdviceKeyProbe keyProbe;
+    private AdviceWorkProbe adviceProbe;
 
     public static void use(ConfigurableApplicationContext context) {
         application = context;
@@ -55,14 +56,16 @@ public class AnnotationOverheadBenchmark {
         service = context.getBean(StockService.class);
         locker = context.getBean(Locker.class);
         lock4j = context.getBean(LockTemplate.class);
-        RedisLockProperties properties = context.getBean(RedisLockProperties.class);
-        keyProbe = new AdviceKeyProbe(context.getBeanFactory(), service, StockService.class.getMethod("reserve", String.class, int.class),
-                properties::getDefaultWaitTime);
+        // Lazy lookups, as DistributedLockAutoConfiguration hands them to the interceptor.
+        ObjectProvider<Locker> lockerProvider = context.getBeanProvider(Locker.class);
+        ObjectProvider<RedisLockProperties> properties = context.getBeanProvider(RedisLockProperties.class);
+        adviceProbe = new AdviceWorkProbe(context.getBeanFactory(), service, StockService.class.getMethod("reserve", String.class, int.class),
+                lockerProvider::getObject, () -> properties.getObject().getDefaultWaitTime());
     }
 
     /** The body with {@code Locker.lock} and {@code unlock} written around it by hand. */
     @Benchmark
-    public int lockerDirect() {
+    public int redisLockByHand() {
         String key = StockService.lockKey(sku);
         locker.lock(key);
         try {
@@ -74,13 +77,13 @@ public class AnnotationOverheadBenchmark {
 
     /** The same body as a {@code @DistributedLock} method called through the application's proxy. */
     @Benchmark
-    public int distributedLock() {
+    public int redisLockAnnotated() {
         return service.reserve(sku, quantity);
     }
 
     /** The body with lock4j's {@code LockTemplate} calls written around it by hand, as its annotation would make them. */
     @Benchmark
-    public int lock4jTemplate() {
+    public int lock4jByHand() {
         LockInfo lock = lock4j.lock(StockService.lock4jKey(sku), StockService.LOCK4J_EXPIRE_MILLIS, -1);
         if (lock == null) {
             throw new IllegalStateException("lock4j gave up on an uncontended key");
@@ -94,14 +97,14 @@ public class AnnotationOverheadBenchmark {
 
     /** The same body as a {@code @Lock4j} method called through the application's proxy. */
     @Benchmark
-    public int lock4jAnnotation() {
+    public int lock4jAnnotated() {
         return service.reserveWithLock4j(sku, quantity);
     }
 
-    /** What the {@code @DistributedLock} interceptor works out before it calls {@code Locker}: no Redis. */
+    /** What the {@code @DistributedLock} interceptor does per call besides the {@code Locker} calls: no Redis. */
     @Benchmark
-    public List<String> adviceKeyEvaluation() {
-        return keyProbe.keys(sku, quantity);
+    public List<Object> adviceWork() {
+        return adviceProbe.adviseWithoutLocking(sku, quantity);
     }
 
     /** The same proxy with a do-nothing interceptor around the body: the AOP hop, no Redis. */

@@ -154,7 +154,7 @@ public final class MarkdownReport {
         List<String> derived = new ArrayList<>();
         difference("DISTRIBUTED_LOCK", "LOCKER_DIRECT")
                 .ifPresent(d -> derived.add("`@DistributedLock` minus `Locker` by hand, end to end: " + d));
-        ownWork().ifPresent(d -> derived.add("the `@DistributedLock` advice's own work, without Redis (key evaluation + proxy hop): " + d));
+        ownWork().ifPresent(d -> derived.add("the `@DistributedLock` advice's own work, without Redis (advice work + proxy hop): " + d));
         difference("LOCK4J_ANNOTATION", "LOCK4J_TEMPLATE")
                 .ifPresent(d -> derived.add("`@Lock4j` minus `LockTemplate` by hand, end to end: " + d));
         if (!derived.isEmpty()) {
@@ -173,9 +173,9 @@ public final class MarkdownReport {
         return ownWorkMicros().map(w -> callMicros(w[0]) + " ± " + callMicros(w[1]) + " µs per call");
     }
 
-    /** Key evaluation plus proxy hop, and its ±. */
+    /** Advice work plus proxy hop, and its ±. */
     private Optional<double[]> ownWorkMicros() {
-        return measuredVariant("ADVICE_KEY_EVALUATION").flatMap(keys -> measuredVariant("PROXY_HOP").map(hop ->
+        return measuredVariant("ADVICE_WORK").flatMap(keys -> measuredVariant("PROXY_HOP").map(hop ->
                 new double[] {keys.callMicros + hop.callMicros, quadrature(keys, hop)}));
     }
 
@@ -299,7 +299,11 @@ public final class MarkdownReport {
     }
 
     private static String callMicros(double value) {
-        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, Math.abs(value) < 10 ? "%,.2f" : "%,.1f", value);
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        double size = Math.abs(value);
+        return String.format(Locale.ROOT, size < 1 ? "%.3f" : size < 10 ? "%.2f" : "%,.1f", value);
     }
 
     private static String percent(double share) {
