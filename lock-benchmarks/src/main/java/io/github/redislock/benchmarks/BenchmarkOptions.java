@@ -18,6 +18,7 @@ public record BenchmarkOptions(
         Duration measure, Duration warmup, Duration jvmWarmup, Duration renewalHold, int renewalLocks, Duration renewalWatchdogTimeout,
         Duration watchdogTimeout, List<Integer> uncontendedThreads, List<Integer> contendedThreads,
         int instances, List<String> implementations, List<String> scenarios, int ceilingConnections, int ceilingInFlight,
+        int jmhWarmupIterations, int jmhIterations, Duration jmhIterationTime,
         Path output, String note, boolean help) {
 
     public static final String USAGE = """
@@ -36,9 +37,12 @@ public record BenchmarkOptions(
               --scenarios=a,b              of: %s (default all)
               --ceiling-connections=N      connections of the ceiling row (default 8)
               --ceiling-in-flight=N        pairs in flight in the ceiling row (default 256)
+              --jmh-warmup-iterations=N    unmeasured JMH iterations per benchmark of scenario 4 (default 3)
+              --jmh-iterations=N           measured JMH iterations per benchmark of scenario 4 (default 10)
+              --jmh-iteration-seconds=S    length of one JMH iteration (default 1)
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
               --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
-              --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal: a smoke run
+              --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s: a smoke run
               --help
             """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()));
 
@@ -69,6 +73,9 @@ public record BenchmarkOptions(
                 read.list("scenarios", Scenarios.all().stream().map(s -> s.id()).toList()),
                 read.positiveInt("ceiling-connections", 8),
                 read.positiveInt("ceiling-in-flight", 256),
+                read.positiveInt("jmh-warmup-iterations", quick ? 2 : 3),
+                read.positiveInt("jmh-iterations", quick ? 3 : 10),
+                read.seconds("jmh-iteration-seconds", quick ? 0.5 : 1),
                 read.path("output", Path.of("docs", "benchmarks.md")),
                 read.text("note", ""),
                 Boolean.parseBoolean(read.text("help", "false")));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,7 +31,7 @@ class QuickRunTest {
     /** Far shorter than {@code --quick}: enough to exercise every code path, too short for any figure to mean something. */
     private static final List<String> SHORT = List.of("--seconds-per-row=0.4", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2",
             "--renewal-seconds=1.2", "--renewal-locks=20", "--renewal-watchdog-seconds=0.6", "--threads=1,4",
-            "--contended-threads=4", "--instances=2");
+            "--contended-threads=4", "--instances=2", "--jmh-warmup-iterations=1", "--jmh-iterations=2", "--jmh-iteration-seconds=0.2");
 
     @Test
     void aQuickRunPrintsEveryScenarioTableAndSeesNoViolation(@TempDir Path dir) throws IOException {
@@ -38,10 +39,24 @@ class QuickRunTest {
         MarkdownReport result = run("--implementations=redis-lock,naive,ceiling", "--output=" + report);
         String markdown = result.render();
 
-        assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## Goal check");
-        assertThat(markdown).contains("| **redis-lock (this project)** | 1 |", "| naive SET NX PX (Lettuce) | 4 |", "| ceiling: lock scripts via Lettuce async |");
+        assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## 4. Annotation overhead", "## Goal check");
+        assertThat(markdown).contains("| **redis-lock (this project)** | 1 |", "| naive SET NX PX (Lettuce) | 4 |", "| ceiling: lock scripts via Lettuce async |",
+                "| redis-lock: `@DistributedLock` method | 2 |", "| no Redis: the proxy hop (do-nothing interceptor) | 0 |");
         assertThat(markdown).doesNotContain("FAILED", "VIOLATED");
         assertThat(contendedViolations(markdown)).containsOnly("0").hasSize(4);
+    }
+
+    @Test
+    void theAnnotationScenarioTimesBothAnnotationsAndTheirHandWrittenCallsAfterSeeingThemLock() {
+        String markdown = run("--implementations=redis-lock,lock4j", "--scenarios=annotation", "--output=none").render();
+
+        String table = markdown.substring(markdown.indexOf("## 4. Annotation overhead"), markdown.indexOf("## Goal check"));
+        assertThat(table).contains("| redis-lock: `Locker.lock` + `unlock` around the body | 2 |", "| redis-lock: `@DistributedLock` method | 2 |",
+                "| lock4j: `LockTemplate.lock` + `releaseLock` around the body | 2 |", "| lock4j: `@Lock4j` method | 2 |",
+                "| no Redis: the `@DistributedLock` advice's work besides the `Locker` calls | 0 |", "`@DistributedLock` minus `Locker` by hand, end to end: ");
+        assertThat(table).doesNotContain("FAILED");
+        assertThat(tableRows(table)).hasSize(6).allSatisfy(row -> assertThat(row.split("\\|")[3].trim()).matches("[0-9.,]+"));
+        assertThat(markdown).containsPattern("\\| annotation overhead under 5 µs per call \\| advice's own work [0-9.]+ ± ");
     }
 
     @Test
@@ -63,20 +78,30 @@ class QuickRunTest {
                 .hasMessageContaining("'hazelcast'").hasMessageContaining("redisson");
     }
 
-    private static MarkdownReport run(String... extra) throws IOException {
+    private static MarkdownReport run(String... extra) {
         List<String> args = new ArrayList<>(SHORT);
         args.addAll(List.of(extra));
         BenchmarkOptions options = BenchmarkOptions.parse(args.toArray(String[]::new));
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         MarkdownReport report = new Benchmark(options, "test", new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
-        report.writeTo(options.output());
+        if (options.output() != null) {
+            try {
+                report.writeTo(options.output());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         return report;
     }
 
     /** The violations column of every contended row. */
     private static List<String> contendedViolations(String markdown) {
         String table = markdown.substring(markdown.indexOf("## 2. Contended"), markdown.indexOf("## 3. Renewal"));
-        return table.lines().filter(line -> line.startsWith("| ") && !line.startsWith("| implementation"))
-                .map(line -> line.split("\\|")[10].trim()).toList();
+        return tableRows(table).stream().map(line -> line.split("\\|")[10].trim()).toList();
+    }
+
+    /** The body rows of the first table in {@code section}. */
+    private static List<String> tableRows(String section) {
+        return section.lines().filter(line -> line.startsWith("| ") && !line.startsWith("| implementation") && !line.startsWith("| variant")).toList();
     }
 }

@@ -36,6 +36,13 @@ public final class Row {
     public double clientCpuMillisPerSecond = Double.NaN;
     public int threadsAdded = Integer.MIN_VALUE;
 
+    /** Scenario 4: which benchmark of the scenario this row is. */
+    public String variant = "";
+    /** Scenario 4: mean time of one call, and JMH's 99.9% confidence half-width of it. */
+    public double callMicros = Double.NaN;
+    public double callMicrosError = Double.NaN;
+    public int redisRoundTrips = -1;
+
     public String note = "";
 
     public Row(String scenario, String implementationId, String implementation, int threads, int instances) {

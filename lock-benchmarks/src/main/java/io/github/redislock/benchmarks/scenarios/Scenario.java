@@ -5,9 +5,8 @@ import java.util.List;
 import io.github.redislock.benchmarks.report.Row;
 
 /**
- * One scenario of the benchmark. A new one (such as the pending annotation-overhead scenario) is a
- * new implementation of this interface registered in {@link Scenarios}; the report prints the rows
- * of every scenario in order.
+ * One scenario of the benchmark. A new one is a new implementation of this interface registered in
+ * {@link Scenarios}; the report prints the rows of every scenario in order.
  */
 public interface Scenario {
 

@@ -8,8 +8,9 @@ public final class Scenarios {
     public static final String UNCONTENDED = "uncontended";
     public static final String CONTENDED = "contended";
     public static final String RENEWAL = "renewal";
+    public static final String ANNOTATION = "annotation";
 
-    private static final List<Scenario> ALL = List.of(new UncontendedScenario(), new ContendedScenario(), new RenewalScenario());
+    private static final List<Scenario> ALL = List.of(new UncontendedScenario(), new ContendedScenario(), new RenewalScenario(), new AnnotationScenario());
 
     private Scenarios() {
     }
