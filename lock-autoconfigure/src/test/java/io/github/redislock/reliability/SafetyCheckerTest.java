@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The multi-process safety checker under process and server faults: three worker JVMs share two
- * locks on one Redis (watchdog timeout 1.5 s) while a fault is injected; see {@link SafetyRun} for
+ * The multi-process safety checker under process and server faults: two worker JVMs of two threads
+ * each share two locks on one Redis (watchdog timeout 1.5 s) while a fault is injected; see {@link SafetyRun} for
  * what is checked. Every scenario also has to pass the checks that hold for all of them: no silent
  * overlap or lost update, no stuck worker, nothing left held or subscribed.
  */
@@ -96,7 +96,7 @@ class SafetyCheckerTest {
                 });
 
         assertThat(result.losses()).as("the paused worker learns it lost its lock")
-                .anyMatch(loss -> loss.startsWith("w0|") && (loss.endsWith("|LockLostException") || loss.endsWith("|LockLostEvent")));
+                .anyMatch(loss -> loss.startsWith("w0.") && (loss.endsWith("|LockLostException") || loss.endsWith("|LockLostEvent")));
         assertThat(result.violations()).as("the overlap with the paused worker is seen").isPositive();
         assertThat(result.detectedViolations()).isEqualTo(result.violations());
         if (result.fencingAvailable()) {

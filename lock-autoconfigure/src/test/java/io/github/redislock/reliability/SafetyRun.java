@@ -41,7 +41,8 @@ final class SafetyRun {
     private final String injected;
     private final RedisServerProcess lockRedis;
     private final RedisServerProcess storeRedis;
-    private int workerCount = 3;
+    private int workerCount = 2;
+    private int threadsPerWorker = 2;
     private long watchdogMillis = 1500;
     private long commandTimeoutMillis = 1000;
     private long holdMillis = 5;
@@ -86,7 +87,7 @@ final class SafetyRun {
             for (int i = 0; i < workerCount; i++) {
                 workers.add(WorkerProcess.start("w" + i, logs, List.of(Integer.toString(lockPort), Integer.toString(storeRedis.port()), "w" + i,
                         Integer.toString(KEYS), Long.toString(watchdogMillis), Long.toString(commandTimeoutMillis),
-                        Long.toString(holdMillis), Long.toString(waitMillis), Long.toString(maxRunMillis))));
+                        Long.toString(holdMillis), Long.toString(waitMillis), Long.toString(maxRunMillis), Integer.toString(threadsPerWorker))));
             }
             Context context = new Context(store, workers);
             try {
@@ -162,7 +163,7 @@ final class SafetyRun {
                 problems.add("counter of " + key + " is " + counter + ", more than its " + keySections + " completed sections");
             } else if (counter < keySections) {
                 lostUpdates += keySections - counter;
-                if (!lostBy(losses, key, new HashSet<>(names))) {
+                if (losses.stream().noneMatch(loss -> loss.split("\\|")[1].equals(key))) {
                     problems.add("SILENT LOST UPDATE: " + key + " lost " + (keySections - counter) + " update(s) and no worker was told it had lost the lock");
                 }
             }
@@ -183,7 +184,7 @@ final class SafetyRun {
                 problems.add("a lock operation failed with " + type + " instead of LockRedisException: " + store.list("failures"));
             }
         }
-        return new ScenarioResult(name, injected, workers.size(), sections, violations.size(), explainedViolations, lostUpdates,
+        return new ScenarioResult(name, injected, workers.size() + " x " + threadsPerWorker, sections, violations.size(), explainedViolations, lostUpdates,
                 fencing, fenced.size(), losses, stats.getOrDefault("failures", 0L), failureTypes, maxFailure,
                 context.recoveryMillis, context.notes, problems, store.list("failures"));
     }
@@ -249,7 +250,7 @@ final class SafetyRun {
         void kill(WorkerProcess worker) {
             worker.kill();
             killed.add(worker.name);
-            store.removeOccupant(worker.name, KEYS); // a dead process is in no critical section
+            store.removeOccupants(worker.name, KEYS); // a dead process is in no critical section
         }
 
         /** Waits until a critical section of {@code key} (or of any key, when null) completes, and records the time since {@code faultStartNanos}. */

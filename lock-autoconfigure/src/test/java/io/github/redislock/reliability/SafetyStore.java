@@ -123,8 +123,8 @@ final class SafetyStore implements AutoCloseable {
         redis.hincrby("stats:" + worker, what, 1);
     }
 
-    void lockLost(String worker, String key, String how) {
-        redis.rpush("losses", worker + "|" + key + "|" + how);
+    void lockLost(String worker, String occupant, String key, String how) {
+        redis.rpush("losses", occupant + "|" + key + "|" + how);
         count(worker, how);
     }
 
@@ -197,9 +197,13 @@ final class SafetyStore implements AutoCloseable {
     }
 
     /** A dead worker is in no critical section any more: it can no longer write. */
-    void removeOccupant(String worker, int keyCount) {
+    void removeOccupants(String worker, int keyCount) {
         for (int i = 0; i < keyCount; i++) {
-            redis.srem("occ:k" + i, worker);
+            for (String occupant : redis.smembers("occ:k" + i)) {
+                if (occupant.startsWith(worker + ".")) {
+                    redis.srem("occ:k" + i, occupant);
+                }
+            }
         }
     }
 

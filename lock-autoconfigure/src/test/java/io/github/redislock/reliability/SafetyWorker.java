@@ -1,7 +1,11 @@
 package io.github.redislock.reliability;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -21,13 +25,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * hand-wired Locker (what the auto-configuration builds) on the lock Redis, and a plain client on the
  * store Redis, the protected resource that records what happened.
  *
- * <p>It loops until told to stop: lock one of the keys, enter the critical section (the store counts
+ * <p>Each of its threads (a separate lock owner) loops until told to stop: lock one of the keys, enter the critical section (the store counts
  * its occupants and records a violation when there is more than one), read-pause-write the key's
  * counter (fenced by the lock's token when the Locker has fencing tokens), leave, unlock. Lock losses
  * (LockLostEvent, LockLostException) and failures are written to the store as they happen, so even a
  * worker killed with {@code kill -9} leaves its record behind.
  *
- * <p>Arguments: {@code lockPort storePort workerId keyCount watchdogMillis commandTimeoutMillis holdMillis waitMillis maxRunMillis}.
+ * <p>Arguments: {@code lockPort storePort workerId keyCount watchdogMillis commandTimeoutMillis holdMillis waitMillis maxRunMillis threads}.
  */
 public final class SafetyWorker {
 
@@ -44,6 +48,7 @@ public final class SafetyWorker {
         long holdMillis = Long.parseLong(args[6]);
         long waitMillis = Long.parseLong(args[7]);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[8]));
+        int threads = Integer.parseInt(args[9]);
 
         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", lockPort),
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
@@ -52,15 +57,48 @@ public final class SafetyWorker {
         LockCommands commands = new LockCommands(factory);
         LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, SafetyStore.LOCK_PREFIX + "__anchor");
+        Map<String, String> occupantByOwnerThread = new ConcurrentHashMap<>();
         RedisLocker locker = new RedisLocker(commands, watchdog, subscriptions, SafetyStore.LOCK_PREFIX, event -> {
             if (event instanceof LockLostEvent lost) {
-                store.lockLost(worker, lost.getKey(), "LockLostEvent");
+                String threadId = lost.getOwner().substring(lost.getOwner().lastIndexOf(':') + 1);
+                store.lockLost(worker, occupantByOwnerThread.getOrDefault(threadId, worker), lost.getKey(), "LockLostEvent");
             }
         });
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3))); // never outlive the test JVM
         FencingTokens fencing = FencingTokens.of(locker);
         store.started(worker, ProcessHandle.current().pid(), fencing.available());
 
+        List<Thread> loops = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String occupant = worker + ".t" + t;
+            Thread thread = new Thread(() -> {
+                occupantByOwnerThread.put(Long.toString(Thread.currentThread().getId()), occupant);
+                try {
+                    loop(store, locker, fencing, worker, occupant, keyCount, holdMillis, waitMillis, deadline);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, occupant);
+            thread.start();
+            loops.add(thread);
+        }
+        for (Thread thread : loops) {
+            thread.join();
+        }
+        // Idle: report what this instance still holds or waits for, then wait to be told to exit.
+        long idleSince = System.nanoTime();
+        while (subscriptions.subscribedChannelCount() > 0 && millisSince(idleSince) < 3000) {
+            Thread.sleep(20);
+        }
+        store.idle(worker, locker.heldLockCount(), subscriptions.waiterCount(), subscriptions.subscribedChannelCount(), watchdog.watchedCount());
+        while (!store.exitRequested() && millisSince(idleSince) < 15_000) {
+            Thread.sleep(20);
+        }
+        Runtime.getRuntime().halt(0); // everything worth knowing is in the store; a graceful client shutdown only costs time
+    }
+
+    private static void loop(SafetyStore store, RedisLocker locker, FencingTokens fencing, String worker, String occupant, int keyCount,
+                             long holdMillis, long waitMillis, long deadline) throws InterruptedException {
         while (!store.stopRequested() && System.nanoTime() < deadline) {
             String key = "k" + ThreadLocalRandom.current().nextInt(keyCount);
             long start = System.nanoTime();
@@ -77,36 +115,23 @@ public final class SafetyWorker {
                 continue;
             }
             try {
-                criticalSection(store, worker, key, fencing.current(locker, key), holdMillis);
+                criticalSection(store, worker, occupant, key, fencing.current(locker, key), holdMillis);
             } finally {
                 long unlockStart = System.nanoTime();
                 try {
                     locker.unlock(key);
                 } catch (LockLostException e) {
-                    store.lockLost(worker, key, "LockLostException");
+                    store.lockLost(worker, occupant, key, "LockLostException");
                 } catch (RuntimeException e) {
                     store.failed(worker, "unlock", e, millisSince(unlockStart));
                 }
             }
         }
-        // Idle: report what this instance still holds or waits for, then wait to be told to exit.
-        long idleSince = System.nanoTime();
-        while (subscriptions.subscribedChannelCount() > 0 && millisSince(idleSince) < 3000) {
-            Thread.sleep(20);
-        }
-        store.idle(worker, locker.heldLockCount(), subscriptions.waiterCount(), subscriptions.subscribedChannelCount(), watchdog.watchedCount());
-        while (!store.exitRequested() && millisSince(idleSince) < 15_000) {
-            Thread.sleep(20);
-        }
-        locker.close();
-        subscriptions.close();
-        watchdog.close();
-        factory.destroy();
-        store.close();
     }
 
-    private static void criticalSection(SafetyStore store, String worker, String key, Optional<Long> token, long holdMillis) throws InterruptedException {
-        store.enter(worker, key);
+    private static void criticalSection(SafetyStore store, String worker, String occupant, String key, Optional<Long> token, long holdMillis)
+            throws InterruptedException {
+        store.enter(occupant, key);
         long value = store.readCounter(key);
         if (store.freezeRequested(worker)) {
             // Stay inside, between read and write, until the checker has paused (or killed) this process and lets it go on.
@@ -117,10 +142,10 @@ public final class SafetyWorker {
             }
         }
         Thread.sleep(holdMillis);
-        if (!store.write(worker, key, value + 1, token)) {
+        if (!store.write(occupant, key, value + 1, token)) {
             store.count(worker, "fencedWrites");
         }
-        store.leave(worker, key);
+        store.leave(occupant, key);
         store.count(worker, "sections");
     }
 

@@ -3,7 +3,7 @@ package io.github.redislock.reliability;
 import java.util.List;
 
 /** What one safety-checker scenario found; {@link #problems()} empty means it passed. */
-record ScenarioResult(String name, String injected, int workers, long sections, int violations, int detectedViolations,
+record ScenarioResult(String name, String injected, String workers, long sections, int violations, int detectedViolations,
                       long lostUpdates, boolean fencingAvailable, int fencedWrites, List<String> losses, long failures,
                       List<String> failureTypes, long maxFailureMillis, Long recoveryMillis, List<String> notes,
                       List<String> problems, List<String> failureSamples) {
