@@ -40,9 +40,14 @@ public final class LockCommands implements RenewalClient {
     record Acquisition(boolean acquired, long holdCount, long holderTtlMillis) {
     }
 
-    Acquisition acquire(LockKeys keys, String owner, long leaseMillis) {
+    /**
+     * @param firstHold whether the owner holds no hold of this lock as far as the caller knows; Redis then
+     *                  starts the count at 1 whatever it counted before, so a hold whose reply timed out
+     *                  does not turn this acquisition into a reentrant one that the owner's unlock never frees
+     */
+    Acquisition acquire(LockKeys keys, String owner, long leaseMillis, boolean firstHold) {
         List<?> reply = run(keys.name(), LockScript.ACQUIRE, ReturnType.MULTI, 1,
-                bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner));
+                bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner), bytes(firstHold ? "1" : "0"));
         boolean acquired = ((Number) reply.get(0)).longValue() == 1;
         long value = ((Number) reply.get(1)).longValue();
         return acquired ? new Acquisition(true, value, 0) : new Acquisition(false, 0, value);

@@ -220,7 +220,9 @@ public class RedisLocker implements Locker, AutoCloseable {
      */
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        LockCommands.Acquisition attempt = commands.acquire(keys, owner, redisLease);
+        Hold known = holds.get(new Hold.Id(keys.name(), owner));
+        boolean firstHold = known == null || known.lost;
+        LockCommands.Acquisition attempt = commands.acquire(keys, owner, redisLease, firstHold);
         if (attempt.acquired()) {
             return acquired(keys, owner, attempt.holdCount(), leaseMillis);
         }
@@ -239,7 +241,7 @@ public class RedisLocker implements Locker, AutoCloseable {
         }
         try (waiting) {
             while (true) {
-                attempt = commands.acquire(keys, owner, redisLease);
+                attempt = commands.acquire(keys, owner, redisLease, firstHold);
                 if (attempt.acquired()) {
                     return acquired(keys, owner, attempt.holdCount(), leaseMillis);
                 }

@@ -58,7 +58,7 @@ final class FaultProxy implements AutoCloseable {
         latencyMillis = millis;
     }
 
-    /** Accepts connections again and stops delaying. */
+    /** Accepts connections again and stops delaying; chunks still delayed are delivered at once. */
     void heal() {
         refusing = false;
         latencyMillis = 0;
@@ -119,9 +119,8 @@ final class FaultProxy implements AutoCloseable {
                     if (chunk == Chunk.END) {
                         break;
                     }
-                    long wait = chunk.dueNanos - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait);
+                    while (latencyMillis > 0 && chunk.dueNanos - System.nanoTime() > 0) { // healing delivers what is still delayed at once
+                        TimeUnit.NANOSECONDS.sleep(Math.min(chunk.dueNanos - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5)));
                     }
                     out.write(chunk.bytes);
                     out.flush();

@@ -1,0 +1,64 @@
+package io.github.redislock.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+
+import io.github.redislock.LockRedisException;
+import io.github.redislock.LockerFixture;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connection faults between lock clients and Redis, through a {@link FaultProxy}.
+ */
+class ConnectionFaultTest {
+
+    static final long COMMAND_TIMEOUT_MILLIS = 500;
+    static RedisServerProcess lockRedis;
+    static FaultProxy proxy;
+
+    @BeforeAll
+    static void start() {
+        lockRedis = TestRedis.startNew();
+        proxy = new FaultProxy(lockRedis.port());
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+        lockRedis.stop();
+    }
+
+    @BeforeEach
+    void healed() {
+        proxy.heal();
+    }
+
+    @Test
+    void anAcquisitionWhoseReplyTimedOutDoesNotTurnTheNextLockOfTheSameThreadIntoAReentrantOne() {
+        try (LockerFixture instance = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
+            instance.locker.tryLock("phantom"); // connects and loads the script
+            instance.locker.unlock("phantom");
+            proxy.delay(2 * COMMAND_TIMEOUT_MILLIS);
+            assertThatThrownBy(() -> instance.locker.tryLock("phantom")).isInstanceOf(LockRedisException.class);
+            // the timed-out script still ran: Redis counts a hold the thread never got to know about
+            await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(lockRedis.command("EXISTS", "lock:phantom")));
+            proxy.heal();
+
+            assertThat(instance.locker.tryLock("phantom")).isTrue();
+            instance.locker.unlock("phantom");
+
+            assertThat(lockRedis.command("EXISTS", "lock:phantom")).as("lock left in Redis after the thread's only unlock").isEqualTo(0L);
+            assertThat(instance.locker.heldLockCount()).isZero();
+            assertThat(instance.watchdog.watchedCount()).isZero();
+        }
+    }
+}
