@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
@@ -26,6 +27,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
  * that does not win goes back to waiting; a wake-up nobody takes stays banked for the next waiter.
+ *
+ * <p>A release published while the connection is down is never delivered. When the client reconnects
+ * and Redis confirms a channel again, every waiter of that channel is woken to look at the lock
+ * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -37,6 +42,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final ExecutorService unsubscriber;
+    private final Listener listener = new Listener();
     private RedisConnection connection;
     private volatile boolean closed;
 
@@ -104,7 +110,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             closeConnection();
             RedisConnection fresh = connectionFactory.getConnection();
             try {
-                fresh.subscribe(this::onMessage, anchorChannel, name);
+                fresh.subscribe(listener, anchorChannel, name);
             } catch (RuntimeException e) {
                 fresh.close();
                 throw e;
@@ -145,10 +151,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    private void onMessage(Message message, byte[] pattern) {
-        Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-        if (entry != null) {
-            entry.wakeUps.release();
+    /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
+    private final class Listener implements MessageListener, SubscriptionListener {
+
+        @Override
+        public void onMessage(Message message, byte[] pattern) {
+            Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+            if (entry != null) {
+                entry.wakeUps.release();
+            }
+        }
+
+        /** A channel that already has waiters is confirmed again only after a reconnect; releases may have been missed meanwhile. */
+        @Override
+        public void onChannelSubscribed(byte[] channel, long count) {
+            Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
+            if (entry != null) {
+                entry.wakeUps.release(Math.max(1, entry.waiters));
+            }
         }
     }
 
@@ -179,8 +199,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private static final class Channel {
         final String name;
         final Semaphore wakeUps = new Semaphore(0);
-        /** Guarded by commandLock. */
-        int waiters;
+        /** Written under commandLock; read without it by the listener. */
+        volatile int waiters;
 
         Channel(String name) {
             this.name = name;

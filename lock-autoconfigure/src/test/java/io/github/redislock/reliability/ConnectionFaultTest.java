@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockerFixture;
@@ -43,6 +48,34 @@ class ConnectionFaultTest {
     }
 
     @Test
+    void aWaiterWhoseReleaseMessageWasPublishedDuringAnOutageIsWokenWhenItsSubscriptionComesBack() throws Exception {
+        // The holder's 30 s watchdog timeout is how long the waiter would sleep if nothing woke it.
+        try (LockerFixture holder = LockerFixture.connect(lockRedis.host(), lockRedis.port(), Duration.ofSeconds(30));
+             LockerFixture waiter = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
+            holder.locker.lock("outage");
+            ExecutorService thread = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> waiting = thread.submit(() -> waiter.locker.tryLock("outage", 20, -1, TimeUnit.SECONDS));
+                await().atMost(Duration.ofSeconds(5)).until(() -> subscribers("lock:{lock:outage}:released") == 1);
+
+                proxy.dropAllAndRefuse();
+                holder.locker.unlock("outage"); // the release message is published while the waiter cannot hear it
+                proxy.heal();
+                long healed = System.nanoTime();
+
+                assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healed)).as("ms from healing to the waiter's acquisition").isLessThan(5000);
+                thread.submit(() -> waiter.locker.unlock("outage")).get(5, TimeUnit.SECONDS);
+            } finally {
+                thread.shutdownNow();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 0
+                    && subscribers("lock:{lock:outage}:released") == 0);
+            assertThat(waiter.subscriptions.waiterCount()).isZero();
+        }
+    }
+
+    @Test
     void anAcquisitionWhoseReplyTimedOutDoesNotTurnTheNextLockOfTheSameThreadIntoAReentrantOne() {
         try (LockerFixture instance = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
             instance.locker.tryLock("phantom"); // connects and loads the script
@@ -60,5 +93,9 @@ class ConnectionFaultTest {
             assertThat(instance.locker.heldLockCount()).isZero();
             assertThat(instance.watchdog.watchedCount()).isZero();
         }
+    }
+
+    private static long subscribers(String channel) {
+        return (Long) ((List<?>) lockRedis.command("PUBSUB", "NUMSUB", channel)).get(1);
     }
 }
