@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,20 +20,30 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Connection faults between lock clients and Redis, through a {@link FaultProxy}.
+ * Connection faults between lock clients and Redis, through a {@link FaultProxy}: every connection
+ * dropped (and new ones refused for a while), latency beyond the command timeout, then healed.
+ * Operations must fail with {@code LockRedisException} within their timeouts, and after healing
+ * everything resumes with no stuck waiter and no subscription left behind.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConnectionFaultTest {
 
     static final long COMMAND_TIMEOUT_MILLIS = 500;
+    static final List<ScenarioResult> results = new ArrayList<>();
     static RedisServerProcess lockRedis;
+    static RedisServerProcess storeRedis;
     static FaultProxy proxy;
 
     @BeforeAll
     static void start() {
         lockRedis = TestRedis.startNew();
+        storeRedis = TestRedis.startNew();
         proxy = new FaultProxy(lockRedis.port());
     }
 
@@ -40,6 +51,8 @@ class ConnectionFaultTest {
     static void stop() {
         proxy.close();
         lockRedis.stop();
+        storeRedis.stop();
+        ScenarioTable.write("connection-faults", results);
     }
 
     @BeforeEach
@@ -48,6 +61,42 @@ class ConnectionFaultTest {
     }
 
     @Test
+    @Order(1)
+    void droppingEveryConnectionFailsOperationsWithinTheirTimeoutAndEverythingResumesAfterwards() throws Exception {
+        ScenarioResult result = run("proxy: drop all connections",
+                "every client connection closed, new ones refused until a lock operation failed, then healed", context -> {
+                    long start = System.nanoTime();
+                    proxy.dropAllAndRefuse();
+                    awaitFailures(context, 2);
+                    context.note("refused for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+                    proxy.heal();
+                    context.measureRecovery(null, start);
+                });
+
+        assertThat(result.failures()).as("lock operations failed during the outage").isPositive();
+        assertThat(result.failureTypes()).containsOnly("LockRedisException");
+    }
+
+    @Test
+    @Order(2)
+    void latencyBeyondTheCommandTimeoutFailsOperationsWithinTheirTimeoutAndEverythingResumesAfterwards() throws Exception {
+        ScenarioResult result = run("proxy: latency > command timeout",
+                "every packet delayed by 2x the command timeout (" + 2 * COMMAND_TIMEOUT_MILLIS + " ms) until lock operations failed, then healed",
+                context -> {
+                    long start = System.nanoTime();
+                    proxy.delay(2 * COMMAND_TIMEOUT_MILLIS);
+                    awaitFailures(context, 2);
+                    context.note("delayed for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+                    proxy.heal();
+                    context.measureRecovery(null, start);
+                });
+
+        assertThat(result.failures()).as("lock operations failed during the latency").isPositive();
+        assertThat(result.failureTypes()).containsOnly("LockRedisException");
+    }
+
+    @Test
+    @Order(3)
     void aWaiterWhoseReleaseMessageWasPublishedDuringAnOutageIsWokenWhenItsSubscriptionComesBack() throws Exception {
         // The holder's 30 s watchdog timeout is how long the waiter would sleep if nothing woke it.
         try (LockerFixture holder = LockerFixture.connect(lockRedis.host(), lockRedis.port(), Duration.ofSeconds(30));
@@ -76,6 +125,7 @@ class ConnectionFaultTest {
     }
 
     @Test
+    @Order(4)
     void anAcquisitionWhoseReplyTimedOutDoesNotTurnTheNextLockOfTheSameThreadIntoAReentrantOne() {
         try (LockerFixture instance = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
             instance.locker.tryLock("phantom"); // connects and loads the script
@@ -97,5 +147,16 @@ class ConnectionFaultTest {
 
     private static long subscribers(String channel) {
         return (Long) ((List<?>) lockRedis.command("PUBSUB", "NUMSUB", channel)).get(1);
+    }
+
+    private static void awaitFailures(SafetyRun.Context context, long failures) {
+        long before = context.store.sumStats(context.workers.stream().map(w -> w.name).toList()).getOrDefault("failures", 0L);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(() -> context.store.sumStats(context.workers.stream().map(w -> w.name).toList()).getOrDefault("failures", 0L) >= before + failures);
+    }
+
+    private static ScenarioResult run(String name, String injected, SafetyRun.Fault fault) throws Exception {
+        SafetyRun run = new SafetyRun(name, injected, lockRedis, storeRedis).commandTimeoutMillis(COMMAND_TIMEOUT_MILLIS).through(proxy);
+        return ScenarioTable.record(results, run.run(fault));
     }
 }
