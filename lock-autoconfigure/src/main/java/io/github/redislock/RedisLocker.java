@@ -253,11 +253,21 @@ public class RedisLocker implements Locker, AutoCloseable {
                 long holderTtl = attempt.holderTtlMillis() >= 0 ? Math.max(1, attempt.holderTtlMillis()) : watchdog.timeout().toMillis();
                 long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
                 if (interruptible) {
-                    waiting.await(park);
+                    awaitNamingTheLock(waiting, park, keys);
                 } else {
                     waiting.awaitUninterruptibly(park);
                 }
             }
+        }
+    }
+
+    private static void awaitNamingTheLock(ReleaseSubscriptions.Waiting waiting, long nanos, LockKeys keys) throws InterruptedException {
+        try {
+            waiting.await(nanos);
+        } catch (InterruptedException e) {
+            InterruptedException named = new InterruptedException("Interrupted while waiting for lock '" + keys.key() + "'");
+            named.initCause(e);
+            throw named;
         }
     }
 
