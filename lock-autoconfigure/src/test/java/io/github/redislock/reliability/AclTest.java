@@ -74,15 +74,7 @@ class AclTest {
             locker.lock("acl");
             assertThat(locker.isLocked("acl")).isTrue();
             assertThat(locker.getHoldCount("acl")).isEqualTo(1);
-            CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    boolean acquired = locker.tryLock("acl", 10, -1, TimeUnit.SECONDS);
-                    locker.unlock("acl");
-                    return acquired;
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(locker, "acl");
             await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
             LockWatchdog watchdog = context.getBean(LockWatchdog.class);
             await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.lastRenewal() != null);
