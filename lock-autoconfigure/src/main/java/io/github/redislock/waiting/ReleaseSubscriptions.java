@@ -1,10 +1,12 @@
 package io.github.redislock.waiting;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -31,17 +33,23 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * <p>A release published while the connection is down is never delivered. When the client reconnects
  * and Redis confirms a channel again, every waiter of that channel is woken to look at the lock
  * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
+ * When the connection has to be replaced (an unsubscribe failed during an outage), the new one is
+ * subscribed to every channel that still has waiters, retried in the background while Redis is
+ * unreachable.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final long FIRST_RECONNECT_DELAY_MILLIS = 100;
+    private static final long MAX_RECONNECT_DELAY_MILLIS = 5000;
 
     private final RedisConnectionFactory connectionFactory;
     private final byte[] anchorChannel;
     /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
-    private final ExecutorService unsubscriber;
+    /** Runs the background unsubscribes and reconnects, one at a time. */
+    private final ScheduledExecutorService background;
     private final Listener listener = new Listener();
     private RedisConnection connection;
     private volatile boolean closed;
@@ -53,8 +61,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
         this.connectionFactory = connectionFactory;
         this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
-        this.unsubscriber = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "redis-lock-unsubscriber");
+        this.background = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-subscriptions");
             thread.setDaemon(true);
             return thread;
         });
@@ -75,7 +83,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
             Channel entry = channels.get(channel);
             if (entry == null) {
-                subscribe(channel);
+                try {
+                    subscribe(channel);
+                } catch (RuntimeException e) {
+                    if (connection == null) {
+                        reconnectForWaiters(FIRST_RECONNECT_DELAY_MILLIS);
+                    }
+                    throw e;
+                }
                 entry = new Channel(channel);
                 channels.put(channel, entry);
             }
@@ -105,20 +120,52 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     private void subscribe(String channel) {
-        byte[] name = channel.getBytes(StandardCharsets.UTF_8);
         if (connection == null || !connection.isSubscribed()) {
-            closeConnection();
-            RedisConnection fresh = connectionFactory.getConnection();
-            try {
-                fresh.subscribe(listener, anchorChannel, name);
-            } catch (RuntimeException e) {
-                fresh.close();
-                throw e;
-            }
-            connection = fresh;
+            openConnection(channel);
         } else {
-            connection.getSubscription().subscribe(name);
+            connection.getSubscription().subscribe(channel.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    /** A fresh connection subscribed to the anchor, to every channel known here, and to {@code newChannel} if not null. Caller holds commandLock. */
+    private void openConnection(String newChannel) {
+        closeConnection();
+        List<byte[]> names = new ArrayList<>();
+        names.add(anchorChannel);
+        channels.keySet().forEach(name -> names.add(name.getBytes(StandardCharsets.UTF_8)));
+        if (newChannel != null && !channels.containsKey(newChannel)) {
+            names.add(newChannel.getBytes(StandardCharsets.UTF_8));
+        }
+        RedisConnection fresh = connectionFactory.getConnection();
+        try {
+            fresh.subscribe(listener, names.toArray(byte[][]::new));
+        } catch (RuntimeException e) {
+            fresh.close();
+            throw e;
+        }
+        connection = fresh;
+    }
+
+    /** Without a connection, waiters would hear no release at all: subscribe their channels again, retrying while Redis is unreachable. */
+    private void reconnectForWaiters(long delayMillis) {
+        if (closed) {
+            return;
+        }
+        background.schedule(() -> {
+            commandLock.lock();
+            try {
+                if (closed || connection != null || channels.isEmpty()) {
+                    return;
+                }
+                openConnection(null);
+                log.debug("Subscribed " + channels.size() + " release channel(s) again on a fresh connection");
+            } catch (RuntimeException e) {
+                log.debug("Cannot subscribe the release channels of waiting threads yet; retrying", e);
+                reconnectForWaiters(Math.min(delayMillis * 2, MAX_RECONNECT_DELAY_MILLIS));
+            } finally {
+                commandLock.unlock();
+            }
+        }, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     private void leave(Channel entry) {
@@ -126,7 +173,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         try {
             entry.waiters--;
             if (entry.waiters == 0 && !closed) {
-                unsubscriber.execute(() -> unsubscribeIfIdle(entry));
+                background.execute(() -> unsubscribeIfIdle(entry));
             }
         } finally {
             commandLock.unlock();
@@ -144,8 +191,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 connection.getSubscription().unsubscribe(entry.name.getBytes(StandardCharsets.UTF_8));
             }
         } catch (RuntimeException e) {
-            log.debug("Could not unsubscribe from " + entry.name + "; the connection is replaced on the next wait", e);
+            log.debug("Could not unsubscribe from " + entry.name + "; replacing the connection", e);
             closeConnection();
+            reconnectForWaiters(FIRST_RECONNECT_DELAY_MILLIS);
         } finally {
             commandLock.unlock();
         }
@@ -193,7 +241,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         } finally {
             commandLock.unlock();
         }
-        unsubscriber.shutdownNow();
+        background.shutdownNow();
     }
 
     private static final class Channel {

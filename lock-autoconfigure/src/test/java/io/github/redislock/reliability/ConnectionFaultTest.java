@@ -110,17 +110,47 @@ class ConnectionFaultTest {
                 proxy.dropAllAndRefuse();
                 holder.locker.unlock("outage"); // the release message is published while the waiter cannot hear it
                 proxy.heal();
-                long healed = System.nanoTime();
 
-                assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healed)).as("ms from healing to the waiter's acquisition").isLessThan(5000);
-                thread.submit(() -> waiter.locker.unlock("outage")).get(5, TimeUnit.SECONDS);
+                takesTheLockWithinFiveSeconds(waiting, System.nanoTime(), thread, waiter, "outage");
             } finally {
                 thread.shutdownNow();
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 0
                     && subscribers("lock:{lock:outage}:released") == 0);
             assertThat(waiter.subscriptions.waiterCount()).isZero();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void waitersOfOtherLocksStillHearReleasesAfterAnUnsubscribeFailedDuringAnOutage() throws Exception {
+        try (LockerFixture holder = LockerFixture.connect(lockRedis.host(), lockRedis.port(), Duration.ofSeconds(30));
+             LockerFixture waiter = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
+            holder.locker.lock("patient");
+            holder.locker.lock("impatient");
+            ExecutorService patientThread = Executors.newSingleThreadExecutor();
+            ExecutorService impatientThread = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> patient = patientThread.submit(() -> waiter.locker.tryLock("patient", 30, -1, TimeUnit.SECONDS));
+                Future<Boolean> impatient = impatientThread.submit(() -> waiter.locker.tryLock("impatient", 2, -1, TimeUnit.SECONDS));
+                await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.waiterCount() == 2);
+
+                proxy.dropAllAndRefuse();
+                // its wait ends during the outage (false, or LockRedisException from its last attempt): its unsubscribe cannot reach Redis
+                await().atMost(Duration.ofSeconds(10)).until(impatient::isDone);
+                await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 1);
+                proxy.heal();
+                await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:{lock:patient}:released") == 1);
+                holder.locker.unlock("patient");
+
+                takesTheLockWithinFiveSeconds(patient, System.nanoTime(), patientThread, waiter, "patient");
+            } finally {
+                patientThread.shutdownNow();
+                impatientThread.shutdownNow();
+                holder.locker.unlock("impatient");
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 0
+                    && subscribers("lock:{lock:patient}:released") == 0 && subscribers("lock:{lock:impatient}:released") == 0);
         }
     }
 
@@ -143,6 +173,14 @@ class ConnectionFaultTest {
             assertThat(instance.locker.heldLockCount()).isZero();
             assertThat(instance.watchdog.watchedCount()).isZero();
         }
+    }
+
+    /** The waiting thread gets the lock soon after {@code sinceNanos}, far sooner than the holder's 30 s lease, then releases it. */
+    private static void takesTheLockWithinFiveSeconds(Future<Boolean> waiting, long sinceNanos, ExecutorService thread, LockerFixture waiter, String key)
+            throws Exception {
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNanos)).as("ms until the waiter got '%s'", key).isLessThan(5000);
+        thread.submit(() -> waiter.locker.unlock(key)).get(5, TimeUnit.SECONDS);
     }
 
     private static long subscribers(String channel) {
