@@ -1,7 +1,6 @@
 package io.github.redislock.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,17 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.time.Duration;
 import java.util.Base64;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.RedisBinary;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.waiting.ReleaseSubscriptions;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -91,12 +86,7 @@ class TlsTest {
                         "spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.resolve("redis.crt"))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    Locker locker = context.getBean(Locker.class);
-                    locker.lock("tls");
-                    CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(locker, "tls");
-                    await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
-                    locker.unlock("tls");
-                    assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
+                    Waiters.assertAReleaseWakesAWaiter(context, "tls");
                 });
         // The context knew only the TLS port, which speaks nothing but TLS.
         assertThat(redis.commandCount("evalsha") + redis.commandCount("eval")).as("lock scripts this server ran").isPositive();
