@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -8,10 +9,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import io.github.redislock.watchdog.RenewalClient;
 import io.github.redislock.watchdog.WatchedLock;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -31,10 +36,21 @@ public final class LockCommands implements RenewalClient {
     static final int MAX_RENEWAL_BATCH = 1000;
 
     private final RedisConnectionFactory connectionFactory;
+    /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
+    private final Duration replicaSync;
     private volatile Boolean cluster;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
+        this(connectionFactory, null);
+    }
+
+    /**
+     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
+     *                    replica to acknowledge it and fails, released again, when none did
+     */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
         this.connectionFactory = connectionFactory;
+        this.replicaSync = replicaSync;
     }
 
     record Acquisition(boolean acquired, long holdCount, long holderTtlMillis) {
@@ -46,11 +62,29 @@ public final class LockCommands implements RenewalClient {
      *                  does not turn this acquisition into a reentrant one that the owner's unlock never frees
      */
     Acquisition acquire(LockKeys keys, String owner, long leaseMillis, boolean firstHold) {
-        List<?> reply = run(keys.name(), LockScript.ACQUIRE, ReturnType.MULTI, 1,
-                bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner), bytes(firstHold ? "1" : "0"));
-        boolean acquired = ((Number) reply.get(0)).longValue() == 1;
-        long value = ((Number) reply.get(1)).longValue();
-        return acquired ? new Acquisition(true, value, 0) : new Acquisition(false, 0, value);
+        return call(keys.name(), connection -> {
+            List<?> reply = script(connection, LockScript.ACQUIRE, ReturnType.MULTI, 1,
+                    bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner), bytes(firstHold ? "1" : "0"));
+            boolean acquired = ((Number) reply.get(0)).longValue() == 1;
+            long value = ((Number) reply.get(1)).longValue();
+            if (acquired && value == 1 && replicaSync != null) {
+                awaitReplica(connection, keys, owner, leaseMillis);
+            }
+            return acquired ? new Acquisition(true, value, 0) : new Acquisition(false, 0, value);
+        });
+    }
+
+    /**
+     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
+     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     */
+    private void awaitReplica(RedisConnection connection, LockKeys keys, String owner, long leaseMillis) {
+        if (replicasAcknowledging(connection) >= 1) {
+            return;
+        }
+        script(connection, LockScript.RELEASE, ReturnType.INTEGER, 2, bytes(keys.name()), bytes(keys.channel()), bytes(owner), bytes(Long.toString(leaseMillis)));
+        throw new LockRedisException("Lock " + keys.name() + " was acquired, but no replica acknowledged it within " + replicaSync
+                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -113,18 +147,36 @@ public final class LockCommands implements RenewalClient {
         return known;
     }
 
-    @SuppressWarnings("unchecked")
+    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
+    private long replicasAcknowledging(RedisConnection connection) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
+        }
+        try {
+            return commands.waitForReplication(1, replicaSync.toMillis()).get(replicaSync.toMillis() + 5000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for a replica to acknowledge a lock", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("WAIT for a replica failed: " + rootMessage(e), e);
+        }
+    }
+
     private <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return call(redisKey, connection -> {
-            try {
-                return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
-            } catch (RuntimeException e) {
-                if (!isNoScript(e)) {
-                    throw e;
-                }
-                return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
+        return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        try {
+            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
             }
-        });
+            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
+        }
     }
 
     /**
@@ -136,6 +188,8 @@ public final class LockCommands implements RenewalClient {
         boolean interrupted = Thread.interrupted();
         try (RedisConnection connection = connectionFactory.getConnection()) {
             return action.apply(connection);
+        } catch (LockException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
         } finally {

@@ -207,6 +207,14 @@ class BadInputTest {
                         "redis-lock.watchdog-timeout"),
                 new BadInput("`redis-lock.default-wait-time=-1s`", t -> startup("redis-lock.default-wait-time=-1s"), IllegalArgumentException.class,
                         "redis-lock.default-wait-time must be 0 or more"),
+                new BadInput("`redis-lock.replica-sync=0ms`", t -> startup("redis-lock.replica-sync=0ms"), IllegalArgumentException.class,
+                        "redis-lock.replica-sync must be at least 1ms"),
+                new BadInput("`redis-lock.replica-sync=200ms` on a Redis without replicas", t -> {
+                    AtomicReference<Throwable> failure = new AtomicReference<>();
+                    contextRunner().withPropertyValues("redis-lock.replica-sync=200ms")
+                            .run(context -> failure.set(catchThrowable(() -> context.getBean(Locker.class).tryLock("bad-unreplicated"))));
+                    throw failure.get();
+                }, LockRedisException.class, "no replica acknowledged it within PT0.2S", "released again"),
                 new BadInput("`redis-lock.enabled=maybe`: not `true`, so the auto-configuration stays off (Spring Boot's rule for `enabled` flags)",
                         t -> contextRunner().withPropertyValues("redis-lock.enabled=maybe").run(context -> assertThat(context).doesNotHaveBean(Locker.class)), null));
     }

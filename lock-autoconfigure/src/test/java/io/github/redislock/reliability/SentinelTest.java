@@ -99,6 +99,34 @@ class SentinelTest {
         });
     }
 
+    @Test
+    @Order(3)
+    void aLockAcquiredWithReplicaSyncSurvivesAFailoverRightAfterItsAcquisition() {
+        RedisServerProcess oldMaster = master;
+        RedisServerProcess newMaster = replica;
+        oldMaster.restart(); // the Sentinels turn the returning old master into a replica of the new one
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> "up".equals(oldMaster.info("replication").get("master_link_status")));
+        contextRunner().withPropertyValues("redis-lock.replica-sync=2s").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            locker.lock("synced"); // returns only once a replica has it
+            newMaster.kill();
+            // (no new lock with replica-sync can succeed now: the promoted replica has no replica of its own)
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> isLockedOnTheNewMaster(locker, "synced"));
+
+            assertThat(oldMaster.info("replication").get("role")).isEqualTo("master");
+            locker.unlock("synced"); // throws LockLostException if the failover lost it
+        });
+    }
+
+    private static boolean isLockedOnTheNewMaster(Locker locker, String key) {
+        try {
+            return locker.isLocked(key);
+        } catch (RuntimeException e) {
+            return false; // the master is gone and the new one not yet known
+        }
+    }
+
     private static boolean tryLockAndUnlock(Locker locker, String key) {
         try {
             if (locker.tryLock(key)) {
