@@ -45,9 +45,20 @@ public final class LockCommands implements RenewalClient {
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
+    /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
+    private final Duration replicaSync;
     private volatile Boolean cluster;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
+        this(connectionFactory, null);
+    }
+
+    /**
+     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
+     *                    replica to acknowledge it and fails, released again, when none did
+     */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
+        this.replicaSync = replicaSync;
         this.connectionFactory = connectionFactory;
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
@@ -81,15 +92,61 @@ public final class LockCommands implements RenewalClient {
 
     /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. */
     Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis) {
-        byte[][] keysAndArgs = new byte[group.size() * 2 + 2][];
-        for (int i = 0; i < group.size(); i++) {
+        boolean[] firstHolds = new boolean[group.size()];
+        return acquire(group, owner, leaseMillis, firstHolds);
+    }
+
+    /**
+     * @param firstHolds per lock, whether the owner holds no hold of it as far as the caller knows; Redis
+     *                   then starts the count at 1 whatever it counted before, so a hold whose reply timed
+     *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
+     */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
+        int locks = group.size();
+        byte[][] keysAndArgs = new byte[locks * 3 + 2][];
+        for (int i = 0; i < locks; i++) {
             keysAndArgs[2 * i] = bytes(group.get(i).name());
             keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
+            keysAndArgs[locks * 2 + 2 + i] = bytes(firstHolds[i] ? "1" : "0");
         }
-        keysAndArgs[group.size() * 2] = bytes(Long.toString(leaseMillis));
-        keysAndArgs[group.size() * 2 + 1] = bytes(owner);
-        List<?> reply = run(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
-        return Acquisition.of(reply);
+        keysAndArgs[locks * 2] = bytes(Long.toString(leaseMillis));
+        keysAndArgs[locks * 2 + 1] = bytes(owner);
+        return call(group.get(0).name(), connection -> {
+            Acquisition acquisition = Acquisition.of(script(connection, LockScript.ACQUIRE, ReturnType.MULTI, locks * 2, keysAndArgs));
+            if (replicaSync != null && acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
+                awaitReplica(connection, group, owner, leaseMillis);
+            }
+            return acquisition;
+        });
+    }
+
+    /**
+     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
+     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     */
+    private void awaitReplica(RedisConnection connection, List<LockKeys> group, String owner, long leaseMillis) {
+        if (replicasAcknowledging(connection) >= 1) {
+            return;
+        }
+        byte[][] keysAndArgs = new byte[group.size() * 3 + 1][];
+        for (int i = 0; i < group.size(); i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).channel());
+            keysAndArgs[group.size() * 2 + 1 + i] = bytes(Long.toString(leaseMillis));
+        }
+        keysAndArgs[group.size() * 2] = bytes(owner);
+        script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
+        throw new LockRedisException("Lock " + group.get(0).name() + " was acquired, but no replica acknowledged it within " + replicaSync
+                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+    }
+
+    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
+    private long replicasAcknowledging(RedisConnection connection) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
+        }
+        return awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
     }
 
     /** Takes a read ({@link LockKind#READ}) or write hold of a read-write lock. */
@@ -241,19 +298,22 @@ public final class LockCommands implements RenewalClient {
      */
     @SuppressWarnings("unchecked")
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return call(redisKey, connection -> {
-            if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
-                return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
+        return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
+            return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
+        }
+        try {
+            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
             }
-            try {
-                return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
-            } catch (RuntimeException e) {
-                if (!isNoScript(e)) {
-                    throw e;
-                }
-                return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
-            }
-        });
+            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
+        }
     }
 
     private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
@@ -304,6 +364,8 @@ public final class LockCommands implements RenewalClient {
         boolean interrupted = Thread.interrupted();
         try (RedisConnection connection = openConnection()) {
             return action.apply(connection);
+        } catch (LockException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
         } finally {

@@ -494,7 +494,7 @@ public class RedisLocker implements Locker, AutoCloseable {
                     long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : watchdog.timeout().toMillis();
                     long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
                     if (interruptible) {
-                        waiting.await(park);
+                        awaitNamingTheLock(waiting, park, what);
                     } else {
                         waiting.awaitUninterruptibly(park);
                     }
@@ -533,6 +533,16 @@ public class RedisLocker implements Locker, AutoCloseable {
     private record Blocked(String channel, long holderTtlMillis) {
     }
 
+    private static void awaitNamingTheLock(ReleaseSubscriptions.Waiting waiting, long nanos, String what) throws InterruptedException {
+        try {
+            waiting.await(nanos);
+        } catch (InterruptedException e) {
+            InterruptedException named = new InterruptedException("Interrupted while waiting for " + what);
+            named.initCause(e);
+            throw named;
+        }
+    }
+
     private ReleaseSubscriptions.Waiting join(String channel, String what) {
         try {
             return subscriptions.join(channel);
@@ -558,7 +568,7 @@ public class RedisLocker implements Locker, AutoCloseable {
             for (List<LockKeys> group : groups) {
                 LockCommands.Acquisition attempt;
                 try {
-                    attempt = commands.acquire(group, owner, redisLease);
+                    attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner));
                 } catch (LockRedisException e) {
                     giveBack(taken, owner, redisLease);
                     throw e;
@@ -577,6 +587,19 @@ public class RedisLocker implements Locker, AutoCloseable {
             }
             return null;
         };
+    }
+
+    /**
+     * Per lock, whether this instance knows of no hold of {@code owner}: Redis then restarts the count
+     * at 1, so a hold left by an acquisition whose reply timed out cannot pose as a re-entry.
+     */
+    private boolean[] firstHolds(List<LockKeys> group, String owner) {
+        boolean[] first = new boolean[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Hold known = holds.get(new Hold.Id(group.get(i).name(), owner, LockKind.PLAIN));
+            first[i] = known == null || known.lost;
+        }
+        return first;
     }
 
     /** Undoes the part of a multi-lock taken before a later slot group was found held. */

@@ -280,7 +280,9 @@ public class RedlockLocker implements Locker, AutoCloseable {
      */
     private long attemptOnMajority(LockKeys keys, String owner, long leaseMillis) {
         long start = System.nanoTime();
-        List<CompletableFuture<LockCommands.Acquisition>> calls = submitEverywhere(node -> node.acquire(List.of(keys), owner, leaseMillis));
+        RedlockHold known = holds.get(holdId(keys, owner));
+        boolean[] firstHold = {known == null || known.lost};
+        List<CompletableFuture<LockCommands.Acquisition>> calls = submitEverywhere(node -> node.acquire(List.of(keys), owner, leaseMillis, firstHold));
         List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         long validity = leaseMillis - elapsedMillis - (leaseMillis / 100 + 2);

@@ -4,6 +4,10 @@
 -- KEYS[2i]    its fencing-token counter (same hash slot, no expiry)
 -- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive)
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
+-- ARGV[2+i]   '1' when the client knows of no hold of this owner on lock i: a count Redis still has
+--             for it was left by an acquisition whose reply never arrived (a timeout), so the count
+--             restarts at 1 and a new token is drawn, instead of a phantom re-entry the owner's single
+--             unlock would never undo
 -- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
 --               holdCount 1 = first acquisition, which draws a new token from the counter; a
 --               reentrant acquisition returns the token of the hold it re-enters (the counter's
@@ -20,7 +24,12 @@ end
 local reply = {1}
 for i = 1, locks do
     local hash, fence = KEYS[2 * i - 1], KEYS[2 * i]
-    local holdCount = redis.call('hincrby', hash, ARGV[2], 1)
+    local holdCount = 1
+    if ARGV[2 + i] == '1' then
+        redis.call('hset', hash, ARGV[2], 1)
+    else
+        holdCount = redis.call('hincrby', hash, ARGV[2], 1)
+    end
     redis.call('pexpire', hash, ARGV[1])
     local token
     if holdCount == 1 then

@@ -12,18 +12,18 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-/** One application instance's worth of redis-lock, wired by hand on a real Redis: what the auto-configuration builds. */
-final class LockerFixture implements AutoCloseable {
+/** One application instance's worth of redis-lock, wired by hand on a real Redis: what the auto-configuration builds. Public for the reliability suite. */
+public final class LockerFixture implements AutoCloseable {
 
-    static final String PREFIX = "lock:";
+    public static final String PREFIX = "lock:";
 
-    final LettuceConnectionFactory connectionFactory;
-    final LockCommands commands;
-    final LockWatchdog watchdog;
-    final ReleaseSubscriptions subscriptions;
-    final RedisLocker locker;
-    final StringRedisTemplate redis;
-    final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+    public final LettuceConnectionFactory connectionFactory;
+    public final LockCommands commands;
+    public final LockWatchdog watchdog;
+    public final ReleaseSubscriptions subscriptions;
+    public final RedisLocker locker;
+    public final StringRedisTemplate redis;
+    public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
     private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout) {
         this.connectionFactory = connectionFactory;
@@ -38,11 +38,11 @@ final class LockerFixture implements AutoCloseable {
         this.redis = new StringRedisTemplate(connectionFactory);
     }
 
-    static LockerFixture connect(String host, int port, Duration watchdogTimeout) {
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout) {
         return connect(host, port, watchdogTimeout, Duration.ofSeconds(5));
     }
 
-    static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
         factory.afterPropertiesSet();
@@ -50,7 +50,7 @@ final class LockerFixture implements AutoCloseable {
         return new LockerFixture(factory, watchdogTimeout);
     }
 
-    String redisKey(String key) {
+    public String redisKey(String key) {
         return PREFIX + key;
     }
 

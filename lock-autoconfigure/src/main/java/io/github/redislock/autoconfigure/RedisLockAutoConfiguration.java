@@ -31,8 +31,8 @@ public class RedisLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockCommands lockCommands(ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        return new LockCommands(requireConnectionFactory(connectionFactory));
+    LockCommands lockCommands(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
+        return new LockCommands(requireConnectionFactory(connectionFactory), properties.getReplicaSync());
     }
 
     @Bean

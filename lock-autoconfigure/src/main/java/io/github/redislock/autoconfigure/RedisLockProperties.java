@@ -56,6 +56,15 @@ public class RedisLockProperties {
      */
     private boolean releaseAfterTransaction = true;
 
+    /**
+     * When set, every first acquisition of a lock waits up to this long for at least one replica to
+     * acknowledge it (Redis WAIT), and fails with LockRedisException, releasing the lock again, when
+     * none did: a lock then survives a Sentinel failover. Unset: no waiting; replication is
+     * asynchronous and a lock taken just before the master dies may be lost. For a master with
+     * replicas (Sentinel); not for Redis Cluster.
+     */
+    private Duration replicaSync;
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -104,6 +113,17 @@ public class RedisLockProperties {
 
     public void setReleaseAfterTransaction(boolean releaseAfterTransaction) {
         this.releaseAfterTransaction = releaseAfterTransaction;
+    }
+
+    public Duration getReplicaSync() {
+        return replicaSync;
+    }
+
+    public void setReplicaSync(Duration replicaSync) {
+        if (replicaSync != null && replicaSync.toMillis() < 1) {
+            throw new IllegalArgumentException("redis-lock.replica-sync must be at least 1ms (or unset to not wait for replicas), but was " + replicaSync);
+        }
+        this.replicaSync = replicaSync;
     }
 
     public Duration getDefaultWaitTime() {

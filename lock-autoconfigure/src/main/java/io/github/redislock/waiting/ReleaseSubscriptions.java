@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
@@ -18,6 +19,7 @@ import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
@@ -26,6 +28,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * (reference counted) and unsubscribed in the background once the last one leaves, so the hot path
  * of a waiter that got its lock never pays for an unsubscribe. The connection also stays subscribed
  * to an anchor channel, which keeps it open between waits (an empty subscription would close it).
+ *
+ * <p>A release published while the connection is down is never delivered. When the client reconnects
+ * and Redis confirms a channel again, every waiter of that channel is woken to look at the lock
+ * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
  * that does not win goes back to waiting; a wake-up nobody takes stays banked for the next waiter.
@@ -46,6 +52,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final ExecutorService unsubscriber;
+    private final Listener listener = new Listener();
     private RedisConnection connection;
     private volatile boolean closed;
 
@@ -78,9 +85,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
             Channel entry = channels.get(channel);
             if (entry == null) {
-                subscribe(channel);
-                entry = new Channel(channel);
+                entry = new Channel(channel); // registered first: its confirmation may arrive before subscribe returns
                 channels.put(channel, entry);
+                try {
+                    subscribe(channel);
+                } catch (RuntimeException e) {
+                    channels.remove(channel, entry);
+                    throw e;
+                }
             }
             entry.waiters++;
             return new Waiting(entry);
@@ -123,11 +135,10 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         closeConnection();
         List<byte[]> names = new ArrayList<>();
         names.add(anchorChannel);
-        names.add(name);
-        channels.keySet().forEach(existing -> names.add(existing.getBytes(StandardCharsets.UTF_8)));
+        channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
         RedisConnection fresh = connectionFactory.getConnection();
         try {
-            fresh.subscribe(this::onMessage, names.toArray(byte[][]::new));
+            fresh.subscribe(listener, names.toArray(byte[][]::new));
         } catch (RuntimeException e) {
             fresh.close();
             throw e;
@@ -165,10 +176,28 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    private void onMessage(Message message, byte[] pattern) {
-        Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-        if (entry != null) {
-            entry.wakeUps.release(Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
+    /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
+    private final class Listener implements MessageListener, SubscriptionListener {
+
+        @Override
+        public void onMessage(Message message, byte[] pattern) {
+            Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+            if (entry != null) {
+                entry.wakeUps.release(Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
+            }
+        }
+
+        /**
+         * A channel that already has waiters is confirmed again only after the client reconnected (or a
+         * fresh connection took over): releases published meanwhile were never delivered, so every
+         * waiter of the channel looks at the lock again instead of sleeping until its holder's lease ends.
+         */
+        @Override
+        public void onChannelSubscribed(byte[] channel, long count) {
+            Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
+            if (entry != null && entry.firstConfirmationPending.getAndSet(false) == false) {
+                entry.wakeUps.release(Math.max(1, entry.waiters));
+            }
         }
     }
 
@@ -213,6 +242,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private static final class Channel {
         final String name;
+        /** The confirmation of the channel's own SUBSCRIBE wakes nobody; only a later one (a re-subscription) does. */
+        final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
         /** Fair: a release wakes the thread that has waited longest, not one that just arrived. */
         final Semaphore wakeUps = new Semaphore(0, true);
         /** Written under commandLock; read without it when a message arrives. */

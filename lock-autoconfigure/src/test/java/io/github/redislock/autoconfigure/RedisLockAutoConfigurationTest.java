@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+/** Invalid {@code redis-lock.*} values are tried, with the other bad inputs, in {@code BadInputTest}. */
 class RedisLockAutoConfigurationTest {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -72,26 +73,6 @@ class RedisLockAutoConfigurationTest {
     void canBeSwitchedOff() {
         contextRunner.withPropertyValues("redis-lock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(Locker.class).doesNotHaveBean(LockWatchdog.class));
-    }
-
-    @Test
-    void aNegativeWatchdogTimeoutFailsStartupNamingTheProperty() {
-        contextRunner.withPropertyValues("redis-lock.watchdog-timeout=-5s").run(context -> assertThat(context)
-                .getFailure().rootCause().hasMessageContaining("redis-lock.watchdog-timeout must be at least 100ms"));
-        contextRunner.withPropertyValues("redis-lock.watchdog-timeout=50ms").run(context -> assertThat(context)
-                .getFailure().hasStackTraceContaining("redis-lock.watchdog-timeout"));
-    }
-
-    @Test
-    void aBlankKeyPrefixFailsStartupNamingTheProperty() {
-        contextRunner.withPropertyValues("redis-lock.key-prefix=  ").run(context -> assertThat(context)
-                .getFailure().rootCause().hasMessageContaining("redis-lock.key-prefix must not be blank"));
-    }
-
-    @Test
-    void aNegativeDefaultWaitFailsStartupNamingTheProperty() {
-        contextRunner.withPropertyValues("redis-lock.default-wait-time=-1s").run(context -> assertThat(context)
-                .getFailure().rootCause().hasMessageContaining("redis-lock.default-wait-time must be 0 or more"));
     }
 
     @Test

@@ -90,6 +90,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private final List<String> extraArgs;
     private final boolean clusterEnabled;
+    /** Sentinel mode needs a writable config file as the first argument; the directives come as arguments. */
+    private final boolean sentinel;
     private final Path workDir;
     private final Path logFile;
     private volatile int port;
@@ -102,6 +104,7 @@ public final class RedisServerProcess implements AutoCloseable {
     private RedisServerProcess(List<String> extraArgs) {
         this.extraArgs = extraArgs;
         this.clusterEnabled = extraArgs.stream().anyMatch("--cluster-enabled"::equalsIgnoreCase);
+        this.sentinel = extraArgs.stream().anyMatch("--sentinel"::equalsIgnoreCase);
         this.password = valueAfter(extraArgs, "--requirepass");
         try {
             this.workDir = Files.createTempDirectory("redis-lock-test-redis-");
@@ -118,7 +121,9 @@ public final class RedisServerProcess implements AutoCloseable {
      * answers {@code PING}.
      *
      * @param extraArgs further command-line options appended after the defaults, for example
-     *     {@code "--requirepass", "secret"} or {@code "--aclfile", path}; {@code --port} and
+     *     {@code "--requirepass", "secret"} or {@code "--aclfile", path}; with
+     *     {@code "--sentinel", "monitor", "mymaster", "127.0.0.1", "6379", "2"} (and further
+     *     {@code "--sentinel", ...} directives) the process is a Sentinel; {@code --port} and
      *     {@code --daemonize} are managed here and rejected
      * @throws IllegalStateException if the server does not answer within 10 seconds or exits
      *     (the message includes the end of its log)
@@ -410,8 +415,20 @@ public final class RedisServerProcess implements AutoCloseable {
      * @throws IllegalStateException for any other failure
      */
     private boolean launch() {
-        List<String> commandLine = new ArrayList<>(List.of(
-                RedisBinary.path().toString(),
+        List<String> commandLine = new ArrayList<>(List.of(RedisBinary.path().toString()));
+        if (sentinel) {
+            Path config = workDir.resolve("sentinel.conf");
+            try {
+                if (!Files.exists(config)) {
+                    Files.createFile(config);
+                }
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Could not create the sentinel config file " + config, ex);
+            }
+            commandLine.add(config.toString());
+        }
+        commandLine.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--save", "",

@@ -1,0 +1,166 @@
+package io.github.redislock.reliability;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A TCP proxy on the loopback interface between lock clients and Redis, for connection faults that a
+ * real network has and a local Redis never shows: every connection dropped at once, new connections
+ * refused, latency beyond the client's command timeout. {@link #heal()} ends them all.
+ *
+ * <p>Latency is added per chunk in each direction without slowing the throughput: a reader stamps
+ * each chunk with its due time and a writer sends it when due, in order.
+ */
+final class FaultProxy implements AutoCloseable {
+
+    private final ServerSocket server;
+    private final int targetPort;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile long latencyMillis;
+    private volatile boolean refusing;
+    private volatile boolean closed;
+
+    FaultProxy(int targetPort) {
+        this.targetPort = targetPort;
+        try {
+            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the fault proxy's port", e);
+        }
+        daemon("fault-proxy-accept", this::acceptLoop).start();
+    }
+
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** Closes every open connection and refuses new ones until {@link #heal()}. */
+    void dropAllAndRefuse() {
+        refusing = true;
+        sockets.forEach(FaultProxy::closeQuietly);
+        sockets.clear();
+    }
+
+    /** Delays every chunk, both ways, by {@code millis} from now on. */
+    void delay(long millis) {
+        latencyMillis = millis;
+    }
+
+    /** Accepts connections again and stops delaying; chunks still delayed are delivered at once. */
+    void heal() {
+        refusing = false;
+        latencyMillis = 0;
+    }
+
+    int openConnections() {
+        return sockets.size() / 2;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            if (refusing) {
+                closeQuietly(client);
+                continue;
+            }
+            try {
+                Socket upstream = new Socket();
+                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2000);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(upstream);
+                pipe(client, upstream, "fault-proxy-up");
+                pipe(upstream, client, "fault-proxy-down");
+            } catch (IOException e) {
+                closeQuietly(client);
+            }
+        }
+    }
+
+    private void pipe(Socket from, Socket to, String name) throws IOException {
+        InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream();
+        BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
+        daemon(name + "-read", () -> {
+            byte[] buffer = new byte[16 * 1024];
+            try {
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    chunks.put(new Chunk(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(latencyMillis), Arrays.copyOf(buffer, read)));
+                }
+            } catch (IOException | InterruptedException e) {
+                // connection dropped
+            }
+            chunks.add(Chunk.END);
+            closeBoth(from, to);
+        }).start();
+        daemon(name + "-write", () -> {
+            try {
+                while (true) {
+                    Chunk chunk = chunks.take();
+                    if (chunk == Chunk.END) {
+                        break;
+                    }
+                    while (latencyMillis > 0 && chunk.dueNanos - System.nanoTime() > 0) { // healing delivers what is still delayed at once
+                        TimeUnit.NANOSECONDS.sleep(Math.min(chunk.dueNanos - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5)));
+                    }
+                    out.write(chunk.bytes);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // connection dropped
+            }
+            closeBoth(from, to);
+        }).start();
+    }
+
+    private void closeBoth(Socket a, Socket b) {
+        closeQuietly(a);
+        closeQuietly(b);
+        sockets.remove(a);
+        sockets.remove(b);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        closeQuietly(server);
+        sockets.forEach(FaultProxy::closeQuietly);
+    }
+
+    private static Thread daemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // already closed
+        }
+    }
+
+    private record Chunk(long dueNanos, byte[] bytes) {
+        static final Chunk END = new Chunk(0, new byte[0]);
+    }
+}
