@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,7 +12,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -27,7 +25,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * The {@link Locker} of one application instance. Its client id, a random UUID, tells its owners
  * apart from those of every other instance: an owner is {@code <clientId>:<threadId>}.
  */
-public class RedisLocker implements Locker, AutoCloseable {
+public class RedisLocker extends AbstractLocker {
 
     /** How metrics and diagnostics name each kind of hold. */
     static String kindName(LockKind kind) {
@@ -44,12 +42,9 @@ public class RedisLocker implements Locker, AutoCloseable {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final ReleaseSubscriptions subscriptions;
-    private final String keyPrefix;
     private final ApplicationEventPublisher events;
     private final LockObserver observer;
-    private final String clientId = UUID.randomUUID().toString();
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
-    private volatile boolean closed;
 
     /**
      * @param keyPrefix prepended to every key to form its Redis key
@@ -63,40 +58,12 @@ public class RedisLocker implements Locker, AutoCloseable {
     /** @param observer hears acquisitions, releases and losses (metrics, traces) */
     public RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                        String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
-        if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("Lock key prefix must not be blank");
-        }
+        super(keyPrefix);
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
-        this.keyPrefix = keyPrefix;
         this.events = Objects.requireNonNull(events, "events");
         this.observer = Objects.requireNonNull(observer, "observer");
-    }
-
-    /** This instance's id, the first part of every owner field it writes. */
-    public String getClientId() {
-        return clientId;
-    }
-
-    /** The prefix of every lock's Redis key. */
-    public String getKeyPrefix() {
-        return keyPrefix;
-    }
-
-    @Override
-    public void lock(String key) {
-        lockUninterruptibly(key, WATCHDOG_LEASE);
-    }
-
-    @Override
-    public void lock(String key, int leaseSeconds) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
-    }
-
-    @Override
-    public void lock(String key, TimeUnit unit, int leaseTime) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
     }
 
     @Override
@@ -134,11 +101,6 @@ public class RedisLocker implements Locker, AutoCloseable {
     @Override
     public boolean isLocked(String key) {
         return commands.exists(keys(key));
-    }
-
-    @Override
-    public boolean isHeldByCurrentThread(String key) {
-        return getHoldCount(key) > 0;
     }
 
     @Override
@@ -190,27 +152,6 @@ public class RedisLocker implements Locker, AutoCloseable {
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
         return new MultiLockView(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
-    }
-
-    @Override
-    public <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
-        Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
-        Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
-        boolean acquired;
-        try {
-            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(key, waitTime, e);
-        }
-        if (!acquired) {
-            throw new LockAcquisitionException(key, waitTime);
-        }
-        try {
-            return action.get();
-        } finally {
-            unlock(key);
-        }
     }
 
     /** Locks this instance holds now, for diagnostics. */
@@ -416,7 +357,8 @@ public class RedisLocker implements Locker, AutoCloseable {
         return hold.token;
     }
 
-    private void lockUninterruptibly(String key, long leaseMillis) {
+    @Override
+    void lockUninterruptibly(String key, long leaseMillis) {
         lockUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), leaseMillis);
     }
 
@@ -764,23 +706,4 @@ public class RedisLocker implements Locker, AutoCloseable {
         };
     }
 
-    private LockKeys keys(String key) {
-        if (closed) {
-            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
-        }
-        return LockKeys.of(keyPrefix, key);
-    }
-
-    private String currentOwner() {
-        return clientId + ":" + Thread.currentThread().getId();
-    }
-
-    /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
-    private String tokenOwner(String ownerToken) {
-        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
-            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
-                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
-        }
-        return clientId + ":~" + ownerToken;
-    }
 }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import io.github.redislock.watchdog.LockWatchdog;
 import io.github.redislock.watchdog.WatchedLock;
@@ -40,7 +38,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
  * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
  */
-public class RedlockLocker implements Locker, AutoCloseable {
+public class RedlockLocker extends AbstractLocker {
 
     private static final Log log = LogFactory.getLog(RedlockLocker.class);
 
@@ -50,12 +48,9 @@ public class RedlockLocker implements Locker, AutoCloseable {
     private final Duration nodeTimeout;
     private final Duration retryDelay;
     private final LockWatchdog watchdog;
-    private final String keyPrefix;
     private final ApplicationEventPublisher events;
-    private final String clientId = UUID.randomUUID().toString();
     private final Map<String, RedlockHold> holds = new ConcurrentHashMap<>();
     private final ExecutorService fanOut;
-    private volatile boolean closed;
 
     /**
      * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
@@ -65,18 +60,15 @@ public class RedlockLocker implements Locker, AutoCloseable {
      */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
+        super(keyPrefix);
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
-        }
-        if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("Lock key prefix must not be blank");
         }
         this.nodes = nodes.stream().map(LockCommands::new).toList();
         this.nodeNames = List.copyOf(nodeNames);
         this.quorum = nodes.size() / 2 + 1;
         this.nodeTimeout = nodeTimeout;
         this.retryDelay = retryDelay;
-        this.keyPrefix = keyPrefix;
         this.events = Objects.requireNonNull(events, "events");
         this.fanOut = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "redis-lock-redlock");
@@ -101,25 +93,6 @@ public class RedlockLocker implements Locker, AutoCloseable {
     /** How many masters must agree. */
     public int getQuorum() {
         return quorum;
-    }
-
-    public String getClientId() {
-        return clientId;
-    }
-
-    @Override
-    public void lock(String key) {
-        lockUninterruptibly(key, WATCHDOG_LEASE);
-    }
-
-    @Override
-    public void lock(String key, int leaseSeconds) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
-    }
-
-    @Override
-    public void lock(String key, TimeUnit unit, int leaseTime) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
     }
 
     @Override
@@ -163,11 +136,6 @@ public class RedlockLocker implements Locker, AutoCloseable {
         return onEveryNode(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
     }
 
-    @Override
-    public boolean isHeldByCurrentThread(String key) {
-        return getHoldCount(key) > 0;
-    }
-
     /** The hold count a majority of the masters agree on (at least). */
     @Override
     public int getHoldCount(String key) {
@@ -205,27 +173,6 @@ public class RedlockLocker implements Locker, AutoCloseable {
         throw unsupported("multi-locks", "take the keys one by one in a fixed order instead");
     }
 
-    @Override
-    public <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
-        Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
-        Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
-        boolean acquired;
-        try {
-            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(key, waitTime, e);
-        }
-        if (!acquired) {
-            throw new LockAcquisitionException(key, waitTime);
-        }
-        try {
-            return action.get();
-        } finally {
-            unlock(key);
-        }
-    }
-
     /** Stops renewing; held locks expire on every master within the watchdog timeout. */
     @Override
     public void close() {
@@ -235,7 +182,8 @@ public class RedlockLocker implements Locker, AutoCloseable {
         fanOut.shutdownNow();
     }
 
-    private void lockUninterruptibly(String key, long leaseMillis) {
+    @Override
+    void lockUninterruptibly(String key, long leaseMillis) {
         try {
             acquire(keys(key), currentOwner(), WAIT_FOREVER, leaseMillis, false);
         } catch (InterruptedException e) {
@@ -438,25 +386,6 @@ public class RedlockLocker implements Locker, AutoCloseable {
 
     private static String holdId(LockKeys keys, String owner) {
         return keys.name() + " " + owner;
-    }
-
-    private LockKeys keys(String key) {
-        if (closed) {
-            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
-        }
-        return LockKeys.of(keyPrefix, key);
-    }
-
-    private String currentOwner() {
-        return clientId + ":" + Thread.currentThread().getId();
-    }
-
-    private String tokenOwner(String ownerToken) {
-        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
-            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
-                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
-        }
-        return clientId + ":~" + ownerToken;
     }
 
     private static UnsupportedOperationException unsupported(String what, String why) {
