@@ -49,7 +49,7 @@ public class RedlockLocker extends AbstractLocker {
     private final Duration retryDelay;
     private final LockWatchdog watchdog;
     private final ApplicationEventPublisher events;
-    private final Map<String, RedlockHold> holds = new ConcurrentHashMap<>();
+    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final ExecutorService fanOut;
 
     /**
@@ -228,7 +228,7 @@ public class RedlockLocker extends AbstractLocker {
      */
     private long attemptOnMajority(LockKeys keys, String owner, long leaseMillis) {
         long start = System.nanoTime();
-        RedlockHold known = holds.get(holdId(keys, owner));
+        Hold known = holds.get(holdId(keys, owner));
         boolean[] firstHold = {known == null || known.lost};
         List<CompletableFuture<LockCommands.Acquisition>> calls = submitEverywhere(node -> node.acquire(List.of(keys), owner, leaseMillis, firstHold));
         List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
@@ -258,7 +258,7 @@ public class RedlockLocker extends AbstractLocker {
      * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo.
      */
     private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls) {
-        RedlockHold hold = holds.get(holdId(keys, owner));
+        Hold hold = holds.get(holdId(keys, owner));
         long restore = hold == null ? 1 : restoreLease(hold);
         for (int i = 0; i < calls.size(); i++) {
             LockCommands node = nodes.get(i);
@@ -277,12 +277,12 @@ public class RedlockLocker extends AbstractLocker {
 
     private void acquired(LockKeys keys, String owner, long holdCount, long leaseMillis) {
         String id = holdId(keys, owner);
-        RedlockHold hold = holds.get(id);
+        Hold hold = holds.get(id);
         if (holdCount == 1 || hold == null) {
             if (hold != null) {
                 forget(hold);
             }
-            hold = new RedlockHold(keys, owner, leaseMillis);
+            hold = new Hold(keys, owner, LockKind.PLAIN, 0, holdCount, leaseMillis, this::publishLost);
             holds.put(id, hold);
         }
         hold.count = holdCount;
@@ -293,7 +293,7 @@ public class RedlockLocker extends AbstractLocker {
     }
 
     private void release(LockKeys keys, String owner) {
-        RedlockHold hold = holds.get(holdId(keys, owner));
+        Hold hold = holds.get(holdId(keys, owner));
         if (hold == null) {
             throw new IllegalMonitorStateException("Cannot unlock '" + keys.key() + "' (Redis key " + keys.name()
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
@@ -373,15 +373,19 @@ public class RedlockLocker extends AbstractLocker {
         return average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
     }
 
-    private long restoreLease(RedlockHold hold) {
+    private long restoreLease(Hold hold) {
         return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
     }
 
-    private void forget(RedlockHold hold) {
+    private void forget(Hold hold) {
         holds.remove(holdId(hold.keys, hold.owner), hold);
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
+    }
+
+    private void publishLost(Hold hold) {
+        events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
     }
 
     private static String holdId(LockKeys keys, String owner) {
@@ -392,39 +396,6 @@ public class RedlockLocker extends AbstractLocker {
         return new UnsupportedOperationException("Redlock (redis-lock.redlock.nodes) does not offer " + what + ": " + why);
     }
 
-
-    /** A lock this instance holds on a majority of the masters. */
-    private final class RedlockHold implements WatchedLock {
-        final LockKeys keys;
-        final String owner;
-        final long leaseMillis;
-        volatile long count;
-        volatile boolean watched;
-        volatile boolean lost;
-
-        RedlockHold(LockKeys keys, String owner, long leaseMillis) {
-            this.keys = keys;
-            this.owner = owner;
-            this.leaseMillis = leaseMillis;
-        }
-
-        @Override
-        public String redisKey() {
-            return keys.name();
-        }
-
-        @Override
-        public String ownerField() {
-            return owner;
-        }
-
-        @Override
-        public void lost() {
-            lost = true;
-            watched = false;
-            events.publishEvent(new LockLostEvent(RedlockLocker.this, keys.key(), keys.name(), owner));
-        }
-    }
 
     /** One key seen as a {@link RedisLock}; the calling thread is the owner. */
     private final class View implements RedisLock {
