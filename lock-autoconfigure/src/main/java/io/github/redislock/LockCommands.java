@@ -90,13 +90,9 @@ public final class LockCommands implements RenewalClient {
         }
     }
 
-    /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis) {
-        boolean[] firstHolds = new boolean[group.size()];
-        return acquire(group, owner, leaseMillis, firstHolds);
-    }
-
     /**
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
+     *
      * @param firstHolds per lock, whether the owner holds no hold of it as far as the caller knows; Redis
      *                   then starts the count at 1 whatever it counted before, so a hold whose reply timed
      *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
