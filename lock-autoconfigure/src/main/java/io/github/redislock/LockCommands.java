@@ -48,6 +48,9 @@ public final class LockCommands implements RenewalClient {
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
     private volatile Boolean cluster;
+    /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
+    private final boolean sharesNativeConnection;
+    private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
         this(connectionFactory, null);
@@ -60,6 +63,7 @@ public final class LockCommands implements RenewalClient {
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
         this.replicaSync = replicaSync;
         this.connectionFactory = connectionFactory;
+        this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
@@ -98,22 +102,70 @@ public final class LockCommands implements RenewalClient {
      *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
      */
     Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
-        int locks = group.size();
-        byte[][] keysAndArgs = new byte[locks * 3 + 2][];
-        for (int i = 0; i < locks; i++) {
-            keysAndArgs[2 * i] = bytes(group.get(i).name());
-            keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
-            keysAndArgs[locks * 2 + 2 + i] = bytes(firstHolds[i] ? "1" : "0");
+        return acquire(group, owner, leaseMillis, firstHolds, 0, null, false);
+    }
+
+    /**
+     * Like {@link #acquire(List, String, long, boolean[])}; with {@code keepPlaceMillis > 0} (one lock only)
+     * a blocked owner also queues for the lock, and a release hands it over (see {@code release.lua}).
+     *
+     * @param keepPlaceMillis how long the queue place lasts unless the owner tries again; 0 = do not queue
+     * @param queueMember     with {@code keepPlaceMillis > 0}, the wait's {@link #queueMember}
+     * @param queuedBefore    whether an earlier try of the same wait may have queued it
+     */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
+                        boolean queuedBefore) {
+        int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
+        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore);
+        if (replicaSync == null) {
+            return Acquisition.of(run(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
         }
-        keysAndArgs[locks * 2] = bytes(Long.toString(leaseMillis));
-        keysAndArgs[locks * 2 + 1] = bytes(owner);
         return call(group.get(0).name(), connection -> {
-            Acquisition acquisition = Acquisition.of(script(connection, LockScript.ACQUIRE, ReturnType.MULTI, locks * 2, keysAndArgs));
-            if (replicaSync != null && acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
+            Acquisition acquisition = Acquisition.of(script(connection, LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
+            if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
                 awaitReplica(connection, group, owner, leaseMillis);
             }
             return acquisition;
         });
+    }
+
+    /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
+    static int acquireKeyCount(int locks, long keepPlaceMillis) {
+        if (keepPlaceMillis > 0 && locks != 1) {
+            throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
+        }
+        return keepPlaceMillis > 0 ? 4 : locks * 2;
+    }
+
+    /** KEYS then ARGV of {@code acquire.lua}; also what the benchmark's Redis ceiling sends. */
+    static byte[][] acquireKeysAndArgs(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
+                                       String queueMember, boolean queuedBefore) {
+        int locks = group.size();
+        int keyCount = acquireKeyCount(locks, keepPlaceMillis);
+        byte[][] keysAndArgs = new byte[keyCount + 5 + locks][];
+        for (int i = 0; i < locks; i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
+            keysAndArgs[keyCount + 5 + i] = firstHolds[i] ? ONE : ZERO;
+        }
+        if (keepPlaceMillis > 0) {
+            keysAndArgs[2] = bytes(group.get(0).waitQueue());
+            keysAndArgs[3] = bytes(group.get(0).waitDeadlines());
+        }
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        keysAndArgs[keyCount + 1] = bytes(owner);
+        keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
+        keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
+        keysAndArgs[keyCount + 4] = queuedBefore ? ONE : ZERO;
+        return keysAndArgs;
+    }
+
+    /**
+     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, then the
+     * wait's {@code <wait id>:<owner>}, which a hand-off message names.
+     */
+    static String queueMember(String waitName, long leaseMillis) {
+        return leaseMillis + "|" + waitName;
     }
 
     /**
@@ -124,14 +176,9 @@ public final class LockCommands implements RenewalClient {
         if (replicasAcknowledging(connection) >= 1) {
             return;
         }
-        byte[][] keysAndArgs = new byte[group.size() * 3 + 1][];
-        for (int i = 0; i < group.size(); i++) {
-            keysAndArgs[2 * i] = bytes(group.get(i).name());
-            keysAndArgs[2 * i + 1] = bytes(group.get(i).channel());
-            keysAndArgs[group.size() * 2 + 1 + i] = bytes(Long.toString(leaseMillis));
-        }
-        keysAndArgs[group.size() * 2] = bytes(owner);
-        script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
+        long[] leases = new long[group.size()];
+        Arrays.fill(leases, leaseMillis);
+        script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases));
         throw new LockRedisException("Lock " + group.get(0).name() + " was acquired, but no replica acknowledged it within " + replicaSync
                 + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
     }
@@ -195,21 +242,51 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * Releases one hold of every lock of {@code group} (one hash slot), each on its own.
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
+     * becomes free is handed to the first live waiter queued for it.
      *
      * @param restoreLeases per lock, the lease to restore when holds remain
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
     long[] release(List<LockKeys> group, String owner, long[] restoreLeases) {
-        byte[][] keysAndArgs = new byte[group.size() * 3 + 1][];
-        keysAndArgs[group.size() * 2] = bytes(owner);
-        for (int i = 0; i < group.size(); i++) {
-            keysAndArgs[2 * i] = bytes(group.get(i).name());
-            keysAndArgs[2 * i + 1] = bytes(group.get(i).channel());
-            keysAndArgs[group.size() * 2 + 1 + i] = bytes(Long.toString(restoreLeases[i]));
+        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 5,
+                releaseKeysAndArgs(group, owner, "", restoreLeases));
+        long[] remaining = new long[reply.size()];
+        for (int i = 0; i < remaining.length; i++) {
+            remaining[i] = ((Number) reply.get(i)).longValue();
         }
-        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 2, keysAndArgs);
-        return reply.stream().mapToLong(remaining -> ((Number) remaining).longValue()).toArray();
+        return remaining;
+    }
+
+    /**
+     * Takes a waiter that gives up out of the lock's wait queue. A release may have handed it the lock
+     * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
+     *
+     * @param queueMember the wait's {@link #queueMember}
+     * @return whether the lock had been handed to {@code owner}
+     */
+    boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, 5,
+                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}));
+        return ((Number) reply.get(0)).longValue() == 0;
+    }
+
+    /** KEYS (5 per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
+    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases) {
+        int keyCount = group.size() * 5;
+        byte[][] keysAndArgs = new byte[keyCount + 2 + group.size()][];
+        for (int i = 0; i < group.size(); i++) {
+            LockKeys keys = group.get(i);
+            keysAndArgs[5 * i] = bytes(keys.name());
+            keysAndArgs[5 * i + 1] = bytes(keys.channel());
+            keysAndArgs[5 * i + 2] = bytes(keys.fence());
+            keysAndArgs[5 * i + 3] = bytes(keys.waitQueue());
+            keysAndArgs[5 * i + 4] = bytes(keys.waitDeadlines());
+            keysAndArgs[keyCount + 2 + i] = bytes(Long.toString(restoreLeases[i]));
+        }
+        keysAndArgs[keyCount] = bytes(owner);
+        keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
+        return keysAndArgs;
     }
 
     boolean exists(LockKeys keys) {
@@ -294,7 +371,41 @@ public final class LockCommands implements RenewalClient {
      */
     @SuppressWarnings("unchecked")
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce = sharedCommands(redisKey);
+        if (lettuce == null) {
+            return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            return (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs);
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The connection factory's shared Lettuce connection, kept between calls: asking the factory for a
+     * connection wrapper on every lock operation costs more client time than the script itself. A
+     * closed one (the factory was stopped or reset) is looked up again; null when the factory hands out
+     * a dedicated connection per call (pooling) or is not Lettuce's, which then goes through {@link #call}.
+     */
+    @SuppressWarnings("unchecked")
+    private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(String redisKey) {
+        if (!sharesNativeConnection) {
+            return null;
+        }
+        RedisClusterAsyncCommands<byte[], byte[]> commands = shared;
+        if (commands != null && commands.isOpen()) {
+            return commands;
+        }
+        commands = call(redisKey, connection -> connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce
+                ? (RedisClusterAsyncCommands<byte[], byte[]>) lettuce : null);
+        shared = commands;
+        return commands;
     }
 
     @SuppressWarnings("unchecked")
@@ -410,6 +521,10 @@ public final class LockCommands implements RenewalClient {
         }
         return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
+
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+    private static final byte[] EMPTY = {};
 
     private static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);

@@ -23,6 +23,16 @@ record LockKeys(String prefix, String key, String name, String channel, String f
         return helperName(prefix, name, "leases");
     }
 
+    /** The plain lock's wait queue: a list of waiting owners (with their leases) a release hands the lock to, oldest first. */
+    String waitQueue() {
+        return helperName(prefix, name, "wait-queue");
+    }
+
+    /** The plain lock's sorted set of queued waiters by the deadline (ms) after which a silent waiter is skipped. */
+    String waitDeadlines() {
+        return helperName(prefix, name, "wait-deadlines");
+    }
+
     /** The fair lock's queue: a list of waiting owners, first come first served. */
     String queue() {
         return helperName(prefix, name, "queue");

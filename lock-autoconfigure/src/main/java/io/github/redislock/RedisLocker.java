@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -45,6 +46,11 @@ public class RedisLocker extends AbstractLocker {
     private final ApplicationEventPublisher events;
     private final LockObserver observer;
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
+    /** How soon a waiter whose try failed on Redis tries again. */
+    private static final long RETRY_AFTER_FAILURE_MILLIS = 100;
+
+    /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
+    private final AtomicLong waitIds = new AtomicLong();
 
     /**
      * @param keyPrefix prepended to every key to form its Redis key
@@ -400,6 +406,7 @@ public class RedisLocker extends AbstractLocker {
             case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
+        long firstTry = System.nanoTime();
         Blocked blocked = attempt.tryOnce(waitNanos != 0);
         if (blocked == null) {
             return true;
@@ -416,6 +423,8 @@ public class RedisLocker extends AbstractLocker {
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before waiting for " + what);
             }
+            LockRedisException failing = null;
+            long failingSince = 0;
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
@@ -426,10 +435,17 @@ public class RedisLocker extends AbstractLocker {
                         waiting.close();
                         waiting = null;
                     }
-                    waiting = join(blocked.channel(), what); // then try again: a release before the subscription is not missed
+                    waiting = join(blocked.channel(), attempt.waitName(), what);
                     channel = blocked.channel();
+                    if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTry)) {
+                        continue; // queued while the channel was heard: a hand-off cannot have been missed
+                    }
+                    // else try again: a release before the subscription is not missed
                 } else {
                     if (remaining <= 0) {
+                        if (failing != null) {
+                            throw failing;
+                        }
                         return false;
                     }
                     // The holder's lease bounds the wait: an expiry publishes nothing. A key without expiry was not set by us; look again after a watchdog period.
@@ -440,8 +456,28 @@ public class RedisLocker extends AbstractLocker {
                     } else {
                         waiting.awaitUninterruptibly(park);
                     }
+                    long handedOverToken = waiting.grantedToken();
+                    if (handedOverToken >= 0) {
+                        attempt.handedOver(handedOverToken);
+                        acquired = true;
+                        return true;
+                    }
                 }
-                blocked = attempt.tryOnce(true);
+                Blocked previous = blocked;
+                try {
+                    blocked = attempt.tryOnce(true);
+                } catch (LockRedisException e) {
+                    // A waiter rides out a short outage (its queue place outlasts it); a long one, or a shutdown, ends the wait.
+                    long now = System.nanoTime();
+                    failingSince = failing == null ? now : failingSince;
+                    failing = e;
+                    if (closed || now - failingSince >= watchdog.timeout().toNanos()) {
+                        throw e;
+                    }
+                    blocked = new Blocked(previous.channel(), RETRY_AFTER_FAILURE_MILLIS);
+                    continue;
+                }
+                failing = null;
                 if (blocked == null) {
                     acquired = true;
                     return true;
@@ -466,6 +502,16 @@ public class RedisLocker extends AbstractLocker {
          */
         Blocked tryOnce(boolean queue);
 
+        /** What a release that hands the lock to this wait names it by; null when it does not queue. */
+        default String waitName() {
+            return null;
+        }
+
+        /** A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token. */
+        default void handedOver(long token) {
+            throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
+        }
+
         /** The caller stops waiting without the lock. */
         default void abandon() {
         }
@@ -485,9 +531,9 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    private ReleaseSubscriptions.Waiting join(String channel, String what) {
+    private ReleaseSubscriptions.Waiting join(String channel, String waitName, String what) {
         try {
-            return subscriptions.join(channel);
+            return subscriptions.join(channel, waitName);
         } catch (RuntimeException e) {
             throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(e), e);
         }
@@ -501,8 +547,65 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    /** Plain locks and multi-locks: each hash-slot group in one script call, groups in a fixed order, all or nothing. */
+    /**
+     * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
+     * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
+     */
     private Attempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        return keys.size() == 1 ? queuingAttempt(keys.get(0), owner, leaseMillis, redisLease) : multiLockAttempt(keys, owner, leaseMillis, redisLease);
+    }
+
+    /**
+     * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
+     * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
+     * waiter that died (or gave up while Redis was unreachable) is skipped soon: until then a release
+     * may hand it the lock, which then stays taken for that waiter's lease, as after a holder's crash.
+     */
+    private Attempt queuingAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
+        List<LockKeys> group = List.of(keys);
+        String waitName = waitIds.incrementAndGet() + ":" + owner;
+        String member = LockCommands.queueMember(waitName, redisLease);
+        return new Attempt() {
+            private boolean queued;
+
+            @Override
+            public Blocked tryOnce(boolean queue) {
+                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner), queue ? keepPlace : 0,
+                        member, queued);
+                if (attempt.acquired()) {
+                    queued = false;
+                    acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                    return null;
+                }
+                queued |= queue;
+                long ttl = attempt.holderTtlMillis();
+                // Come back before the place in the queue lapses, as the watchdog does for a lease.
+                long refresh = Math.max(1, keepPlace / 3);
+                return new Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            @Override
+            public String waitName() {
+                return waitName;
+            }
+
+            @Override
+            public void handedOver(long token) {
+                queued = false;
+                acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+            }
+
+            @Override
+            public void abandon() {
+                if (queued && commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
+                    log.debug("Passed on " + describe(LockKind.PLAIN, keys.name()) + ", handed to " + owner + " as it stopped waiting");
+                }
+            }
+        };
+    }
+
+    private Attempt multiLockAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         List<List<LockKeys>> groups = bySlot(keys);
         return queue -> {
             List<LockKeys> taken = new ArrayList<>();

@@ -1,23 +1,62 @@
 -- Releases one hold of each of one or more reentrant locks (a multi-lock passes several; all KEYS
--- share one hash slot); only their owner can. Each lock is judged on its own.
--- KEYS[2i-1]  lock hash i
--- KEYS[2i]    its release channel (same hash slot)
+-- share one hash slot); only their owner can. Each lock is judged on its own. A lock that becomes
+-- free goes straight to the first live member of its wait queue (see acquire.lua): no race of
+-- woken waiters, and the next owner needs no round trip of its own to take it.
+-- KEYS[5i-4]  lock hash i
+-- KEYS[5i-3]  its release channel (same hash slot)
+-- KEYS[5i-2]  its fencing-token counter
+-- KEYS[5i-1]  its wait queue (list of members '<lease ms>|<wait id>:<owner>', oldest first)
+-- KEYS[5i]    the members' deadlines (sorted set, ms on the Redis clock); a member past it is skipped
 -- ARGV[1]     owner field
--- ARGV[i+1]   lease in milliseconds to restore on lock i when holds remain
+-- ARGV[2]     '' to release; a member to withdraw from lock 1's queue first (a waiter giving up, whose
+--             lock may have been handed to it meanwhile: then that hold is released here too)
+-- ARGV[2+i]   lease in milliseconds to restore on lock i when holds remain
+-- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' (token = the new owner's fencing token), else
+--             'released' (the lock is free: a waiter may try again)
 -- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted),
---             the remaining hold count otherwise; 0 means the lock is free and its waiters were told.
+--             the remaining hold count otherwise; 0 means the lock is free or handed on.
+local owner = ARGV[1]
+local now
+
+local function handOff(hash, channel, fence, queue, deadlines)
+    local member = redis.call('lpop', queue)
+    while member do
+        local deadline = redis.call('zscore', deadlines, member)
+        redis.call('zrem', deadlines, member)
+        if not now then
+            local clock = redis.call('time')
+            now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+        end
+        if deadline and tonumber(deadline) > now then
+            local lease, wait = string.match(member, '^(%d+)|(.*)$')
+            redis.call('hset', hash, string.match(wait, '^%d+:(.*)$'), 1)
+            redis.call('pexpire', hash, lease)
+            local token = redis.call('incr', fence)
+            redis.call('publish', channel, 'granted:' .. token .. ':' .. wait)
+            return
+        end
+        member = redis.call('lpop', queue)
+    end
+    redis.call('publish', channel, 'released')
+end
+
+if ARGV[2] ~= '' and redis.call('zrem', KEYS[5], ARGV[2]) == 1 then
+    redis.call('lrem', KEYS[4], 1, ARGV[2])
+end
 local reply = {}
-for i = 1, #KEYS / 2 do
-    local hash, channel = KEYS[2 * i - 1], KEYS[2 * i]
-    if redis.call('hexists', hash, ARGV[1]) == 0 then
+for i = 1, #KEYS / 5 do
+    local hash = KEYS[5 * i - 4]
+    local held = redis.call('hget', hash, owner)
+    if not held then
         reply[i] = -1
     else
-        local holdCount = redis.call('hincrby', hash, ARGV[1], -1)
+        local holdCount = tonumber(held) - 1
         if holdCount > 0 then
-            redis.call('pexpire', hash, ARGV[i + 1])
+            redis.call('hset', hash, owner, holdCount)
+            redis.call('pexpire', hash, ARGV[2 + i])
         else
             redis.call('del', hash)
-            redis.call('publish', channel, 'released')
+            handOff(hash, KEYS[5 * i - 3], KEYS[5 * i - 2], KEYS[5 * i - 1], KEYS[5 * i])
         end
         reply[i] = holdCount
     end

@@ -1,13 +1,17 @@
 package io.github.redislock.waiting;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,8 +29,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
  *
  * <p>Each lock's release channel is subscribed while at least one local thread waits for that lock
- * (reference counted) and unsubscribed in the background once the last one leaves, so the hot path
- * of a waiter that got its lock never pays for an unsubscribe. The connection also stays subscribed
+ * (reference counted) and unsubscribed in the background once nobody has waited for it for
+ * {@link #LINGER}: the hot path of a waiter that got its lock never pays for an unsubscribe, and a
+ * lock contended again and again does not pay for a SUBSCRIBE and an UNSUBSCRIBE per wait. The connection also stays subscribed
  * to an anchor channel, which keeps it open between waits (an empty subscription would close it).
  *
  * <p>A release published while the connection is down is never delivered. When the client reconnects
@@ -34,9 +39,11 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
- * that does not win goes back to waiting; a wake-up nobody takes stays banked for the next waiter.
- * The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter)
- * wakes every local waiter of the channel.
+ * that does not win goes back to waiting; a wake-up taken by a waiter that leaves is passed on to the
+ * next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
+ * may enter) wakes every local waiter of the channel. A hand-off message ({@code granted:<token>:<wait>},
+ * published when a release gave the lock straight to a queued wait) wakes only the waiter of that wait,
+ * which then holds the lock without asking Redis again.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -45,13 +52,20 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
+    private static final String GRANTED = "granted:";
+
+    /** Hand-offs kept per channel for waits that have not joined yet; one is needed for a few microseconds. */
+    private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
+
+    /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
+    static final Duration LINGER = Duration.ofMillis(500);
 
     private final RedisConnectionFactory connectionFactory;
     private final byte[] anchorChannel;
     /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
-    private final ExecutorService unsubscriber;
+    private final ScheduledExecutorService unsubscriber;
     private final Listener listener = new Listener();
     private RedisConnection connection;
     private volatile boolean closed;
@@ -63,7 +77,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
         this.connectionFactory = connectionFactory;
         this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
-        this.unsubscriber = Executors.newSingleThreadExecutor(task -> {
+        this.unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-unsubscriber");
             thread.setDaemon(true);
             return thread;
@@ -77,6 +91,15 @@ public final class ReleaseSubscriptions implements AutoCloseable {
      * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
      */
     public Waiting join(String channel) {
+        return join(channel, null);
+    }
+
+    /**
+     * Like {@link #join(String)}, for a waiter that a release may hand the lock to directly.
+     *
+     * @param waitName the name the wait queued under ({@code <wait id>:<owner>}); a hand-off to it wakes this waiter alone
+     */
+    public Waiting join(String channel, String waitName) {
         boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
         commandLock.lock();
         try {
@@ -95,7 +118,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 }
             }
             entry.waiters++;
-            return new Waiting(entry);
+            Waiting waiting = new Waiting(entry, waitName);
+            entry.add(waiting);
+            return waiting;
         } finally {
             commandLock.unlock();
             if (interrupted) {
@@ -112,7 +137,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Threads parked on {@code channel} now, for tests. */
     int parkedOn(String channel) {
         Channel entry = channels.get(channel);
-        return entry == null ? 0 : entry.wakeUps.getQueueLength();
+        return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.wakeUps.hasQueuedThreads()).count();
     }
 
     /** Local threads waiting now, over all locks. */
@@ -151,7 +176,11 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         try {
             entry.waiters--;
             if (entry.waiters == 0 && !closed) {
-                unsubscriber.execute(() -> unsubscribeIfIdle(entry));
+                entry.idleSince = System.nanoTime();
+                if (!entry.unsubscribeScheduled) {
+                    entry.unsubscribeScheduled = true;
+                    unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos(), TimeUnit.NANOSECONDS);
+                }
             }
         } finally {
             commandLock.unlock();
@@ -161,7 +190,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private void unsubscribeIfIdle(Channel entry) {
         commandLock.lock();
         try {
-            if (entry.waiters > 0 || channels.get(entry.name) != entry) {
+            entry.unsubscribeScheduled = false;
+            if (entry.waiters > 0 || channels.get(entry.name) != entry || closed) {
+                return;
+            }
+            long idleFor = System.nanoTime() - entry.idleSince;
+            if (idleFor < LINGER.toNanos()) { // waited on again meanwhile: count the linger from the latest wait
+                entry.unsubscribeScheduled = true;
+                unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos() - idleFor, TimeUnit.NANOSECONDS);
                 return;
             }
             channels.remove(entry.name);
@@ -176,15 +212,42 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
+    private void unsubscribeIfUnused(String channel) {
+        commandLock.lock();
+        try {
+            if (!channels.containsKey(channel) && connection != null && connection.isSubscribed()) {
+                connection.getSubscription().unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (RuntimeException e) {
+            log.debug("Could not unsubscribe from " + channel + "; it stays subscribed until the connection closes", e);
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
     /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
     private final class Listener implements MessageListener, SubscriptionListener {
 
         @Override
         public void onMessage(Message message, byte[] pattern) {
             Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-            if (entry != null) {
-                entry.wakeUps.release(Arrays.equals(message.getBody(), WAKE_ALL_BODY) ? Math.max(1, entry.waiters) : 1);
+            if (entry == null) {
+                return;
             }
+            byte[] body = message.getBody();
+            if (Arrays.equals(body, WAKE_ALL_BODY)) {
+                entry.queue.forEach(Waiting::wake);
+                return;
+            }
+            String text = new String(body, StandardCharsets.UTF_8);
+            if (!text.startsWith(GRANTED)) {
+                entry.wakeNext();
+                return;
+            }
+            int waitStart = text.indexOf(':', GRANTED.length());
+            long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
+            String waitName = text.substring(waitStart + 1);
+            entry.grant(waitName, token);
         }
 
         /**
@@ -195,8 +258,17 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
             Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
-            if (entry != null && entry.firstConfirmationPending.getAndSet(false) == false) {
-                entry.wakeUps.release(Math.max(1, entry.waiters));
+            if (entry == null) {
+                String name = new String(channel, StandardCharsets.UTF_8);
+                if (!Arrays.equals(channel, anchorChannel) && !closed) {
+                    // An unsubscribe lost in an outage, which the reconnect subscribed again: nobody waits there.
+                    unsubscriber.execute(() -> unsubscribeIfUnused(name));
+                }
+            } else {
+                entry.confirmedAt = System.nanoTime();
+                if (!entry.firstConfirmationPending.getAndSet(false)) {
+                    entry.queue.forEach(Waiting::wake);
+                }
             }
         }
     }
@@ -244,24 +316,83 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         final String name;
         /** The confirmation of the channel's own SUBSCRIBE wakes nobody; only a later one (a re-subscription) does. */
         final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
-        /** Fair: a release wakes the thread that has waited longest, not one that just arrived. */
-        final Semaphore wakeUps = new Semaphore(0, true);
+        /** Its waiters, the next one a release wakes first: the one that has waited longest. */
+        final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
         /** Written under commandLock; read without it when a message arrives. */
         volatile int waiters;
+        /** When Redis last confirmed the subscription (System.nanoTime()); 0 = not yet. */
+        volatile long confirmedAt;
+        /**
+         * Hand-offs to waits of this instance that had not joined yet: a wait queues in Redis before it
+         * joins, so its hand-off can come first. Bounded; hand-offs to other instances' waits pass through it too.
+         */
+        private final Map<String, Long> unclaimedHandOffs = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                return size() > MAX_UNCLAIMED_HAND_OFFS;
+            }
+        };
+        /** When the last waiter left (under commandLock). */
+        long idleSince;
+        /** Whether a background unsubscribe check is pending (under commandLock). */
+        boolean unsubscribeScheduled;
 
         Channel(String name) {
             this.name = name;
         }
+
+        synchronized void add(Waiting waiting) {
+            queue.addLast(waiting);
+            Long token = waiting.waitName == null ? null : unclaimedHandOffs.remove(waiting.waitName);
+            if (token != null) {
+                waiting.grant(token);
+            }
+        }
+
+        /** Under the same monitor as {@link #add}, so a hand-off arriving while its wait joins is not lost. */
+        synchronized void grant(String waitName, long token) {
+            for (Waiting waiting : queue) {
+                if (waitName.equals(waiting.waitName)) {
+                    waiting.grant(token);
+                    return;
+                }
+            }
+            unclaimedHandOffs.put(waitName, token);
+        }
+
+        /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
+        synchronized void wakeNext() {
+            for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
+                if (!next.left) {
+                    queue.addLast(next);
+                    next.wake();
+                    return;
+                }
+            }
+        }
+
+        /** Under the same monitor as {@link #wakeNext}, so a wake-up never lands on a waiter that already left. */
+        synchronized void remove(Waiting waiting) {
+            waiting.left = true;
+            queue.remove(waiting);
+            if (waiting.wakeUps.tryAcquire()) {
+                wakeNext(); // it left without using this wake-up: the next waiter may need it
+            }
+        }
     }
 
-    /** One thread's membership in a channel's waiters; close it when done waiting. */
+    /** One waiter's membership in a channel's waiters; close it when done waiting. */
     public final class Waiting implements AutoCloseable {
 
         private final Channel channel;
-        private boolean left;
+        private final String waitName;
+        private final Semaphore wakeUps = new Semaphore(0);
+        private volatile long grantedToken = -1;
+        private volatile boolean left;
 
-        private Waiting(Channel channel) {
+        private Waiting(Channel channel, String waitName) {
             this.channel = channel;
+            this.waitName = waitName;
         }
 
         /**
@@ -270,7 +401,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
          * @return whether a release woke it
          */
         public boolean await(long nanos) throws InterruptedException {
-            return channel.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            return wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
         }
 
         /** Like {@link #await}, but an interrupt neither ends the wait early nor gets lost: the flag is set again on return. */
@@ -280,7 +411,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             try {
                 while (true) {
                     try {
-                        return channel.wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        return wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
@@ -292,10 +423,37 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
         }
 
+        /**
+         * Whether every message published on the channel since {@code nanos} (a System.nanoTime()) reaches
+         * this waiter: the subscription was confirmed before then. A wait that queued after that moment
+         * need not look at the lock again after joining; a hand-off that came first was kept for it.
+         */
+        public boolean hearsEverythingSince(long nanos) {
+            long confirmed = channel.confirmedAt;
+            return confirmed != 0 && confirmed - nanos < 0;
+        }
+
+        /**
+         * The fencing token of the hold a release handed to this wait, or -1 when none did:
+         * the owner then holds the lock in Redis already.
+         */
+        public long grantedToken() {
+            return grantedToken;
+        }
+
+        private void wake() {
+            wakeUps.release();
+        }
+
+        private void grant(long token) {
+            grantedToken = token;
+            wakeUps.release();
+        }
+
         @Override
         public void close() {
             if (!left) {
-                left = true;
+                channel.remove(this);
                 leave(channel);
             }
         }

@@ -76,6 +76,21 @@ class ReleaseSubscriptionsTest {
         }
     }
 
+    @Test
+    void aHandOffWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
+        String channel = "lock:{lock:hand-off}:released";
+        try (ReleaseSubscriptions.Waiting laterWait = subscriptions.join(channel, "2:client:7");
+             ReleaseSubscriptions.Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
+            redis.convertAndSend(channel, "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
+            redis.convertAndSend(channel, "granted:42:2:client:7");
+
+            assertThat(laterWait.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
+            assertThat(laterWait.grantedToken()).isEqualTo(42);
+            assertThat(otherOwner.await(TimeUnit.MILLISECONDS.toNanos(200))).as("another wait woken").isFalse();
+            assertThat(otherOwner.grantedToken()).isEqualTo(-1);
+        }
+    }
+
     private boolean awaitRelease(String channel) throws InterruptedException {
         try (ReleaseSubscriptions.Waiting waiting = subscriptions.join(channel)) {
             return waiting.await(TimeUnit.SECONDS.toNanos(10));

@@ -1,9 +1,5 @@
 package io.github.redislock.benchmarks.scenarios;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -11,14 +7,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.redislock.CeilingCalls;
 import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.report.Row;
+
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
  * What Redis itself can do: redis-lock's own acquire and release scripts, each pair on its own key,
@@ -27,16 +26,13 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  */
 final class CeilingRun {
 
-    private static final String SCRIPTS = "io/github/redislock/";
-    private static final String LEASE = "30000";
+    private static final long LEASE_MILLIS = 30_000;
 
-    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    private final List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
     private final LongAdder pairs = new LongAdder();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean measuring;
     private volatile boolean stopped;
-    private String acquireSha;
-    private String releaseSha;
     private CountDownLatch finished;
 
     private CeilingRun() {
@@ -71,10 +67,11 @@ final class CeilingRun {
 
     private void execute(BenchmarkContext context, RedisClient client, int inFlight) {
         for (int i = 0; i < context.options().ceilingConnections(); i++) {
-            connections.add(client.connect());
+            connections.add(client.connect(ByteArrayCodec.INSTANCE));
         }
-        acquireSha = connections.get(0).sync().scriptLoad(script("acquire.lua"));
-        releaseSha = connections.get(0).sync().scriptLoad(script("release.lua"));
+        CeilingCalls.Call sample = CeilingCalls.acquire("lock:", "ceiling", "ceiling:0", LEASE_MILLIS, LEASE_MILLIS / 3);
+        connections.get(0).sync().scriptLoad(CeilingCalls.body(sample));
+        connections.get(0).sync().scriptLoad(CeilingCalls.body(CeilingCalls.release("lock:", "ceiling", "ceiling:0", LEASE_MILLIS)));
         finished = new CountDownLatch(inFlight);
         for (int slot = 0; slot < inFlight; slot++) {
             next(slot);
@@ -104,17 +101,25 @@ final class CeilingRun {
             finished.countDown();
             return;
         }
-        RedisAsyncCommands<String, String> redis = connections.get(slot % connections.size()).async();
-        String name = "lock:ceiling-" + slot;
-        String channel = "lock:{" + name + "}:released";
+        RedisAsyncCommands<byte[], byte[]> redis = connections.get(slot % connections.size()).async();
+        String key = "ceiling-" + slot;
         String owner = "ceiling:" + slot;
+        // The library's own calls for lock(key) with the watchdog's lease (which may queue) and the final unlock(key).
+        CeilingCalls.Call acquire = CeilingCalls.acquire("lock:", key, owner, LEASE_MILLIS, LEASE_MILLIS / 3);
+        CeilingCalls.Call release = CeilingCalls.release("lock:", key, owner, LEASE_MILLIS);
         boolean counted = measuring;
-        redis.<List<Object>>evalsha(acquireSha, ScriptOutputType.MULTI, new String[] {name}, LEASE, owner)
+        redis.<List<Object>>evalsha(acquire.sha1(), ScriptOutputType.MULTI, acquire.keys(), acquire.args())
                 .thenCompose(acquired -> {
-                    if (((Number) acquired.get(0)).longValue() != 1) {
-                        throw new IllegalStateException("Ceiling slot " + slot + " found its own key " + name + " taken");
+                    if (((Number) acquired.get(0)).longValue() != 1 || ((Number) acquired.get(1)).longValue() != 1) {
+                        throw new IllegalStateException("Ceiling slot " + slot + " did not take its own key " + key + " as a first hold: " + acquired);
                     }
-                    return redis.<Long>evalsha(releaseSha, ScriptOutputType.INTEGER, new String[] {name, channel}, owner, LEASE);
+                    return redis.<List<Object>>evalsha(release.sha1(), ScriptOutputType.MULTI, release.keys(), release.args());
+                })
+                .thenApply(released -> {
+                    if (((Number) released.get(0)).longValue() != 0) {
+                        throw new IllegalStateException("Ceiling slot " + slot + " did not free its key " + key + ": " + released);
+                    }
+                    return released;
                 })
                 .whenComplete((released, error) -> {
                     if (error != null) {
@@ -124,16 +129,5 @@ final class CeilingRun {
                     }
                     next(slot);
                 });
-    }
-
-    private static String script(String name) {
-        try (InputStream in = CeilingRun.class.getClassLoader().getResourceAsStream(SCRIPTS + name)) {
-            if (in == null) {
-                throw new IllegalStateException("redis-lock's script " + SCRIPTS + name + " is not on the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
