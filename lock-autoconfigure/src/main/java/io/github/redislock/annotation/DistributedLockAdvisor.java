@@ -13,6 +13,7 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link DistributedLock}: matches annotated methods (checking each annotation when its bean
@@ -25,14 +26,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     private final transient Pointcut pointcut;
 
     /**
-     * @param locker                  looked up on first use, so creating the advisor early does not create Redis beans early
-     * @param defaultWait             the wait for annotations that name none
+     * @param locker                  called once, on first use (creating the advisor early must not create Redis beans early),
+     *                                and its result kept: a bean lookup on every call costs more than the advice's own work
+     * @param defaultWait             the wait for annotations that name none, asked on every call that needs it
      * @param releaseAfterTransaction whether a caller's transaction holds the lock until it completes
      */
     public DistributedLockAdvisor(ConfigurableBeanFactory beanFactory, Supplier<Locker> locker, Supplier<Duration> defaultWait,
                                   boolean releaseAfterTransaction) {
         this.definitions = new LockDefinitions(beanFactory);
-        this.interceptor = new DistributedLockInterceptor(definitions, locker, defaultWait, releaseAfterTransaction);
+        this.interceptor = new DistributedLockInterceptor(definitions, SingletonSupplier.of(locker), defaultWait, releaseAfterTransaction);
         this.pointcut = new StaticMethodMatcherPointcut() {
             {
                 setClassFilter(ClassFilter.TRUE);

@@ -3,14 +3,16 @@ package io.github.redislock.annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
-import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /** One annotated method, parsed and checked once: its key expressions, timings and failure handling. */
 final class LockDefinition {
@@ -28,12 +30,13 @@ final class LockDefinition {
     final LockFailurePolicy onFailure;
     final Fallback fallback;
     final ReturnKind returnKind;
-    private final ParameterNameDiscoverer parameterNames;
+    /** Each variable a key may name, {@code #sku}, {@code #p0} or {@code #a0}, and the index of its argument; built once. */
+    private final Map<String, Integer> argumentIndexes;
     private final BeanResolver beanResolver;
 
     LockDefinition(Method method, Class<?> targetClass, String name, List<String> keyTexts, List<Expression> keyExpressions,
                    long waitMillis, long leaseMillis, LockFailurePolicy onFailure, Fallback fallback, ReturnKind returnKind,
-                   ParameterNameDiscoverer parameterNames, BeanResolver beanResolver) {
+                   Map<String, Integer> argumentIndexes, BeanResolver beanResolver) {
         this.method = method;
         this.targetClass = targetClass;
         this.name = name;
@@ -44,8 +47,22 @@ final class LockDefinition {
         this.onFailure = onFailure;
         this.fallback = fallback;
         this.returnKind = returnKind;
-        this.parameterNames = parameterNames;
+        this.argumentIndexes = argumentIndexes;
         this.beanResolver = beanResolver;
+    }
+
+    /** The variables a key expression of {@code method} may use for its arguments, with their indexes. */
+    static Map<String, Integer> argumentIndexes(Method method, ParameterNameDiscoverer parameterNames) {
+        String[] names = parameterNames.getParameterNames(method);
+        Map<String, Integer> indexes = new HashMap<>();
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            indexes.put("p" + i, i);
+            indexes.put("a" + i, i);
+            if (names != null && names[i] != null) {
+                indexes.put(names[i], i);
+            }
+        }
+        return Map.copyOf(indexes);
     }
 
     /**
@@ -55,26 +72,57 @@ final class LockDefinition {
      * @throws IllegalArgumentException when a key cannot be evaluated or comes out null or blank
      */
     List<String> keys(Object target, Object[] args) {
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-                new LockKeyExpressionRoot(method, target, targetClass, args), method, args, parameterNames);
+        KeyContext context = new KeyContext(new LockKeyExpressionRoot(method, target, targetClass, args), args);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
+        if (keyExpressions.size() == 1) {
+            return List.of(key(0, context, args));
+        }
         TreeSet<String> keys = new TreeSet<>();
         for (int i = 0; i < keyExpressions.size(); i++) {
-            Object value;
-            try {
-                value = keyExpressions.get(i).getValue(context);
-            } catch (EvaluationException e) {
-                throw badKey(keyTexts.get(i), args, "could not be evaluated (" + e.getMessage() + ")", e);
-            }
-            String key = value == null ? null : value.toString();
-            if (key == null || key.isBlank()) {
-                throw badKey(keyTexts.get(i), args, "evaluated to " + (key == null ? "null" : "a blank string"), null);
-            }
-            keys.add(key);
+            keys.add(key(i, context, args));
         }
         return List.copyOf(keys);
+    }
+
+    private String key(int index, KeyContext context, Object[] args) {
+        Object value;
+        try {
+            value = keyExpressions.get(index).getValue(context);
+        } catch (EvaluationException e) {
+            throw badKey(keyTexts.get(index), args, "could not be evaluated (" + e.getMessage() + ")", e);
+        }
+        String key = value == null ? null : value.toString();
+        if (key == null || key.isBlank()) {
+            throw badKey(keyTexts.get(index), args, "evaluated to " + (key == null ? "null" : "a blank string"), null);
+        }
+        return key;
+    }
+
+    /**
+     * Resolves the arguments' variables through the indexes built once, where Spring's
+     * {@code MethodBasedEvaluationContext} discovers the parameter names and sets three variables per
+     * argument on every call: the key is evaluated on every call of the method.
+     */
+    private final class KeyContext extends StandardEvaluationContext {
+
+        private final Object[] args;
+
+        KeyContext(LockKeyExpressionRoot root, Object[] args) {
+            super(root);
+            this.args = args;
+        }
+
+        @Override
+        public Object lookupVariable(String name) {
+            Object assigned = super.lookupVariable(name);
+            if (assigned != null) {
+                return assigned;
+            }
+            Integer index = argumentIndexes.get(name); // a proxy passes one argument per parameter, varargs as their array
+            return index != null && index < args.length ? args[index] : null;
+        }
     }
 
     Duration waitTime(Duration defaultWait) {

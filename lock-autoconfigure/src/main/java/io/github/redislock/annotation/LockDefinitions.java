@@ -74,9 +74,10 @@ final class LockDefinitions {
         String where = ClassUtils.getShortName(targetClass) + "#" + specific.getName();
         String name = annotation.name().isBlank() ? where : annotation.name();
         List<String> keyTexts = keyTexts(annotation, where);
+        Map<String, Integer> argumentIndexes = LockDefinition.argumentIndexes(specific, parameterNames);
         List<Expression> expressions = new ArrayList<>();
         for (String text : keyTexts) {
-            expressions.add(parseKey(text, specific, where));
+            expressions.add(parseKey(text, specific, argumentIndexes, where));
         }
         long waitMillis = waitMillis(annotation, where);
         long leaseMillis = leaseMillis(annotation, where);
@@ -88,7 +89,7 @@ final class LockDefinitions {
         }
         specific.trySetAccessible();
         return new LockDefinition(specific, targetClass, name, keyTexts, List.copyOf(expressions), waitMillis, leaseMillis,
-                annotation.onFailure(), fallback, returnKind, parameterNames, new BeanFactoryResolver(beanFactory));
+                annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
     }
 
     private List<String> keyTexts(DistributedLock annotation, String where) {
@@ -109,7 +110,7 @@ final class LockDefinitions {
         return resolved;
     }
 
-    private Expression parseKey(String text, Method method, String where) {
+    private Expression parseKey(String text, Method method, Map<String, Integer> argumentIndexes, String where) {
         Expression expression;
         try {
             expression = parser.parseExpression(text);
@@ -118,13 +119,7 @@ final class LockDefinitions {
         }
         String[] names = parameterNames.getParameterNames(method);
         Set<String> known = new HashSet<>(List.of("root", "this"));
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            known.add("p" + i);
-            known.add("a" + i);
-            if (names != null) {
-                known.add(names[i]);
-            }
-        }
+        known.addAll(argumentIndexes.keySet());
         for (String variable : variables(((SpelExpression) expression).getAST(), new ArrayList<>())) {
             if (!known.contains(variable)) {
                 throw invalid(where, "has key expression \"" + text + "\" referring to #" + variable + ", which is not a parameter; its parameters are "

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Makes {@link DistributedLock} work: an advisor around annotated methods, and an auto-proxy creator
@@ -39,8 +40,11 @@ public class DistributedLockAutoConfiguration {
     static DistributedLockAdvisor distributedLockAdvisor(ConfigurableListableBeanFactory beanFactory, Environment environment,
                                                          ObjectProvider<Locker> locker, ObjectProvider<RedisLockProperties> properties) {
         RedisLockProperties settings = Binder.get(environment).bindOrCreate("redis-lock", RedisLockProperties.class);
+        // An injected ObjectProvider resolves the dependency anew on every getObject(), several microseconds
+        // each: look the properties bean up once, and read its (changeable) wait on every call.
+        SingletonSupplier<RedisLockProperties> lockProperties = SingletonSupplier.of(properties::getObject);
         DistributedLockAdvisor advisor = new DistributedLockAdvisor(beanFactory, locker::getObject,
-                () -> properties.getObject().getDefaultWaitTime(), settings.isReleaseAfterTransaction());
+                () -> lockProperties.obtain().getDefaultWaitTime(), settings.isReleaseAfterTransaction());
         advisor.setOrder(settings.getAspectOrder());
         return advisor;
     }

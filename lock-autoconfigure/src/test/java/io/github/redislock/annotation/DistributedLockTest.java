@@ -14,15 +14,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
@@ -153,6 +156,40 @@ class DistributedLockTest {
                     .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("PT0.001S");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1000);
         }));
+    }
+
+    @Test
+    void theAdvisorLooksTheLockerUpOnFirstUseOnlyNotOnEveryCall() {
+        APPLICATION.run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            AtomicInteger lookups = new AtomicInteger();
+            DistributedLockAdvisor advisor = new DistributedLockAdvisor(context.getBeanFactory(), () -> {
+                lookups.incrementAndGet();
+                return locker;
+            }, () -> Duration.ofSeconds(1), false);
+            ProxyFactory proxy = new ProxyFactory(new AnnotatedServices.Stock());
+            proxy.setProxyTargetClass(true);
+            proxy.addAdvisor(advisor);
+            AnnotatedServices.Stock stock = (AnnotatedServices.Stock) proxy.getProxy();
+            assertThat(lookups).hasValue(0);
+            for (int call = 0; call < 3; call++) {
+                assertThat(stock.reserve(sku)).isEqualTo("reserved " + sku);
+            }
+            assertThat(stock.runCount()).isEqualTo(3);
+            assertThat(lookups).hasValue(1);
+            assertThat(locker.isLocked("stock:" + sku)).isFalse();
+        });
+    }
+
+    @Test
+    void aDefaultWaitTimeChangedAfterTheFirstCallAppliesToTheNextOne() {
+        APPLICATION.run(context -> {
+            AnnotatedServices.Stock stock = context.getBean(AnnotatedServices.Stock.class);
+            stock.buy("free-" + sku); // the first call looks everything up
+            context.getBean(RedisLockProperties.class).setDefaultWaitTime(Duration.ofMillis(50));
+            holdingElsewhere(context, "stock:" + sku, () -> assertThatThrownBy(() -> stock.buy(sku))
+                    .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("PT0.05S"));
+        });
     }
 
     @Test

@@ -8,7 +8,7 @@ import com.baomidou.lock.LockTemplate;
 
 import io.github.redislock.Locker;
 import io.github.redislock.annotation.AdviceWorkProbe;
-import io.github.redislock.autoconfigure.RedisLockProperties;
+import io.github.redislock.annotation.DistributedLockAdvisor;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,7 +18,6 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -56,11 +55,8 @@ public class AnnotationOverheadBenchmark {
         service = context.getBean(StockService.class);
         locker = context.getBean(Locker.class);
         lock4j = context.getBean(LockTemplate.class);
-        // Lazy lookups, as DistributedLockAutoConfiguration hands them to the interceptor.
-        ObjectProvider<Locker> lockerProvider = context.getBeanProvider(Locker.class);
-        ObjectProvider<RedisLockProperties> properties = context.getBeanProvider(RedisLockProperties.class);
-        adviceProbe = new AdviceWorkProbe(context.getBeanFactory(), service, StockService.class.getMethod("reserve", String.class, int.class),
-                lockerProvider::getObject, () -> properties.getObject().getDefaultWaitTime());
+        adviceProbe = new AdviceWorkProbe(context.getBean(DistributedLockAdvisor.class), service,
+                StockService.class.getMethod("reserve", String.class, int.class));
     }
 
     /** The body with {@code Locker.lock} and {@code unlock} written around it by hand. */

@@ -42,6 +42,9 @@ public final class Row {
     public double callMicros = Double.NaN;
     public double callMicrosError = Double.NaN;
     public int redisRoundTrips = -1;
+    /** Scenario 4, annotated rows: this row minus its by-hand row, mean of the per-round differences and its 99.9% half-width. */
+    public double differenceMicros = Double.NaN;
+    public double differenceMicrosError = Double.NaN;
 
     public String note = "";
 
