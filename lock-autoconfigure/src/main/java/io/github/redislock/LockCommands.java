@@ -161,11 +161,13 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, then the
-     * wait's {@code <wait id>:<owner>}, which a hand-off message names.
+     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, the channel
+     * of the waiter's instance to announce the hand-off on ({@code ReleaseSubscriptions.inbox()}, with
+     * its length in bytes, so any name parses), then the wait's {@code <wait id>:<owner>}, which the
+     * hand-off message names.
      */
-    static String queueMember(String waitName, long leaseMillis) {
-        return leaseMillis + "|" + waitName;
+    static String queueMember(String inbox, String waitName, long leaseMillis) {
+        return leaseMillis + "|" + inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox + waitName;
     }
 
     /**

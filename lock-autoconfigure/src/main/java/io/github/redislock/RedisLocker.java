@@ -565,7 +565,7 @@ public class RedisLocker extends AbstractLocker {
         long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
         List<LockKeys> group = List.of(keys);
         String waitName = waitIds.incrementAndGet() + ":" + owner;
-        String member = LockCommands.queueMember(waitName, redisLease);
+        String member = LockCommands.queueMember(subscriptions.inbox(), waitName, redisLease);
         return new Attempt() {
             private boolean queued;
 

@@ -9,7 +9,8 @@
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
 -- ARGV[3]     when blocked, how long (ms) to keep this owner's place in the wait queue unless it tries
 --             again; 0 = do not queue (a single try, or a multi-lock)
--- ARGV[4]     with ARGV[3] > 0, the queue member: '<lease ms>|<wait id>:<owner>'; the wait id tells this
+-- ARGV[4]     with ARGV[3] > 0, the queue member: '<lease ms>|<n>|<inbox><wait id>:<owner>' (see
+--             release.lua, which parses it, and LockCommands.queueMember); the wait id tells this
 --             wait apart from the same owner's earlier ones, so a late hand-off message is not mistaken
 --             for one to this wait
 -- ARGV[5]     '1' when this wait may still have a place in the wait queue from an earlier try, which

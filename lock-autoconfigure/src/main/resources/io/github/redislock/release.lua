@@ -5,14 +5,15 @@
 -- KEYS[5i-4]  lock hash i
 -- KEYS[5i-3]  its release channel (same hash slot)
 -- KEYS[5i-2]  its fencing-token counter
--- KEYS[5i-1]  its wait queue (list of members '<lease ms>|<wait id>:<owner>', oldest first)
+-- KEYS[5i-1]  its wait queue, oldest first: members '<lease ms>|<n>|<inbox><wait id>:<owner>', where
+--             <inbox> (n bytes long) is the channel of the waiter's instance
 -- KEYS[5i]    the members' deadlines (sorted set, ms on the Redis clock); a member past it is skipped
 -- ARGV[1]     owner field
 -- ARGV[2]     '' to release; a member to withdraw from lock 1's queue first (a waiter giving up, whose
 --             lock may have been handed to it meanwhile: then that hold is released here too)
 -- ARGV[2+i]   lease in milliseconds to restore on lock i when holds remain
--- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' (token = the new owner's fencing token), else
---             'released' (the lock is free: a waiter may try again)
+-- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' to the new owner's inbox only (token =
+--             its fencing token), else 'released' on the lock's channel (free: a waiter may try again)
 -- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted),
 --             the remaining hold count otherwise; 0 means the lock is free or handed on.
 local owner = ARGV[1]
@@ -28,11 +29,12 @@ local function handOff(hash, channel, fence, queue, deadlines)
             now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
         end
         if deadline and tonumber(deadline) > now then
-            local lease, wait = string.match(member, '^(%d+)|(.*)$')
+            local lease, inboxLength, rest = string.match(member, '^(%d+)|(%d+)|(.*)$')
+            local inbox, wait = string.sub(rest, 1, inboxLength), string.sub(rest, inboxLength + 1)
             redis.call('hset', hash, string.match(wait, '^%d+:(.*)$'), 1)
             redis.call('pexpire', hash, lease)
             local token = redis.call('incr', fence)
-            redis.call('publish', channel, 'granted:' .. token .. ':' .. wait)
+            redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)
             return
         end
         member = redis.call('lpop', queue)

@@ -3,6 +3,7 @@ package io.github.redislock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,8 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * A waiting plain lock queues, and a release hands the lock straight to the first live waiter: no
@@ -59,6 +62,35 @@ class HandOffTest extends TwoInstances {
         mayUnlock.countDown();
         waiter.get(10, TimeUnit.SECONDS);
         assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void aHandOffIsAnnouncedToTheWaitersInstanceAloneNotOnTheLocksChannel() throws Exception {
+        List<String> onLockChannel = new CopyOnWriteArrayList<>();
+        RedisMessageListenerContainer listener = new RedisMessageListenerContainer();
+        listener.setConnectionFactory(first.connectionFactory);
+        listener.addMessageListener((message, pattern) -> onLockChannel.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+                new ChannelTopic(keys.channel()));
+        listener.afterPropertiesSet();
+        listener.start();
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(keys.channel()) >= 1);
+            first.locker.lock(key);
+            Future<?> waiter = threads.submit(() -> {
+                second.locker.lock(key);
+                second.locker.unlock(key); // nobody queued behind it: this release frees the lock
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 1);
+            first.locker.unlock(key);
+            waiter.get(10, TimeUnit.SECONDS);
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> !onLockChannel.isEmpty());
+            assertThat(onLockChannel).as("messages on the lock's channel, in order").containsExactly("released");
+        } finally {
+            listener.stop();
+            listener.destroy();
+        }
     }
 
     @Test
@@ -209,6 +241,10 @@ class HandOffTest extends TwoInstances {
         assertThat(blocked.acquired()).isFalse();
     }
 
+    private static long subscribers(String channel) {
+        return (Long) ((List<?>) TestRedis.shared().command("PUBSUB", "NUMSUB", channel)).get(1);
+    }
+
     private long queueLength() {
         return first.redis.opsForList().size(keys.waitQueue());
     }
@@ -218,7 +254,7 @@ class HandOffTest extends TwoInstances {
     }
 
     private static String member(String owner) {
-        return LockCommands.queueMember("1:" + owner, WATCHDOG_TIMEOUT.toMillis());
+        return LockCommands.queueMember(LockerFixture.PREFIX + "__anchor:absent-instance", "1:" + owner, WATCHDOG_TIMEOUT.toMillis());
     }
 
     private long redisMillis() {

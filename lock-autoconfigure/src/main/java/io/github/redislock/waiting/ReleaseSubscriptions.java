@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
@@ -31,8 +33,10 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * <p>Each lock's release channel is subscribed while at least one local thread waits for that lock
  * (reference counted) and unsubscribed in the background once nobody has waited for it for
  * {@link #LINGER}: the hot path of a waiter that got its lock never pays for an unsubscribe, and a
- * lock contended again and again does not pay for a SUBSCRIBE and an UNSUBSCRIBE per wait. The connection also stays subscribed
- * to an anchor channel, which keeps it open between waits (an empty subscription would close it).
+ * lock contended again and again does not pay for a SUBSCRIBE and an UNSUBSCRIBE per wait. The
+ * connection also stays subscribed to this instance's own channel, its {@link #inbox()}: it keeps the
+ * connection open between waits (an empty subscription would close it) and receives the hand-offs of
+ * locks to this instance's waiters.
  *
  * <p>A release published while the connection is down is never delivered. When the client reconnects
  * and Redis confirms a channel again, every waiter of that channel is woken to look at the lock
@@ -42,8 +46,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * that does not win goes back to waiting; a wake-up taken by a waiter that leaves is passed on to the
  * next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
  * may enter) wakes every local waiter of the channel. A hand-off message ({@code granted:<token>:<wait>},
- * published when a release gave the lock straight to a queued wait) wakes only the waiter of that wait,
- * which then holds the lock without asking Redis again.
+ * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
+ * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
+ * inbox, not to the lock's channel, it costs Redis one write and no other instance any work.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -54,14 +59,30 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
     private static final String GRANTED = "granted:";
 
-    /** Hand-offs kept per channel for waits that have not joined yet; one is needed for a few microseconds. */
+    /** Hand-offs kept for waits that have not joined yet; one is needed for a few microseconds. */
     private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
 
     private final RedisConnectionFactory connectionFactory;
-    private final byte[] anchorChannel;
+    private final String inbox;
+    private final byte[] inboxName;
+    /** The queued waits of this instance by wait name, for their hand-offs; guarded by itself for the unclaimed ones. */
+    private final Map<String, Waiting> handOffWaits = new HashMap<>();
+    /**
+     * Hand-offs to waits that had not joined yet: a wait queues in Redis before it joins, so its
+     * hand-off can come first. Guarded by {@link #handOffWaits}.
+     */
+    private final Map<String, Long> unclaimedHandOffs = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_UNCLAIMED_HAND_OFFS;
+        }
+    };
+    /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not yet. */
+    private volatile long inboxConfirmedAt;
+    private volatile boolean inboxConfirmedBefore;
     /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
@@ -71,12 +92,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param anchorChannel a channel nobody publishes to, under the lock key prefix so an ACL that
+     * @param anchorChannel the base of this instance's {@link #inbox()} channel (a random suffix follows it),
+     *                      under the lock key prefix so an ACL that
      *                      allows the prefix's channels allows it
      */
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
         this.connectionFactory = connectionFactory;
-        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
+        this.inbox = anchorChannel + ":" + UUID.randomUUID();
+        this.inboxName = inbox.getBytes(StandardCharsets.UTF_8);
         this.unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-unsubscriber");
             thread.setDaemon(true);
@@ -116,10 +139,21 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                     channels.remove(channel, entry);
                     throw e;
                 }
+            } else if (connection == null) {
+                subscribe(channel); // after disconnect(): a new connection for every channel, this one included
             }
             entry.waiters++;
             Waiting waiting = new Waiting(entry, waitName);
-            entry.add(waiting);
+            entry.queue.addLast(waiting);
+            if (waitName != null) {
+                synchronized (handOffWaits) {
+                    handOffWaits.put(waitName, waiting);
+                    Long token = unclaimedHandOffs.remove(waitName);
+                    if (token != null) {
+                        waiting.grant(token);
+                    }
+                }
+            }
             return waiting;
         } finally {
             commandLock.unlock();
@@ -127,6 +161,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * This instance's own channel, subscribed whenever anything is: releases publish the hand-offs of
+     * locks to this instance's queued waiters here.
+     */
+    public String inbox() {
+        return inbox;
     }
 
     /** Channels subscribed now, including those whose background unsubscribe is still pending. */
@@ -159,7 +201,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         // A new connection: it must also carry every channel that still has waiters.
         closeConnection();
         List<byte[]> names = new ArrayList<>();
-        names.add(anchorChannel);
+        names.add(inboxName);
         channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
         RedisConnection fresh = connectionFactory.getConnection();
         try {
@@ -230,24 +272,37 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
         @Override
         public void onMessage(Message message, byte[] pattern) {
+            if (Arrays.equals(message.getChannel(), inboxName)) {
+                handedOver(new String(message.getBody(), StandardCharsets.UTF_8));
+                return;
+            }
             Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
             if (entry == null) {
                 return;
             }
-            byte[] body = message.getBody();
-            if (Arrays.equals(body, WAKE_ALL_BODY)) {
+            if (Arrays.equals(message.getBody(), WAKE_ALL_BODY)) {
                 entry.queue.forEach(Waiting::wake);
-                return;
-            }
-            String text = new String(body, StandardCharsets.UTF_8);
-            if (!text.startsWith(GRANTED)) {
+            } else {
                 entry.wakeNext();
+            }
+        }
+
+        private void handedOver(String text) {
+            if (!text.startsWith(GRANTED)) {
+                log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
                 return;
             }
             int waitStart = text.indexOf(':', GRANTED.length());
             long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
             String waitName = text.substring(waitStart + 1);
-            entry.grant(waitName, token);
+            synchronized (handOffWaits) {
+                Waiting waiting = handOffWaits.get(waitName);
+                if (waiting != null) {
+                    waiting.grant(token);
+                } else {
+                    unclaimedHandOffs.put(waitName, token);
+                }
+            }
         }
 
         /**
@@ -257,15 +312,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
          */
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
+            if (Arrays.equals(channel, inboxName)) {
+                inboxConfirmedAt = System.nanoTime();
+                if (inboxConfirmedBefore) { // hand-offs published while the connection was down never arrive
+                    synchronized (handOffWaits) {
+                        handOffWaits.values().forEach(Waiting::wake);
+                    }
+                }
+                inboxConfirmedBefore = true;
+                return;
+            }
             Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
             if (entry == null) {
                 String name = new String(channel, StandardCharsets.UTF_8);
-                if (!Arrays.equals(channel, anchorChannel) && !closed) {
+                if (!closed) {
                     // An unsubscribe lost in an outage, which the reconnect subscribed again: nobody waits there.
                     unsubscriber.execute(() -> unsubscribeIfUnused(name));
                 }
             } else {
-                entry.confirmedAt = System.nanoTime();
                 if (!entry.firstConfirmationPending.getAndSet(false)) {
                     entry.queue.forEach(Waiting::wake);
                 }
@@ -281,6 +345,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 log.debug("Closing the pub/sub connection failed", e);
             }
             connection = null;
+            inboxConfirmedAt = 0;
         }
     }
 
@@ -320,18 +385,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
         /** Written under commandLock; read without it when a message arrives. */
         volatile int waiters;
-        /** When Redis last confirmed the subscription (System.nanoTime()); 0 = not yet. */
-        volatile long confirmedAt;
-        /**
-         * Hand-offs to waits of this instance that had not joined yet: a wait queues in Redis before it
-         * joins, so its hand-off can come first. Bounded; hand-offs to other instances' waits pass through it too.
-         */
-        private final Map<String, Long> unclaimedHandOffs = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-                return size() > MAX_UNCLAIMED_HAND_OFFS;
-            }
-        };
         /** When the last waiter left (under commandLock). */
         long idleSince;
         /** Whether a background unsubscribe check is pending (under commandLock). */
@@ -339,25 +392,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
         Channel(String name) {
             this.name = name;
-        }
-
-        synchronized void add(Waiting waiting) {
-            queue.addLast(waiting);
-            Long token = waiting.waitName == null ? null : unclaimedHandOffs.remove(waiting.waitName);
-            if (token != null) {
-                waiting.grant(token);
-            }
-        }
-
-        /** Under the same monitor as {@link #add}, so a hand-off arriving while its wait joins is not lost. */
-        synchronized void grant(String waitName, long token) {
-            for (Waiting waiting : queue) {
-                if (waitName.equals(waiting.waitName)) {
-                    waiting.grant(token);
-                    return;
-                }
-            }
-            unclaimedHandOffs.put(waitName, token);
         }
 
         /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
@@ -424,12 +458,12 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
 
         /**
-         * Whether every message published on the channel since {@code nanos} (a System.nanoTime()) reaches
-         * this waiter: the subscription was confirmed before then. A wait that queued after that moment
-         * need not look at the lock again after joining; a hand-off that came first was kept for it.
+         * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter:
+         * the inbox subscription was confirmed before then. A wait that queued after that moment need not
+         * look at the lock again after joining; a hand-off that came before the join was kept for it.
          */
         public boolean hearsEverythingSince(long nanos) {
-            long confirmed = channel.confirmedAt;
+            long confirmed = inboxConfirmedAt;
             return confirmed != 0 && confirmed - nanos < 0;
         }
 
@@ -454,6 +488,11 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         public void close() {
             if (!left) {
                 channel.remove(this);
+                if (waitName != null) {
+                    synchronized (handOffWaits) {
+                        handOffWaits.remove(waitName, this);
+                    }
+                }
                 leave(channel);
             }
         }

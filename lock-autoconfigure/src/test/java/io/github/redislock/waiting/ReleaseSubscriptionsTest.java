@@ -77,12 +77,12 @@ class ReleaseSubscriptionsTest {
     }
 
     @Test
-    void aHandOffWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
+    void aHandOffOnTheInboxWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
         String channel = "lock:{lock:hand-off}:released";
         try (ReleaseSubscriptions.Waiting laterWait = subscriptions.join(channel, "2:client:7");
              ReleaseSubscriptions.Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
-            redis.convertAndSend(channel, "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
-            redis.convertAndSend(channel, "granted:42:2:client:7");
+            redis.convertAndSend(subscriptions.inbox(), "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
+            redis.convertAndSend(subscriptions.inbox(), "granted:42:2:client:7");
 
             assertThat(laterWait.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
             assertThat(laterWait.grantedToken()).isEqualTo(42);
