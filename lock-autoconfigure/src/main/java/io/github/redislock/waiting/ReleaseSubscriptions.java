@@ -68,7 +68,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private final RedisConnectionFactory connectionFactory;
     private final String inbox;
     private final byte[] inboxName;
-    /** The queued waits of this instance by wait name, for their hand-offs; guarded by itself for the unclaimed ones. */
+    /** The queued waits of this instance by wait name, for their hand-offs. Guarded by itself. */
     private final Map<String, Waiting> handOffWaits = new HashMap<>();
     /**
      * Hand-offs to waits that had not joined yet: a wait queues in Redis before it joins, so its
@@ -243,12 +243,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 return;
             }
             channels.remove(entry.name);
-            if (connection != null && connection.isSubscribed()) {
-                connection.getSubscription().unsubscribe(entry.name.getBytes(StandardCharsets.UTF_8));
-            }
-        } catch (RuntimeException e) {
-            // Harmless: releases on a channel nobody waits for are ignored, and the next join subscribes again.
-            log.debug("Could not unsubscribe from " + entry.name + "; it stays subscribed until the connection closes", e);
+            unsubscribe(entry.name);
         } finally {
             commandLock.unlock();
         }
@@ -257,13 +252,22 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private void unsubscribeIfUnused(String channel) {
         commandLock.lock();
         try {
-            if (!channels.containsKey(channel) && connection != null && connection.isSubscribed()) {
+            if (!channels.containsKey(channel)) {
+                unsubscribe(channel);
+            }
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    /** Under commandLock. A failure is harmless: releases on a channel nobody waits for are ignored. */
+    private void unsubscribe(String channel) {
+        try {
+            if (connection != null && connection.isSubscribed()) {
                 connection.getSubscription().unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
             }
         } catch (RuntimeException e) {
             log.debug("Could not unsubscribe from " + channel + "; it stays subscribed until the connection closes", e);
-        } finally {
-            commandLock.unlock();
         }
     }
 
