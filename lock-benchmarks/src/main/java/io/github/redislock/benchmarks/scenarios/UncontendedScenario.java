@@ -26,8 +26,8 @@ final class UncontendedScenario implements Scenario {
     public String description(BenchmarkContext context) {
         return "T threads share one client instance; each thread locks and unlocks its own key in a loop "
                 + "(the library's everyday blocking `lock`). Pairs/s over the measured window; latency of one "
-                + "lock+unlock pair. The ceiling row sends the same acquire and release scripts redis-lock uses "
-                + "through Lettuce's async API, " + context.options().ceilingInFlight() + " pairs in flight over "
+                + "lock+unlock pair. The ceiling row sends redis-lock's own acquire and release script calls "
+                + "through Lettuce's async API (after a JVM warm-up of its own), " + context.options().ceilingInFlight() + " pairs in flight over "
                 + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair.";
     }
 
