@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redislock.watchdog.RenewalClient;
 import io.github.redislock.watchdog.WatchedLock;
@@ -161,13 +162,21 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, the channel
-     * of the waiter's instance to announce the hand-off on ({@code ReleaseSubscriptions.inbox()}, with
-     * its length in bytes, so any name parses), then the wait's {@code <wait id>:<owner>}, which the
+     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, the
+     * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
      * hand-off message names.
      */
-    static String queueMember(String inbox, String waitName, long leaseMillis) {
-        return leaseMillis + "|" + inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox + waitName;
+    static String queueMember(String inboxField, String waitName, long leaseMillis) {
+        return leaseMillis + "|" + inboxField + waitName;
+    }
+
+    /**
+     * The part of a queue member naming the channel to announce the hand-off on
+     * ({@code ReleaseSubscriptions.inbox()}), preceded by its length in bytes so any name parses; fixed
+     * per instance, so built once rather than on every lock call.
+     */
+    static String inboxField(String inbox) {
+        return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
     }
 
     /**
@@ -377,16 +386,7 @@ public final class LockCommands implements RenewalClient {
         if (lettuce == null) {
             return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
         }
-        boolean interrupted = Thread.interrupted();
-        try {
-            return (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs);
-        } catch (RuntimeException e) {
-            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
-        } finally {
-            if (interrupted || Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return guarded(redisKey, () -> (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs));
     }
 
     /**
@@ -470,9 +470,18 @@ public final class LockCommands implements RenewalClient {
      * interrupted thread must still be able to release its locks.
      */
     <T> T call(String redisKey, Function<RedisConnection, T> action) {
+        return guarded(redisKey, () -> {
+            try (RedisConnection connection = openConnection()) {
+                return action.apply(connection);
+            }
+        });
+    }
+
+    /** The interrupt flag handling and failure naming of {@link #call}, for work that has its connection already. */
+    private static <T> T guarded(String redisKey, Supplier<T> action) {
         boolean interrupted = Thread.interrupted();
-        try (RedisConnection connection = openConnection()) {
-            return action.apply(connection);
+        try {
+            return action.get();
         } catch (LockException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -51,6 +51,8 @@ public class RedisLocker extends AbstractLocker {
 
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
+    /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
+    private final String inboxField;
 
     /**
      * @param keyPrefix prepended to every key to form its Redis key
@@ -70,6 +72,7 @@ public class RedisLocker extends AbstractLocker {
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.events = Objects.requireNonNull(events, "events");
         this.observer = Objects.requireNonNull(observer, "observer");
+        this.inboxField = LockCommands.inboxField(subscriptions.inbox());
     }
 
     @Override
@@ -565,7 +568,7 @@ public class RedisLocker extends AbstractLocker {
         long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
         List<LockKeys> group = List.of(keys);
         String waitName = waitIds.incrementAndGet() + ":" + owner;
-        String member = LockCommands.queueMember(subscriptions.inbox(), waitName, redisLease);
+        String member = LockCommands.queueMember(inboxField, waitName, redisLease);
         return new Attempt() {
             private boolean queued;
 

@@ -254,7 +254,7 @@ class HandOffTest extends TwoInstances {
     }
 
     private static String member(String owner) {
-        return LockCommands.queueMember(LockerFixture.PREFIX + "__anchor:absent-instance", "1:" + owner, WATCHDOG_TIMEOUT.toMillis());
+        return LockCommands.queueMember(LockCommands.inboxField(LockerFixture.PREFIX + "__anchor:absent-instance"), "1:" + owner, WATCHDOG_TIMEOUT.toMillis());
     }
 
     private long redisMillis() {

@@ -21,7 +21,7 @@ public final class CeilingCalls {
     public static Call acquire(String prefix, String key, String owner, long leaseMillis, long keepPlaceMillis) {
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
         byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(group, owner, leaseMillis, new boolean[] {true}, keepPlaceMillis,
-                LockCommands.queueMember(prefix + "__anchor:ceiling", "1:" + owner, leaseMillis), false);
+                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false);
         return split(LockScript.ACQUIRE, keysAndArgs, LockCommands.acquireKeyCount(1, keepPlaceMillis));
     }
 
