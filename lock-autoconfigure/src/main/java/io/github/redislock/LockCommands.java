@@ -21,6 +21,8 @@ import io.github.redislock.watchdog.WatchedLock;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -401,13 +403,25 @@ public final class LockCommands implements RenewalClient {
             return null;
         }
         RedisClusterAsyncCommands<byte[], byte[]> commands = shared;
-        if (commands != null && commands.isOpen()) {
+        if (commands != null && isOpen(commands)) {
             return commands;
         }
         commands = call(redisKey, connection -> connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce
                 ? (RedisClusterAsyncCommands<byte[], byte[]>) lettuce : null);
         shared = commands;
         return commands;
+    }
+
+    /**
+     * Asks the connection behind the commands, not the commands: Lettuce 7 (Spring Boot 4) dropped
+     * {@code isOpen()} from the command interfaces, while {@code getStatefulConnection().isOpen()} is on
+     * both Lettuce 6 and 7. Commands of an unknown kind count as closed, so they are looked up again.
+     */
+    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+            return standalone.getStatefulConnection().isOpen();
+        }
+        return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
     @SuppressWarnings("unchecked")

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.reliability.ReliabilityReport;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -192,7 +192,7 @@ class BadInputTest {
                 new BadInput("Redis down at startup (the context starts; connections are lazy), first call", t -> {
                     int port = closedPort();
                     AtomicReference<Throwable> failure = new AtomicReference<>();
-                    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+                    new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                             .withPropertyValues("spring.data.redis.port=" + port, "spring.data.redis.timeout=500ms")
                             .run(context -> failure.set(catchThrowable(() -> context.getBean(Locker.class).tryLock("bad-down"))));
                     throw failure.get();
@@ -262,7 +262,7 @@ class BadInputTest {
     }
 
     static ApplicationContextRunner contextRunner() {
-        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+        return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
     }
 

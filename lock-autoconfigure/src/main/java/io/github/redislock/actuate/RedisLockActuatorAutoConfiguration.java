@@ -7,9 +7,7 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.watchdog.LockWatchdog;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,11 +18,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@code locks} endpoint and the {@code redisLock} health indicator, when Spring Boot Actuator is
- * present. The endpoint is created only when exposed ({@code management.endpoints.web.exposure.include}).
+ * The {@code locks} endpoint, when Spring Boot Actuator is present. The endpoint is created only when
+ * exposed ({@code management.endpoints.web.exposure.include}). The endpoint API is the same on Boot 4
+ * and Boot 3.5; the health indicator is not, and has an auto-configuration per line.
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
-@ConditionalOnClass({Endpoint.class, HealthIndicator.class, ConditionalOnAvailableEndpoint.class})
+@ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(LockWatchdog.class)
 @EnableConfigurationProperties(RedisLockActuatorProperties.class)
 public class RedisLockActuatorAutoConfiguration {
@@ -42,17 +41,6 @@ public class RedisLockActuatorAutoConfiguration {
             return properties.isForceReleaseEnabled()
                     ? new ForceReleasingLocksEndpoint(locker, watchdog, admin, events)
                     : new LocksEndpoint(locker, watchdog, admin);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnEnabledHealthIndicator("redis-lock")
-    static class HealthConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "redisLockHealthIndicator")
-        RedisLockHealthIndicator redisLockHealthIndicator(LockWatchdog watchdog) {
-            return new RedisLockHealthIndicator(watchdog);
         }
     }
 }

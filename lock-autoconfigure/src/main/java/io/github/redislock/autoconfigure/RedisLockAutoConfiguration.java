@@ -13,7 +13,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -22,8 +21,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Distributed locks on the application's Redis: a {@link Locker}, its watchdog and its release
  * subscriptions. Every bean backs off when the application defines its own.
+ *
+ * <p>Ordered after Spring Boot's Redis auto-configuration by name, because its class differs between
+ * the Boot lines this library runs on (4.x first, 3.5 second).
  */
-@AutoConfiguration(after = RedisAutoConfiguration.class)
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(RedisLockProperties.class)

@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.redislock.Locker;
 import io.github.redislock.RedlockLocker;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -61,11 +62,14 @@ public class RedlockAutoConfiguration {
     private static LettuceConnectionFactory connectionFactory(RedisURI uri, RedisLockProperties.Redlock redlock) {
         RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
         server.setDatabase(uri.getDatabase());
-        if (uri.getUsername() != null) {
-            server.setUsername(uri.getUsername());
+        // Lettuce 7 (Boot 4) keeps a URI's user and password only behind its credentials provider, which
+        // Lettuce 6 (Boot 3.5) has too; for a URI's own credentials it answers at once.
+        RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+        if (credentials != null && credentials.hasUsername()) {
+            server.setUsername(credentials.getUsername());
         }
-        if (uri.getPassword() != null) {
-            server.setPassword(uri.getPassword());
+        if (credentials != null && credentials.hasPassword()) {
+            server.setPassword(credentials.getPassword());
         }
         ClientOptions options = ClientOptions.builder()
                 .socketOptions(SocketOptions.builder().connectTimeout(redlock.getNodeTimeout()).build())

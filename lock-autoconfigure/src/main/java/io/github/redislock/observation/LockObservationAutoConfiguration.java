@@ -19,8 +19,13 @@ import org.springframework.context.annotation.Bean;
  * Metrics and traces of the locks, when the application has Micrometer's registries (Spring Boot
  * Actuator provides them). Without them nothing here loads and the locks report to
  * {@link LockObserver#NONE}.
+ *
+ * <p>Boot's registry auto-configurations are named for both lines (4.x, then 3.5): ordered before
+ * them, the {@code @ConditionalOnBean} below would find no registry and switch metrics off silently.
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class, afterName = {
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass({ObservationRegistry.class, MeterRegistry.class})

@@ -2,20 +2,20 @@ package io.github.redislock.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class RedisLockActuatorAutoConfigurationTest {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
+            .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.LOCK_HEALTH), RedisLockAutoConfiguration.class,
                     RedisLockActuatorAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
                     "spring.data.redis.port=" + TestRedis.shared().port());
@@ -39,21 +39,21 @@ class RedisLockActuatorAutoConfigurationTest {
     void theHealthIndicatorIsOnUnlessSwitchedOff() {
         contextRunner.run(context -> assertThat(context).hasBean("redisLockHealthIndicator"));
         contextRunner.withPropertyValues("management.health.redis-lock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(RedisLockHealthIndicator.class));
+                .run(context -> assertThat(context).doesNotHaveBean("redisLockHealthIndicator"));
     }
 
     @Test
     void withoutActuatorOnTheClasspathNothingLoads() {
-        contextRunner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+        contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
                 .withPropertyValues("management.endpoints.web.exposure.include=locks")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LocksEndpoint.class)
-                        .doesNotHaveBean(RedisLockHealthIndicator.class));
+                        .doesNotHaveBean("redisLockHealthIndicator"));
     }
 
     @Test
     void backsOffWhenLocksAreSwitchedOff() {
         contextRunner.withPropertyValues("redis-lock.enabled=false", "management.endpoints.web.exposure.include=locks")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LocksEndpoint.class)
-                        .doesNotHaveBean(RedisLockHealthIndicator.class));
+                        .doesNotHaveBean("redisLockHealthIndicator"));
     }
 }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -16,10 +18,6 @@ import io.github.redislock.watchdog.LockWatchdog;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The health rule against a Redis of its own that the tests pause: the watchdog cannot renew while it is stopped. */
@@ -40,8 +38,7 @@ class RedisLockHealthIndicatorTest {
     /** Ticks every second; a Redis command gives up after 200 ms. */
     private ApplicationContextRunner contextRunner(String watchdogTimeout) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class,
-                        RedisLockActuatorAutoConfiguration.class))
+                .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.LOCK_HEALTH), RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.timeout=200ms", "redis-lock.watchdog-timeout=" + watchdogTimeout);
     }
@@ -52,11 +49,11 @@ class RedisLockHealthIndicatorTest {
             Locker locker = context.getBean(Locker.class);
             locker.lock("health-fine");
             context.getBean(LockWatchdog.class).renewNow();
-            Health health = context.getBean(RedisLockHealthIndicator.class).health();
+            HealthReading health = HealthReading.of(context);
             locker.unlock("health-fine");
 
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("watchedLocks", 1).containsEntry("consecutiveFailures", 0)
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details()).containsEntry("watchedLocks", 1).containsEntry("consecutiveFailures", 0)
                     .containsEntry("watchdogTimeoutMillis", 3000L).containsKey("lastRenewal").doesNotContainKey("failingSince");
         });
     }
@@ -67,19 +64,19 @@ class RedisLockHealthIndicatorTest {
             Locker locker = context.getBean(Locker.class);
             LockWatchdog watchdog = context.getBean(LockWatchdog.class);
             locker.lock("health-short");
-            Health health;
+            HealthReading health;
             redis.pause();
             try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.consecutiveFailures() > 0);
-                health = context.getBean(RedisLockHealthIndicator.class).health();
+                health = HealthReading.of(context);
             } finally {
                 redis.resume();
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.consecutiveFailures() == 0);
             locker.unlock("health-short");
 
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsKey("failingSince").doesNotContainKey("locksAtRisk");
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details()).containsKey("failingSince").doesNotContainKey("locksAtRisk");
         });
     }
 
@@ -87,20 +84,19 @@ class RedisLockHealthIndicatorTest {
     void isDownNamingTheLocksAtRiskOnceRenewalsFailedForLongerThanTheTimeout() {
         contextRunner("1s").run(context -> {
             Locker locker = context.getBean(Locker.class);
-            RedisLockHealthIndicator indicator = context.getBean(RedisLockHealthIndicator.class);
             locker.lock("health-at-risk");
-            Health down;
+            HealthReading down;
             redis.pause();
             try {
-                down = await().atMost(Duration.ofSeconds(6)).until(indicator::health, health -> health.getStatus().equals(Status.DOWN));
+                down = await().atMost(Duration.ofSeconds(6)).until(() -> HealthReading.of(context), health -> health.status().equals("DOWN"));
             } finally {
                 redis.resume();
             }
-            assertThat(down.getDetails()).containsEntry("locksAtRisk", 1);
-            assertThat((String) down.getDetails().get("error")).contains("has not renewed 1 lock(s)");
+            assertThat(down.details()).containsEntry("locksAtRisk", 1);
+            assertThat((String) down.details().get("error")).contains("has not renewed 1 lock(s)");
 
             // Back up: the expired lock is found lost, so nothing is at risk any more.
-            await().atMost(Duration.ofSeconds(6)).until(() -> indicator.health().getStatus().equals(Status.UP));
+            await().atMost(Duration.ofSeconds(6)).until(() -> HealthReading.of(context).status().equals("UP"));
             assertThatThrownBy(() -> locker.unlock("health-at-risk")).isInstanceOf(LockLostException.class);
         });
     }

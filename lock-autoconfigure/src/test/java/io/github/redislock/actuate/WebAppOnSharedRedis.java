@@ -5,10 +5,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redislock.testsupport.TestRedis;
 
-import org.springframework.beans.factory.annotation.Autowired;
+import org.junit.jupiter.api.BeforeEach;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.DefaultResponseErrorHandler;
+import org.springframework.web.client.RestTemplate;
+import org.springframework.web.util.DefaultUriBuilderFactory;
 import org.springframework.context.event.EventListener;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -22,8 +26,26 @@ abstract class WebAppOnSharedRedis {
         registry.add("spring.data.redis.port", () -> TestRedis.shared().port());
     }
 
-    @Autowired
-    TestRestTemplate http;
+    @LocalServerPort
+    int port;
+
+    /**
+     * A plain RestTemplate on the application's port that returns error statuses instead of throwing:
+     * Boot's TestRestTemplate moved between Boot 3.5 and 4, and these tests run on both.
+     */
+    RestTemplate http;
+
+    @BeforeEach
+    void httpClient() {
+        http = new RestTemplate();
+        http.setUriTemplateHandler(new DefaultUriBuilderFactory("http://127.0.0.1:" + port));
+        http.setErrorHandler(new DefaultResponseErrorHandler() {
+            @Override
+            public boolean hasError(ClientHttpResponse response) {
+                return false;
+            }
+        });
+    }
 
     @SpringBootConfiguration
     @EnableAutoConfiguration

@@ -12,13 +12,13 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -30,7 +30,7 @@ import org.springframework.scheduling.annotation.EnableAsync;
 class DistributedLockAsyncTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
                     RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withUserConfiguration(AsyncConfiguration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());

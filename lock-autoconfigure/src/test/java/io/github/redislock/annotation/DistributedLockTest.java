@@ -21,6 +21,7 @@ import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -36,8 +36,7 @@ import org.springframework.context.ApplicationContext;
 class DistributedLockTest {
 
     static final ApplicationContextRunner APPLICATION = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withUserConfiguration(AnnotatedServices.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
                     "spring.data.redis.port=" + TestRedis.shared().port(),

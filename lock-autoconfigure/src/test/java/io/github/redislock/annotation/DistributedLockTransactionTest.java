@@ -13,17 +13,13 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -42,9 +38,7 @@ class DistributedLockTransactionTest {
     static final int INCREMENTS_PER_THREAD = 15;
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
-                    DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-                    JdbcTemplateAutoConfiguration.class, TransactionAutoConfiguration.class,
+            .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.JDBC_TRANSACTIONS), AopAutoConfiguration.class,
                     RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withUserConfiguration(CounterConfiguration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),

@@ -6,6 +6,7 @@ import java.util.stream.Stream;
 
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,15 +14,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** A broken {@link DistributedLock} stops the application at startup, naming the method and what is wrong. */
 class DistributedLockValidationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
     static Stream<Arguments> brokenAnnotations() {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import io.github.redislock.LockUtil;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLocker;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -31,7 +31,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class RedisLockAutoConfigurationTest {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+            .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
                     "spring.data.redis.port=" + TestRedis.shared().port());
 

@@ -11,6 +11,7 @@ import io.github.redislock.RedlockLocker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class RedlockAutoConfigurationTest {
@@ -26,7 +26,7 @@ class RedlockAutoConfigurationTest {
     static final List<RedisServerProcess> masters = new ArrayList<>();
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedlockAutoConfiguration.class,
+            .withConfiguration(BootLine.redisAnd(RedlockAutoConfiguration.class,
                     RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 

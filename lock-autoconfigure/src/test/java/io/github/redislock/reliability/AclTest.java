@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.waiting.ReleaseSubscriptions;
@@ -26,7 +27,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -38,7 +38,7 @@ class AclTest {
     /** The ACL rule of the README, for the default prefix {@code lock:}. */
     static final String ACL_RULES = "on >change-me resetkeys ~lock:* resetchannels &lock:* -@all "
             + "+evalsha +eval +exists +hget +hexists +hset +hincrby +hdel +pexpire +pttl +del +publish +subscribe +unsubscribe "
-            + "+incr +get +time +zadd +zrem +zscore +zrange +zrangebyscore +zcard +rpush +lpop +lindex +lrem +ping +client|setinfo";
+            + "+incr +get +time +zadd +zrem +zscore +zrange +zrangebyscore +zcard +rpush +lpop +lindex +lrem +ping +client|setinfo +client|maint_notifications";
 
     static RedisServerProcess redis;
 
@@ -61,7 +61,7 @@ class AclTest {
     }
 
     ApplicationContextRunner contextRunner(String... properties) {
-        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+        return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.username=locker", "spring.data.redis.password=change-me", "spring.data.redis.timeout=2s",
                         "redis-lock.watchdog-timeout=600ms")

@@ -11,6 +11,7 @@ import java.util.Set;
 
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
@@ -57,7 +57,7 @@ class ClusterTest {
 
     ApplicationContextRunner contextRunner() {
         List<String> addresses = nodes.stream().map(node -> node.host() + ":" + node.port()).toList();
-        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+        return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", addresses), "spring.data.redis.timeout=2s",
                         "redis-lock.watchdog-timeout=1s");
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 
@@ -64,7 +64,7 @@ class SentinelTest {
 
     ApplicationContextRunner contextRunner() {
         List<String> nodes = sentinels.stream().map(sentinel -> sentinel.host() + ":" + sentinel.port()).toList();
-        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+        return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=" + String.join(",", nodes),
                         "spring.data.redis.timeout=1s", "redis-lock.watchdog-timeout=10s");
     }

@@ -13,6 +13,7 @@ import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisBinary;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -80,7 +80,7 @@ class TlsTest {
     @Test
     void locksWaitsAndReleasesOverTls() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RedisAutoConfiguration.class, RedisLockAutoConfiguration.class))
+                .withConfiguration(BootLine.redisAnd(SslAutoConfiguration.class, RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + tlsPort,
                         "spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=redis",
                         "spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.resolve("redis.crt"))

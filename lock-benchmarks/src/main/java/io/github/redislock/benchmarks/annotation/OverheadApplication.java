@@ -16,7 +16,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.autoconfigure.integration.IntegrationAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -25,12 +24,13 @@ import org.springframework.context.annotation.Role;
 /**
  * Scenario 4's application: Spring Boot auto-configuration over this module's classpath, as an
  * application depending on the redis-lock starter and lock4j gets it. lock4j 2.2.7 registers its
- * auto-configuration only in {@code spring.factories}, which Spring Boot 3 no longer reads, so it is
+ * auto-configuration only in {@code spring.factories}, which Spring Boot 3 and 4 no longer read, so it is
  * imported by name as such an application has to. Spring Integration is on the classpath only as a
- * peer of the other scenarios; its infrastructure is left out.
+ * peer of the other scenarios; on Spring Boot 4 its auto-configuration lives in a module this one does
+ * not depend on, so none of its infrastructure starts.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
-@EnableAutoConfiguration(exclude = IntegrationAutoConfiguration.class)
+@EnableAutoConfiguration
 @ImportAutoConfiguration({LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
 public class OverheadApplication {
 

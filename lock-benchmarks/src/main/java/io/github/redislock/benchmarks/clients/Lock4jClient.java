@@ -10,7 +10,7 @@ import com.baomidou.lock.spring.boot.autoconfigure.RedisTemplateLockAutoConfigur
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -82,7 +82,7 @@ final class Lock4jClient implements LockClient {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({RedisAutoConfiguration.class, LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
+    @ImportAutoConfiguration({DataRedisAutoConfiguration.class, LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
     static class Lock4jApplication {
     }
 }

@@ -1,6 +1,5 @@
 package io.github.redislock.sample.demo;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -9,9 +8,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * What an operator of one instance sees, fetched from its Actuator endpoints over HTTP: while a rush
@@ -110,7 +109,7 @@ public final class OperatorView {
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             }
-            catch (IOException | RuntimeException ex) {
+            catch (RuntimeException ex) {
                 // The excerpt says nothing was caught; the rush itself is unaffected.
             }
         }
@@ -131,7 +130,7 @@ public final class OperatorView {
             JsonNode tree = json.readTree(answer);
             return json.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
         }
-        catch (JsonProcessingException ex) {
+        catch (JacksonException ex) {
             return answer;
         }
     }

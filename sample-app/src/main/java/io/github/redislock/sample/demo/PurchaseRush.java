@@ -1,7 +1,6 @@
 package io.github.redislock.sample.demo;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,8 +14,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * A crowd of customers buying the same SKU at the same moment, over real HTTP, spread round-robin
@@ -115,11 +115,12 @@ public final class PurchaseRush {
                 .timeout(REQUEST_TIMEOUT)
                 .GET()
                 .build();
+        String answer = http.send(request);
         try {
-            return json.readTree(http.send(request));
+            return json.readTree(answer);
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Unreadable answer from GET /stock/" + sku, ex);
+        catch (JacksonException ex) {
+            throw new IllegalStateException("Unreadable answer from GET /stock/" + sku + ": " + answer, ex);
         }
     }
 }

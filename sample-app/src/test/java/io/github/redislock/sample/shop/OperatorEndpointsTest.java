@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpMethod;
@@ -55,7 +55,7 @@ class OperatorEndpointsTest extends ShopHttpTest {
             assertThat(state.get("redisKey").asText()).isEqualTo("sample-lock:stock:" + sku);
             assertThat(state.get("type").asText()).isEqualTo("hash");
             assertThat(state.get("holds").size()).isEqualTo(1);
-            assertThat(state.get("holds").elements().next().asLong()).isEqualTo(1);
+            assertThat(state.get("holds").iterator().next().asLong()).isEqualTo(1);
             assertThat(state.get("ttlMillis").asLong()).isBetween(1L, 30_000L);
         }
         finally {

@@ -2,7 +2,7 @@ package io.github.redislock.sample.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;

@@ -1,0 +1,45 @@
+package io.github.redislock.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.redislock.watchdog.LockWatchdog;
+
+/**
+ * The {@code redisLock} health rule, apart from Spring Boot's health types so that one rule serves
+ * both Boot lines: Boot 4 and Boot 3.5 keep {@code HealthIndicator} in different packages, and each
+ * line's indicator only turns this report into its own {@code Health}.
+ *
+ * <p>DOWN once the watchdog has failed to renew for longer than its timeout. By then the locks it
+ * keeps alive have expired in Redis (or are about to), so other instances may take them while this one
+ * still runs its critical sections: a failure of this instance's dependency, hence DOWN rather than
+ * OUT_OF_SERVICE, which Spring Boot reserves for deliberately withdrawn instances. Failures shorter
+ * than the timeout are only reported in the details: the locks survive them.
+ */
+record LockHealthReport(boolean down, Map<String, Object> details) {
+
+    static LockHealthReport of(LockWatchdog watchdog) {
+        Instant failingSince = watchdog.failingSince();
+        int watched = watchdog.watchedCount();
+        boolean atRisk = failingSince != null && watched > 0
+                && Duration.between(failingSince, Instant.now()).compareTo(watchdog.timeout()) > 0;
+        Map<String, Object> details = new LinkedHashMap<>();
+        if (atRisk) {
+            details.put("error", "The watchdog has not renewed " + watched + " lock(s) since " + failingSince
+                    + ", longer than its timeout of " + watchdog.timeout().toMillis() + " ms: they may have expired and been taken by others");
+            details.put("locksAtRisk", watched);
+        }
+        details.put("watchedLocks", watched);
+        details.put("watchdogTimeoutMillis", watchdog.timeout().toMillis());
+        details.put("consecutiveFailures", watchdog.consecutiveFailures());
+        if (watchdog.lastRenewal() != null) {
+            details.put("lastRenewal", watchdog.lastRenewal());
+        }
+        if (failingSince != null) {
+            details.put("failingSince", failingSince);
+        }
+        return new LockHealthReport(atRisk, details);
+    }
+}
