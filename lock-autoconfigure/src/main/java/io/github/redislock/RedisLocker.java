@@ -409,12 +409,15 @@ public class RedisLocker extends AbstractLocker {
             case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
+        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
+        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
+            throw new InterruptedException("Interrupted before trying to take " + what);
+        }
         long firstTry = System.nanoTime();
         Blocked blocked = attempt.tryOnce(waitNanos != 0);
         if (blocked == null) {
             return true;
         }
-        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
         boolean acquired = false;
         ReleaseSubscriptions.Waiting waiting = null;
         String channel = null;
@@ -431,6 +434,9 @@ public class RedisLocker extends AbstractLocker {
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
+                    if (waiting != null) {
+                        waiting.passOnWakeUp(); // it no longer waits for the lock it may have been woken for
+                    }
                     if (channel != null && remaining <= 0) {
                         return false; // a multi-lock found another key in the way as its wait ran out
                     }
@@ -623,7 +629,7 @@ public class RedisLocker extends AbstractLocker {
                 }
                 if (!attempt.acquired()) {
                     giveBack(taken, owner, redisLease);
-                    return new Blocked(group.get(attempt.blockedIndex()).channel(), attempt.holderTtlMillis());
+                    return new Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
                 }
                 taken.addAll(group);
                 results.add(attempt);
@@ -704,11 +710,23 @@ public class RedisLocker extends AbstractLocker {
         return queue -> {
             LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease);
             if (!attempt.acquired()) {
-                return new Blocked(keys.channel(), attempt.holderTtlMillis());
+                return new Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
             }
             acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;
         };
+    }
+
+    /**
+     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
+     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
+     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
+     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
+     * timeout, not only when the lease it last saw would end.
+     */
+    private long unqueuedRecheck(long holderTtlMillis) {
+        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+        return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
     }
 
     private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {

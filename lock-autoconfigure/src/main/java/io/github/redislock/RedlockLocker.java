@@ -200,6 +200,9 @@ public class RedlockLocker extends AbstractLocker {
 
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
+            throw new InterruptedException("Interrupted before trying to take '" + keys.key() + "'");
+        }
         long start = System.nanoTime();
         boolean interrupted = false;
         try {
