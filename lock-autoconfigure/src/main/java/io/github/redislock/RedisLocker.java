@@ -43,7 +43,7 @@ public class RedisLocker extends AbstractLocker {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final ReleaseSubscriptions subscriptions;
-    private final ApplicationEventPublisher events;
+    private final LostLockEvents lostEvents;
     private final LockObserver observer;
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     /** How soon a waiter whose try failed on Redis tries again. */
@@ -70,7 +70,7 @@ public class RedisLocker extends AbstractLocker {
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
-        this.events = Objects.requireNonNull(events, "events");
+        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = Objects.requireNonNull(observer, "observer");
         this.inboxField = LockCommands.inboxField(subscriptions.inbox());
     }
@@ -182,6 +182,7 @@ public class RedisLocker extends AbstractLocker {
         closed = true;
         holds.values().forEach(watchdog::unwatch);
         holds.clear();
+        lostEvents.close();
     }
 
     // The lock views call the kind-aware methods below; FAIR, READ and WRITE take exactly one key.
@@ -792,7 +793,7 @@ public class RedisLocker extends AbstractLocker {
 
     private void publishLost(Hold hold) {
         observer.lost(observed(hold), true);
-        events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
     }
 
     private static LockObserver.ObservedLock observed(Hold hold) {

@@ -49,7 +49,7 @@ public class RedlockLocker extends AbstractLocker {
     private final Duration nodeTimeout;
     private final Duration retryDelay;
     private final LockWatchdog watchdog;
-    private final ApplicationEventPublisher events;
+    private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final ExecutorService fanOut;
     /** Per owner of a key ({@link #holdId}), the undos of its last failed attempt still running, one per master. */
@@ -74,7 +74,7 @@ public class RedlockLocker extends AbstractLocker {
         this.quorum = nodes.size() / 2 + 1;
         this.nodeTimeout = nodeTimeout;
         this.retryDelay = retryDelay;
-        this.events = Objects.requireNonNull(events, "events");
+        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.fanOut = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "redis-lock-redlock");
             thread.setDaemon(true);
@@ -183,6 +183,7 @@ public class RedlockLocker extends AbstractLocker {
     public void close() {
         closed = true;
         watchdog.close();
+        lostEvents.close();
         holds.clear();
         confirmedAt.clear();
         pendingUndos.clear();
@@ -441,7 +442,7 @@ public class RedlockLocker extends AbstractLocker {
     }
 
     private void publishLost(Hold hold) {
-        events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
     }
 
     private static String holdId(LockKeys keys, String owner) {
