@@ -52,7 +52,7 @@ public class RedlockLocker extends AbstractLocker {
     private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final ExecutorService fanOut;
-    /** Per owner of a key ({@link #holdId}), the undos of its last failed attempt still running, one per master. */
+    /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
     /** When the last majority confirmation of each watched lock was asked for (System.nanoTime()): its validity runs from there. */
     private final Map<WatchedLock, Long> confirmedAt = new ConcurrentHashMap<>();
@@ -235,8 +235,8 @@ public class RedlockLocker extends AbstractLocker {
 
     /**
      * One round of the algorithm: ask every master at once, count the ones that took the lock in time.
-     * On each master the round waits for the undo of this owner's previous failed round there (see
-     * {@link #undo}): sent earlier, a late undo would remove the copy this round counts on.
+     * A master still undoing this owner's previous failed round (see {@link #undo}) is not asked and
+     * counts as failed: sent before that undo, this round's acquire could be the one the undo deletes.
      *
      * @return the hold count on success, 0 when no majority took it in time (what was taken is undone)
      */
@@ -245,12 +245,13 @@ public class RedlockLocker extends AbstractLocker {
         String id = holdId(keys, owner);
         Hold known = holds.get(id);
         boolean[] firstHold = {known == null || known.lost};
-        List<CompletableFuture<Void>> previousUndos = pendingUndos.get(id);
+        List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<CompletableFuture<LockCommands.Acquisition>> calls = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
             LockCommands node = nodes.get(i);
-            CompletableFuture<Void> undoneBefore = previousUndos == null ? CompletableFuture.completedFuture(null) : previousUndos.get(i);
-            calls.add(undoneBefore.thenApplyAsync(undone -> node.acquire(List.of(keys), owner, leaseMillis, firstHold), fanOut));
+            boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
+            calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.supplyAsync(() -> node.acquire(List.of(keys), owner, leaseMillis, firstHold), fanOut));
         }
         List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -266,7 +267,7 @@ public class RedlockLocker extends AbstractLocker {
         if (took >= quorum && validity > 0) {
             return holdCount;
         }
-        undo(keys, owner, calls);
+        undo(keys, owner, calls, undoing);
         if (log.isDebugEnabled()) {
             log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
                     + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
@@ -277,17 +278,21 @@ public class RedlockLocker extends AbstractLocker {
     /**
      * Gives back exactly what the attempt took, on each master once its answer is in, also when it
      * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo.
-     * The owner's next attempt on a master waits for the undo there (see {@link #attemptOnMajority}),
-     * so the undo cannot land after that attempt's acquire and delete the hold it counted.
+     * Until an undo is done, the owner's next attempts leave that master out (see
+     * {@link #attemptOnMajority}), so the undo cannot land after their acquire and delete the hold
+     * they counted.
+     *
+     * @param undoing the undos of the owner's earlier attempt, still running on the masters this attempt left out
      */
-    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls) {
+    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls,
+                      List<CompletableFuture<Void>> undoing) {
         Hold hold = holds.get(holdId(keys, owner));
         long restore = hold == null ? 1 : restoreLease(hold);
         List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             LockCommands node = nodes.get(i);
             String name = nodeNames.get(i);
-            undos.add(calls.get(i).handle((answer, failure) -> {
+            CompletableFuture<Void> undo = calls.get(i).handle((answer, failure) -> {
                 if (answer != null && answer.acquired()) {
                     try {
                         node.release(keys, owner, restore);
@@ -296,7 +301,8 @@ public class RedlockLocker extends AbstractLocker {
                     }
                 }
                 return null;
-            }));
+            });
+            undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
         }
         String id = holdId(keys, owner);
         pendingUndos.put(id, undos);
