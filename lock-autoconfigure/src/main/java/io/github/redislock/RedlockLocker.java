@@ -366,6 +366,8 @@ public class RedlockLocker extends AbstractLocker {
         long unanswered = notRenewed.stream().filter(Objects::isNull).count();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
         Set<WatchedLock> lost = new HashSet<>();
+        int undecided = 0;
+        long soonestEndNanos = Long.MAX_VALUE;
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
             if (renewed >= quorum) {
@@ -374,15 +376,19 @@ public class RedlockLocker extends AbstractLocker {
             }
             Long confirmed = confirmedAt.get(lock);
             boolean goneOnAMajority = renewed + unanswered < quorum;
-            boolean validityOver = confirmed == null || System.nanoTime() - confirmed >= validityNanos;
-            if (goneOnAMajority || validityOver) {
+            long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
+            if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
                 confirmedAt.remove(lock);
             } else {
-                log.warn("Redlock renewal of " + lock.redisKey() + " reached only " + renewed + " of " + nodes.size() + " masters in time ("
-                        + unanswered + " did not answer within " + nodeTimeout.toMillis() + " ms); still valid for "
-                        + TimeUnit.NANOSECONDS.toMillis(validityNanos - (System.nanoTime() - confirmed)) + " ms, retried on the next tick");
+                undecided++;
+                soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
             }
+        }
+        if (undecided > 0) {
+            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + nodes.size()
+                    + " masters did not answer within " + nodeTimeout.toMillis() + " ms. Kept while still valid (the first validity ends in "
+                    + TimeUnit.NANOSECONDS.toMillis(soonestEndNanos) + " ms); retried on the next tick");
         }
         return lost;
     }

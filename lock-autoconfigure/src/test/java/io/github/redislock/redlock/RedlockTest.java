@@ -239,6 +239,17 @@ class RedlockTest {
     }
 
     @Test
+    void lockInterruptiblyOnAnInterruptedThreadThrowsThoughTheLockIsFree() {
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> first.lockInterruptibly(key)).isInstanceOf(InterruptedException.class).hasMessageContaining(key);
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(copiesOf(key)).as("copies taken by the interrupted call").isZero();
+    }
+
+    @Test
     void theOtherLockKindsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> first.getFairLock(key)).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Redlock");
         assertThatThrownBy(() -> first.fencingToken(key)).isInstanceOf(UnsupportedOperationException.class)
