@@ -34,7 +34,10 @@ public interface Locker {
     /** Takes the lock, waiting as long as needed; it expires after {@code leaseTime} in {@code unit}, or -1 for the watchdog. */
     void lock(String key, TimeUnit unit, int leaseTime);
 
-    /** Like {@link #lock(String)}, but gives up with {@link InterruptedException} when the thread is interrupted while waiting. */
+    /**
+     * Like {@link #lock(String)}, but gives up with {@link InterruptedException} when the thread is
+     * interrupted while waiting, or was interrupted already (then even a free lock is not taken).
+     */
     void lockInterruptibly(String key) throws InterruptedException;
 
     /** Takes the lock if it is free right now (one round trip, no waiting); the watchdog keeps it alive. */
@@ -46,7 +49,7 @@ public interface Locker {
      * @param waitTime  how long to wait; 0 tries once, -1 waits as long as it takes
      * @param leaseTime how long the lock lives unless unlocked before; -1 lets the watchdog keep it until unlocked
      * @return whether the lock was taken
-     * @throws InterruptedException when the thread is interrupted while waiting (nothing is left held or subscribed)
+     * @throws InterruptedException when the thread is interrupted while waiting, or was on entry (nothing is left held or subscribed)
      */
     boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 

@@ -43,7 +43,7 @@ public class RedisLocker extends AbstractLocker {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final ReleaseSubscriptions subscriptions;
-    private final ApplicationEventPublisher events;
+    private final LostLockEvents lostEvents;
     private final LockObserver observer;
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     /** How soon a waiter whose try failed on Redis tries again. */
@@ -70,7 +70,7 @@ public class RedisLocker extends AbstractLocker {
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
-        this.events = Objects.requireNonNull(events, "events");
+        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = Objects.requireNonNull(observer, "observer");
         this.inboxField = LockCommands.inboxField(subscriptions.inbox());
     }
@@ -182,6 +182,7 @@ public class RedisLocker extends AbstractLocker {
         closed = true;
         holds.values().forEach(watchdog::unwatch);
         holds.clear();
+        lostEvents.close();
     }
 
     // The lock views call the kind-aware methods below; FAIR, READ and WRITE take exactly one key.
@@ -409,12 +410,15 @@ public class RedisLocker extends AbstractLocker {
             case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
+        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
+        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
+            throw new InterruptedException("Interrupted before trying to take " + what);
+        }
         long firstTry = System.nanoTime();
         Blocked blocked = attempt.tryOnce(waitNanos != 0);
         if (blocked == null) {
             return true;
         }
-        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
         boolean acquired = false;
         ReleaseSubscriptions.Waiting waiting = null;
         String channel = null;
@@ -431,6 +435,9 @@ public class RedisLocker extends AbstractLocker {
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
+                    if (waiting != null) {
+                        waiting.passOnWakeUp(); // it no longer waits for the lock it may have been woken for
+                    }
                     if (channel != null && remaining <= 0) {
                         return false; // a multi-lock found another key in the way as its wait ran out
                     }
@@ -623,7 +630,7 @@ public class RedisLocker extends AbstractLocker {
                 }
                 if (!attempt.acquired()) {
                     giveBack(taken, owner, redisLease);
-                    return new Blocked(group.get(attempt.blockedIndex()).channel(), attempt.holderTtlMillis());
+                    return new Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
                 }
                 taken.addAll(group);
                 results.add(attempt);
@@ -704,11 +711,23 @@ public class RedisLocker extends AbstractLocker {
         return queue -> {
             LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease);
             if (!attempt.acquired()) {
-                return new Blocked(keys.channel(), attempt.holderTtlMillis());
+                return new Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
             }
             acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;
         };
+    }
+
+    /**
+     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
+     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
+     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
+     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
+     * timeout, not only when the lease it last saw would end.
+     */
+    private long unqueuedRecheck(long holderTtlMillis) {
+        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+        return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
     }
 
     private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
@@ -774,7 +793,7 @@ public class RedisLocker extends AbstractLocker {
 
     private void publishLost(Hold hold) {
         observer.lost(observed(hold), true);
-        events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
     }
 
     private static LockObserver.ObservedLock observed(Hold hold) {

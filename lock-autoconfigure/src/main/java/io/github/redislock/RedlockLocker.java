@@ -33,7 +33,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * a majority took it while the lease still has time left (validity = lease - elapsed - clock drift,
  * drift = 1% of the lease + 2 ms). Failed attempts are undone on every node and retried after a random
  * delay, as the algorithm prescribes, so competing clients do not retry in lock-step. The watchdog's
- * renewals must also reach a majority, or the lock is reported lost.
+ * renewals must also reach a majority; a round too few masters answer in time is retried, and the
+ * lock is reported lost only when a majority denies having it or its validity has run out.
  *
  * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
  * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
@@ -48,9 +49,13 @@ public class RedlockLocker extends AbstractLocker {
     private final Duration nodeTimeout;
     private final Duration retryDelay;
     private final LockWatchdog watchdog;
-    private final ApplicationEventPublisher events;
+    private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final ExecutorService fanOut;
+    /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
+    private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
+    /** When the last majority confirmation of each watched lock was asked for (System.nanoTime()): its validity runs from there. */
+    private final Map<WatchedLock, Long> confirmedAt = new ConcurrentHashMap<>();
 
     /**
      * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
@@ -69,7 +74,7 @@ public class RedlockLocker extends AbstractLocker {
         this.quorum = nodes.size() / 2 + 1;
         this.nodeTimeout = nodeTimeout;
         this.retryDelay = retryDelay;
-        this.events = Objects.requireNonNull(events, "events");
+        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.fanOut = Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "redis-lock-redlock");
             thread.setDaemon(true);
@@ -178,7 +183,10 @@ public class RedlockLocker extends AbstractLocker {
     public void close() {
         closed = true;
         watchdog.close();
+        lostEvents.close();
         holds.clear();
+        confirmedAt.clear();
+        pendingUndos.clear();
         fanOut.shutdownNow();
     }
 
@@ -193,13 +201,17 @@ public class RedlockLocker extends AbstractLocker {
 
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
+            throw new InterruptedException("Interrupted before trying to take '" + keys.key() + "'");
+        }
         long start = System.nanoTime();
         boolean interrupted = false;
         try {
             while (true) {
+                long attemptStart = System.nanoTime();
                 long holdCount = attemptOnMajority(keys, owner, redisLease);
                 if (holdCount > 0) {
-                    acquired(keys, owner, holdCount, leaseMillis);
+                    acquired(keys, owner, holdCount, leaseMillis, attemptStart);
                     return true;
                 }
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
@@ -223,17 +235,27 @@ public class RedlockLocker extends AbstractLocker {
 
     /**
      * One round of the algorithm: ask every master at once, count the ones that took the lock in time.
+     * A master still undoing this owner's previous failed round (see {@link #undo}) is not asked and
+     * counts as failed: sent before that undo, this round's acquire could be the one the undo deletes.
      *
      * @return the hold count on success, 0 when no majority took it in time (what was taken is undone)
      */
     private long attemptOnMajority(LockKeys keys, String owner, long leaseMillis) {
         long start = System.nanoTime();
-        Hold known = holds.get(holdId(keys, owner));
+        String id = holdId(keys, owner);
+        Hold known = holds.get(id);
         boolean[] firstHold = {known == null || known.lost};
-        List<CompletableFuture<LockCommands.Acquisition>> calls = submitEverywhere(node -> node.acquire(List.of(keys), owner, leaseMillis, firstHold));
+        List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
+        List<CompletableFuture<LockCommands.Acquisition>> calls = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            LockCommands node = nodes.get(i);
+            boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
+            calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.supplyAsync(() -> node.acquire(List.of(keys), owner, leaseMillis, firstHold), fanOut));
+        }
         List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        long validity = leaseMillis - elapsedMillis - (leaseMillis / 100 + 2);
+        long validity = leaseMillis - elapsedMillis - drift(leaseMillis);
         int took = 0;
         long holdCount = 0;
         for (LockCommands.Acquisition answer : answers) {
@@ -245,7 +267,7 @@ public class RedlockLocker extends AbstractLocker {
         if (took >= quorum && validity > 0) {
             return holdCount;
         }
-        undo(keys, owner, calls);
+        undo(keys, owner, calls, undoing);
         if (log.isDebugEnabled()) {
             log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
                     + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
@@ -256,26 +278,39 @@ public class RedlockLocker extends AbstractLocker {
     /**
      * Gives back exactly what the attempt took, on each master once its answer is in, also when it
      * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo.
+     * Until an undo is done, the owner's next attempts leave that master out (see
+     * {@link #attemptOnMajority}), so the undo cannot land after their acquire and delete the hold
+     * they counted.
+     *
+     * @param undoing the undos of the owner's earlier attempt, still running on the masters this attempt left out
      */
-    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls) {
+    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls,
+                      List<CompletableFuture<Void>> undoing) {
         Hold hold = holds.get(holdId(keys, owner));
         long restore = hold == null ? 1 : restoreLease(hold);
+        List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             LockCommands node = nodes.get(i);
             String name = nodeNames.get(i);
-            calls.get(i).thenAccept(answer -> {
-                if (answer.acquired()) {
+            CompletableFuture<Void> undo = calls.get(i).handle((answer, failure) -> {
+                if (answer != null && answer.acquired()) {
                     try {
                         node.release(keys, owner, restore);
                     } catch (RuntimeException e) {
                         log.debug("Redlock master " + name + " could not undo " + keys.name() + "; it expires with its lease: " + e);
                     }
                 }
+                return null;
             });
+            undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
         }
+        String id = holdId(keys, owner);
+        pendingUndos.put(id, undos);
+        CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
     }
 
-    private void acquired(LockKeys keys, String owner, long holdCount, long leaseMillis) {
+    /** @param validFromNanos when the attempt that took it started: its validity runs from then */
+    private void acquired(LockKeys keys, String owner, long holdCount, long leaseMillis, long validFromNanos) {
         String id = holdId(keys, owner);
         Hold hold = holds.get(id);
         if (holdCount == 1 || hold == null) {
@@ -288,6 +323,7 @@ public class RedlockLocker extends AbstractLocker {
         hold.count = holdCount;
         if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
             hold.watched = true;
+            confirmedAt.put(hold, validFromNanos);
             watchdog.watch(hold);
         }
     }
@@ -317,17 +353,49 @@ public class RedlockLocker extends AbstractLocker {
         }
     }
 
-    /** The watchdog's renewal: a lock stays only when a majority of the masters renewed it. */
+    /**
+     * The watchdog's renewal: a lock stays while a majority of the masters renews it. A round in which
+     * too few masters answer in time (a pause of this JVM, a slow network) proves nothing: the lock is
+     * kept and renewed again on the next tick, and reported lost only when masters enough to leave no
+     * majority said they no longer have it, or when its validity since the last round a majority
+     * confirmed has run out (lease - clock drift).
+     */
     private Set<WatchedLock> renewOnMajority(List<WatchedLock> locks, long leaseMillis) {
+        long roundStart = System.nanoTime();
         List<Set<WatchedLock>> notRenewed = onEveryNode(node -> node.renew(locks, leaseMillis));
+        long unanswered = notRenewed.stream().filter(Objects::isNull).count();
+        long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
         Set<WatchedLock> lost = new HashSet<>();
+        int undecided = 0;
+        long soonestEndNanos = Long.MAX_VALUE;
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
-            if (renewed < quorum) {
+            if (renewed >= quorum) {
+                confirmedAt.put(lock, roundStart);
+                continue;
+            }
+            Long confirmed = confirmedAt.get(lock);
+            boolean goneOnAMajority = renewed + unanswered < quorum;
+            long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
+            if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
+                confirmedAt.remove(lock);
+            } else {
+                undecided++;
+                soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
             }
         }
+        if (undecided > 0) {
+            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + nodes.size()
+                    + " masters did not answer within " + nodeTimeout.toMillis() + " ms. Kept while still valid (the first validity ends in "
+                    + TimeUnit.NANOSECONDS.toMillis(soonestEndNanos) + " ms); retried on the next tick");
+        }
         return lost;
+    }
+
+    /** The clock drift the algorithm allows for over {@code leaseMillis}: 1% of it plus 2 ms. */
+    private static long drift(long leaseMillis) {
+        return leaseMillis / 100 + 2;
     }
 
     /** Runs {@code command} on every master at once; a master that fails or does not answer within the node timeout gives null. */
@@ -382,10 +450,11 @@ public class RedlockLocker extends AbstractLocker {
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
+        confirmedAt.remove(hold); // after the unwatch: a renewal in flight may still confirm it
     }
 
     private void publishLost(Hold hold) {
-        events.publishEvent(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner));
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
     }
 
     private static String holdId(LockKeys keys, String owner) {

@@ -1,10 +1,16 @@
 package io.github.redislock.annotation;
 
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockAcquisitionException;
 
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -14,43 +20,103 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>The lock is taken when the result is subscribed, on Reactor's bounded-elastic scheduler so no
  * event-loop thread ever waits for it, and held by a per-subscription owner token, so the stream may
- * complete on any thread. It is released on completion, error and cancellation.
+ * complete on any thread. It is released on completion, error and cancellation, also when the
+ * subscription is cancelled while the lock is still being taken: the acquisition is not interrupted
+ * (an interrupt mid-call would leave a lock taken in Redis that nobody knows of) but finishes its wait,
+ * at most the annotation's wait time, and gives back what it got. Each subscription is one call:
+ * it takes the lock again and runs the advice inside this one (a transaction, say) again.
  */
 final class ReactiveLocking {
+
+    private static final Log log = LogFactory.getLog(ReactiveLocking.class);
 
     private ReactiveLocking() {
     }
 
     static Object lock(DistributedLockInterceptor.LockedCall call) {
         boolean mono = call.definition.returnKind == LockDefinition.ReturnKind.MONO;
-        Mono<String> acquire = Mono.fromCallable(() -> {
-            String owner = UUID.randomUUID().toString();
-            LockAcquisitionException failure = call.acquire(owner);
-            if (failure != null) {
-                throw new NotAcquired(failure);
-            }
-            return owner;
-        }).subscribeOn(Schedulers.boundedElastic());
+        MethodInvocation unproceeded = unproceeded(call.invocation);
         if (mono) {
-            return Mono.usingWhen(acquire, owner -> Mono.from(proceed(call)), owner -> release(call, owner),
-                            (owner, error) -> release(call, owner), owner -> release(call, owner))
-                    .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
+            return Mono.defer(() -> {
+                LockedSubscription locked = new LockedSubscription(call);
+                return Mono.usingWhen(locked.acquired(), owner -> Mono.from(proceed(unproceeded)), owner -> locked.release(),
+                        (owner, error) -> locked.release(), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
+            }).onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
         }
-        return Flux.usingWhen(acquire, owner -> proceed(call), owner -> release(call, owner),
-                        (owner, error) -> release(call, owner), owner -> release(call, owner))
-                .onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
+        return Flux.defer(() -> {
+            LockedSubscription locked = new LockedSubscription(call);
+            return Flux.usingWhen(locked.acquired(), owner -> proceed(unproceeded), owner -> locked.release(),
+                    (owner, error) -> locked.release(), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
+        }).onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
     }
 
-    private static Publisher<Object> proceed(DistributedLockInterceptor.LockedCall call) {
+    /**
+     * A copy of the invocation that stays where this advice stands in the chain. An invocation moves on
+     * along its chain as it proceeds, so proceeding with the original a second time (a re-subscription)
+     * would skip every advice after this one and call the method directly.
+     */
+    private static MethodInvocation unproceeded(MethodInvocation invocation) {
+        return invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+    }
+
+    private static Publisher<Object> proceed(MethodInvocation unproceeded) {
         try {
-            return asPublisher(call.invocation.proceed());
+            MethodInvocation invocation = unproceeded instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : unproceeded;
+            return asPublisher(invocation.proceed());
         } catch (Throwable e) {
             return Mono.error(e);
         }
     }
 
-    private static Mono<Void> release(DistributedLockInterceptor.LockedCall call, String owner) {
-        return Mono.<Void>fromRunnable(() -> call.release(owner)).subscribeOn(Schedulers.boundedElastic());
+    /**
+     * One subscription's lock. Its acquisition starts with the subscription and runs to its end even
+     * when the subscription is cancelled meanwhile (Reactor's {@code usingWhen} would then drop the
+     * owner it produces late, and with it the only way to release the lock); the release runs once,
+     * whoever asks for it first: the end of the stream, or the cancellation.
+     */
+    private static final class LockedSubscription {
+        private final DistributedLockInterceptor.LockedCall call;
+        private final String owner = UUID.randomUUID().toString();
+        /** Completes with null once the lock is held, with the failure when it was not acquired. */
+        private final CompletableFuture<Outcome> taking = new CompletableFuture<>();
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        LockedSubscription(DistributedLockInterceptor.LockedCall call) {
+            this.call = call;
+            Schedulers.boundedElastic().schedule(() -> { // never disposed: a cancel must not interrupt a Redis call
+                try {
+                    taking.complete(new Outcome(call.acquire(owner)));
+                } catch (Throwable e) {
+                    taking.completeExceptionally(e);
+                }
+            });
+        }
+
+        Mono<String> acquired() {
+            return Mono.fromFuture(taking, true)
+                    .flatMap(outcome -> outcome.failure == null ? Mono.just(owner) : Mono.error(new NotAcquired(outcome.failure)));
+        }
+
+        Mono<Void> release() {
+            if (!released.compareAndSet(false, true)) {
+                return Mono.empty();
+            }
+            return Mono.<Void>fromRunnable(() -> call.release(owner)).subscribeOn(Schedulers.boundedElastic());
+        }
+
+        /** On cancellation: gives the lock back as soon as the acquisition got it, unless the stream's end did already. */
+        void releaseOnceTaken() {
+            taking.thenAccept(outcome -> {
+                if (outcome.failure == null) {
+                    release().subscribe(null, error -> log.warn("Could not release lock " + call.keys + " of cancelled subscription "
+                            + owner + "; it frees when its lease ends", error));
+                }
+            });
+        }
+    }
+
+    /** @param failure null when the lock is held */
+    private record Outcome(LockAcquisitionException failure) {
     }
 
     @SuppressWarnings("unchecked")

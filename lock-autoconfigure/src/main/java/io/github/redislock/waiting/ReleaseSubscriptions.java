@@ -43,8 +43,8 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
- * that does not win goes back to waiting; a wake-up taken by a waiter that leaves is passed on to the
- * next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
+ * that does not win goes back to waiting; a wake-up taken by a waiter that leaves, or used by one that
+ * then waits for another lock instead ({@link Waiting#passOnWakeUp()}), is passed on to the next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
  * may enter) wakes every local waiter of the channel. A hand-off message ({@code granted:<token>:<wait>},
  * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
  * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
@@ -427,6 +427,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         private final Semaphore wakeUps = new Semaphore(0);
         private volatile long grantedToken = -1;
         private volatile boolean left;
+        /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
+        private boolean woken;
 
         private Waiting(Channel channel, String waitName) {
             this.channel = channel;
@@ -439,17 +441,19 @@ public final class ReleaseSubscriptions implements AutoCloseable {
          * @return whether a release woke it
          */
         public boolean await(long nanos) throws InterruptedException {
-            return wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            woken = false;
+            return wokenBy(wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS));
         }
 
         /** Like {@link #await}, but an interrupt neither ends the wait early nor gets lost: the flag is set again on return. */
         public boolean awaitUninterruptibly(long nanos) {
             boolean interrupted = false;
             long deadline = System.nanoTime() + nanos;
+            woken = false;
             try {
                 while (true) {
                     try {
-                        return wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        return wokenBy(wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
@@ -458,6 +462,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+
+        private boolean wokenBy(boolean wakeUp) {
+            woken = wakeUp && grantedToken < 0;
+            return wakeUp;
+        }
+
+        /**
+         * Hands the release's wake-up this waiter last consumed to the next local waiter of the lock: it
+         * stops waiting for this lock having neither taken it nor seen it taken (a multi-lock that found
+         * another of its keys held), so the lock may be free and only one local waiter was woken for it.
+         * Without this, the others would sleep until the holder's lease would have ended.
+         */
+        public void passOnWakeUp() {
+            if (woken) {
+                woken = false;
+                channel.wakeNext();
             }
         }
 

@@ -43,6 +43,8 @@ class RedlockTest {
     final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
     RedlockLocker first;
     RedlockLocker second;
+    /** Every locker a test built: first, second and those with timeouts of their own. */
+    final List<RedlockLocker> lockers = new ArrayList<>();
     String key;
 
     @BeforeAll
@@ -72,8 +74,7 @@ class RedlockTest {
 
     @AfterEach
     void disconnect() {
-        first.close();
-        second.close();
+        lockers.forEach(RedlockLocker::close);
         factories.forEach(LettuceConnectionFactory::destroy);
     }
 
@@ -189,6 +190,66 @@ class RedlockTest {
     }
 
     @Test
+    void aLateUndoOfAFailedAttemptNeverRemovesTheCopyALaterAttemptCounted() {
+        // Another owner holds the key on masters 3 and 4: the first client needs all of masters 0, 1 and 2.
+        String foreignOwner = "someone-else:1";
+        for (int i = 3; i < MASTERS; i++) {
+            masters.get(i).command("HSET", "lock:" + key, foreignOwner, "1");
+            masters.get(i).command("PEXPIRE", "lock:" + key, "30000");
+        }
+        RedlockLocker client = locker(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        // Master 2 answers attempt 1 only after its node timeout, together with attempt 2, which then counts it.
+        masters.get(2).command("CLIENT", "PAUSE", "750");
+        client.lock(key);
+
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
+                .until(() -> Long.valueOf(1).equals(masters.get(2).command("EXISTS", "lock:" + key)));
+        for (int i = 3; i < MASTERS; i++) {
+            masters.get(i).command("DEL", "lock:" + key);
+        }
+        assertThat(second.tryLock(key)).as("a second client while the first holds the lock on a majority").isFalse();
+        client.unlock(key);
+    }
+
+    @Test
+    void aRenewalRoundAMajorityAnswersTooLateIsRetriedNotTakenForALoss() {
+        // Validity 4 s, renewal every 1.33 s, node timeout 300 ms: a 1.7 s pause of a majority spans a whole round.
+        RedlockLocker client = locker(Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofSeconds(4));
+        client.lock(key);
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).command("CLIENT", "PAUSE", "1700");
+        }
+
+        await().during(Duration.ofMillis(3000)).atMost(Duration.ofMillis(3500)).until(lostEvents::isEmpty);
+        assertThat(copiesOf(key)).isEqualTo(MASTERS);
+        client.unlock(key);
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    @Test
+    void aLockWhoseMajorityStaysSilentLongerThanItsValidityIsReportedLost() {
+        first.lock(key); // validity 1 s, node timeout 500 ms
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).command("CLIENT", "PAUSE", "2500");
+        }
+
+        await().atMost(Duration.ofMillis(2500)).until(() -> !lostEvents.isEmpty());
+        assertThat(lostEvents.get(0).getKey()).isEqualTo(key);
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
+    void lockInterruptiblyOnAnInterruptedThreadThrowsThoughTheLockIsFree() {
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> first.lockInterruptibly(key)).isInstanceOf(InterruptedException.class).hasMessageContaining(key);
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(copiesOf(key)).as("copies taken by the interrupted call").isZero();
+    }
+
+    @Test
     void theOtherLockKindsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> first.getFairLock(key)).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Redlock");
         assertThatThrownBy(() -> first.fencingToken(key)).isInstanceOf(UnsupportedOperationException.class)
@@ -196,23 +257,29 @@ class RedlockTest {
     }
 
     private RedlockLocker locker() {
+        return locker(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(1));
+    }
+
+    private RedlockLocker locker(Duration nodeTimeout, Duration commandTimeout, Duration watchdogTimeout) {
         List<RedisConnectionFactory> nodes = new ArrayList<>();
         List<String> names = new ArrayList<>();
         for (RedisServerProcess master : masters) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(master.host(), master.port()),
-                    LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+                    LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
             factory.afterPropertiesSet();
             factory.start();
             factories.add(factory);
             nodes.add(factory);
             names.add(master.redisUri());
         }
-        return new RedlockLocker(nodes, names, Duration.ofMillis(500), Duration.ofMillis(20), Duration.ofSeconds(1), "lock:",
+        RedlockLocker locker = new RedlockLocker(nodes, names, nodeTimeout, Duration.ofMillis(20), watchdogTimeout, "lock:",
                 event -> {
                     if (event instanceof LockLostEvent lost) {
                         lostEvents.add(lost);
                     }
                 });
+        lockers.add(locker);
+        return locker;
     }
 
     private long copiesOf(String lockKey) {
