@@ -19,8 +19,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Distributed locks on the application's Redis: a {@link Locker}, its watchdog and its release
- * subscriptions. Every bean backs off when the application defines its own.
+ * Distributed locks on the application's Redis, or on a Redis of their own ({@code redis-lock.redis.*}):
+ * a {@link Locker}, its watchdog and its release subscriptions. Every bean backs off when the
+ * application defines its own.
  *
  * <p>Ordered after Spring Boot's Redis auto-configuration by name, because its class differs between
  * the Boot lines this library runs on (4.x first, 3.5 second).
@@ -34,9 +35,15 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public class RedisLockAutoConfiguration {
 
     @Bean
+    LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
+        return properties.getRedis().isConfigured() ? LockRedis.dedicated(properties.getRedis())
+                : LockRedis.shared(requireConnectionFactory(connectionFactory));
+    }
+
+    @Bean
     @ConditionalOnMissingBean
-    LockCommands lockCommands(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
-        return new LockCommands(requireConnectionFactory(connectionFactory), properties.getReplicaSync());
+    LockCommands lockCommands(LockRedis redis, RedisLockProperties properties) {
+        return new LockCommands(redis.connectionFactory(), properties.getReplicaSync());
     }
 
     @Bean
@@ -47,14 +54,13 @@ public class RedisLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ReleaseSubscriptions lockReleaseSubscriptions(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
-        return new ReleaseSubscriptions(requireConnectionFactory(connectionFactory), properties.getKeyPrefix() + "__anchor");
+    ReleaseSubscriptions lockReleaseSubscriptions(LockRedis redis, RedisLockProperties properties) {
+        return new ReleaseSubscriptions(redis.connectionFactory(), properties.getKeyPrefix() + "__anchor");
     }
 
     @Bean
-    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ReleaseSubscriptions subscriptions,
-                                                                    ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        return new ReleaseSubscriptionsLifecycle(subscriptions, requireConnectionFactory(connectionFactory));
+    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ReleaseSubscriptions subscriptions, LockRedis redis) {
+        return new ReleaseSubscriptionsLifecycle(subscriptions, redis.connectionFactory());
     }
 
     @Bean

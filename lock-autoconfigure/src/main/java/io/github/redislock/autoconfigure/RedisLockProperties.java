@@ -42,6 +42,8 @@ public class RedisLockProperties {
 
     private final Redlock redlock = new Redlock();
 
+    private final Redis redis = new Redis();
+
     /**
      * Order of the @DistributedLock advice among the other advice on a method. The default puts it
      * outside @Transactional and @Cacheable at their default order, so a transaction commits before
@@ -97,6 +99,10 @@ public class RedisLockProperties {
 
     public Redlock getRedlock() {
         return redlock;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public int getAspectOrder() {
@@ -210,6 +216,152 @@ public class RedisLockProperties {
             }
             if (problem != null) {
                 throw new IllegalArgumentException("redis-lock.redlock.nodes has an invalid URL '" + url + "': " + problem);
+            }
+        }
+    }
+
+    /**
+     * A Redis of the locks' own, apart from the application's {@code spring.data.redis.*} one: set one
+     * of url, sentinel or cluster. Unset, the locks use the application's RedisConnectionFactory.
+     */
+    public static class Redis {
+
+        /**
+         * URL of one Redis server, such as "redis://user:secret@locks-redis:6379/0" ("rediss://" for TLS).
+         */
+        private String url;
+
+        /** Login user of the Sentinel or Cluster servers (a URL carries its own). */
+        private String username;
+
+        /** Login password of the Sentinel or Cluster servers (a URL carries its own). */
+        private String password;
+
+        /** Whether to reach the Sentinel or Cluster servers over TLS (a URL says it by "rediss://"). */
+        private boolean ssl;
+
+        /** How long connecting and each command may take before the lock call fails. */
+        private Duration timeout = Duration.ofSeconds(5);
+
+        private final Sentinel sentinel = new Sentinel();
+
+        private final Cluster cluster = new Cluster();
+
+        /** Whether any of url, sentinel or cluster is set. */
+        public boolean isConfigured() {
+            return url != null || sentinel.getMaster() != null || !cluster.getNodes().isEmpty();
+        }
+
+        /**
+         * Fails naming the properties when more than one way to the dedicated Redis is set, or a
+         * Sentinel group lacks its master or nodes.
+         */
+        public void check() {
+            int ways = (url != null ? 1 : 0) + (sentinel.getMaster() != null || !sentinel.getNodes().isEmpty() ? 1 : 0)
+                    + (cluster.getNodes().isEmpty() ? 0 : 1);
+            if (ways > 1) {
+                throw new IllegalStateException("Set only one of redis-lock.redis.url, redis-lock.redis.sentinel.* and "
+                        + "redis-lock.redis.cluster.nodes: they are different ways to the one Redis the locks live on");
+            }
+            if ((sentinel.getMaster() == null) != sentinel.getNodes().isEmpty()) {
+                throw new IllegalStateException("redis-lock.redis.sentinel needs both master and nodes, but has master="
+                        + sentinel.getMaster() + " and nodes=" + sentinel.getNodes());
+            }
+        }
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            if (url != null && !url.startsWith("redis://") && !url.startsWith("rediss://")) {
+                throw new IllegalArgumentException("redis-lock.redis.url must start with redis:// or rediss://, but was '"
+                        + url.replaceFirst("//[^@/]*@", "//") + "'");
+            }
+            this.url = url;
+        }
+
+        public String getUsername() {
+            return username;
+        }
+
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        public String getPassword() {
+            return password;
+        }
+
+        public void setPassword(String password) {
+            this.password = password;
+        }
+
+        public boolean isSsl() {
+            return ssl;
+        }
+
+        public void setSsl(boolean ssl) {
+            this.ssl = ssl;
+        }
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            if (timeout == null || timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("redis-lock.redis.timeout must be at least 1ms, but was " + timeout);
+            }
+            this.timeout = timeout;
+        }
+
+        public Sentinel getSentinel() {
+            return sentinel;
+        }
+
+        public Cluster getCluster() {
+            return cluster;
+        }
+
+        /** A Sentinel group that names the locks' Redis master. */
+        public static class Sentinel {
+
+            /** Name of the master the Sentinels watch. */
+            private String master;
+
+            /** The Sentinels, as "host:port". */
+            private List<String> nodes = new ArrayList<>();
+
+            public String getMaster() {
+                return master;
+            }
+
+            public void setMaster(String master) {
+                this.master = master;
+            }
+
+            public List<String> getNodes() {
+                return nodes;
+            }
+
+            public void setNodes(List<String> nodes) {
+                this.nodes = nodes == null ? new ArrayList<>() : new ArrayList<>(nodes);
+            }
+        }
+
+        /** A Redis Cluster for the locks. */
+        public static class Cluster {
+
+            /** Some of the Cluster's nodes, as "host:port"; the rest are discovered. */
+            private List<String> nodes = new ArrayList<>();
+
+            public List<String> getNodes() {
+                return nodes;
+            }
+
+            public void setNodes(List<String> nodes) {
+                this.nodes = nodes == null ? new ArrayList<>() : new ArrayList<>(nodes);
             }
         }
     }

@@ -5,11 +5,7 @@ import java.util.List;
 
 import io.github.redislock.Locker;
 import io.github.redislock.RedlockLocker;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -25,8 +21,6 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -45,7 +39,7 @@ public class RedlockAutoConfiguration {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         List<LettuceConnectionFactory> factories = new ArrayList<>();
         for (String url : redlock.getNodes()) {
-            factories.add(connectionFactory(RedisURI.create(url), redlock));
+            factories.add(LockConnectionFactories.standalone(RedisURI.create(url), redlock.getNodeTimeout()));
         }
         return new RedlockConnections(factories, redlock.getNodes().stream().map(RedlockAutoConfiguration::withoutPassword).toList());
     }
@@ -56,34 +50,6 @@ public class RedlockAutoConfiguration {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         return new RedlockLocker(connections.asFactories(), connections.names(), redlock.getNodeTimeout(),
                 redlock.getRetryDelay(), properties.getWatchdogTimeout(), properties.getKeyPrefix(), events);
-    }
-
-    /** A connection per master that gives up after the node timeout, so one slow master cannot stall an attempt. */
-    private static LettuceConnectionFactory connectionFactory(RedisURI uri, RedisLockProperties.Redlock redlock) {
-        RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
-        server.setDatabase(uri.getDatabase());
-        // Lettuce 7 (Boot 4) keeps a URI's user and password only behind its credentials provider, which
-        // Lettuce 6 (Boot 3.5) has too; for a URI's own credentials it answers at once.
-        RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
-        if (credentials != null && credentials.hasUsername()) {
-            server.setUsername(credentials.getUsername());
-        }
-        if (credentials != null && credentials.hasPassword()) {
-            server.setPassword(credentials.getPassword());
-        }
-        ClientOptions options = ClientOptions.builder()
-                .socketOptions(SocketOptions.builder().connectTimeout(redlock.getNodeTimeout()).build())
-                .timeoutOptions(TimeoutOptions.enabled())
-                .build();
-        LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
-                .commandTimeout(redlock.getNodeTimeout()).clientOptions(options);
-        if (uri.isSsl()) {
-            client.useSsl();
-        }
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(server, client.build());
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
     }
 
     private static String withoutPassword(String url) {

@@ -1,0 +1,104 @@
+package io.github.redislock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.Locker;
+import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** Locks on a Redis of their own ({@code redis-lock.redis.*}), the application's data on another. */
+class DedicatedLockRedisTest {
+
+    static RedisServerProcess applicationRedis;
+    static RedisServerProcess lockRedis;
+
+    @BeforeAll
+    static void startTwoServers() {
+        applicationRedis = TestRedis.startNew();
+        lockRedis = TestRedis.startNew();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        try {
+            applicationRedis.stop();
+        } finally {
+            lockRedis.stop();
+        }
+    }
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=0");
+
+    private ApplicationContextRunner onTwoServers() {
+        return contextRunner.withPropertyValues("spring.data.redis.host=" + applicationRedis.host(),
+                "spring.data.redis.port=" + applicationRedis.port(),
+                "redis-lock.redis.url=redis://" + lockRedis.host() + ":" + lockRedis.port(), "redis-lock.watchdog-timeout=1s");
+    }
+
+    @Test
+    void locksLiveOnTheDedicatedRedisAndTheApplicationsDataOnItsOwn() {
+        onTwoServers().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            context.getBean(StringRedisTemplate.class).opsForValue().set("order:1", "paid");
+            locker.lock("dedicated");
+            try {
+                assertThat(lockRedis.command("EXISTS", "lock:dedicated")).isEqualTo(1L);
+                assertThat(applicationRedis.command("KEYS", "*")).isEqualTo(List.of("order:1"));
+            } finally {
+                locker.unlock("dedicated");
+            }
+            assertThat(lockRedis.command("EXISTS", "order:1")).isEqualTo(0L);
+        });
+    }
+
+    @Test
+    void aWaiterIsHandedTheLockThroughTheDedicatedRedis() {
+        onTwoServers().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            locker.lock("dedicated-wait");
+            CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    boolean got = locker.tryLock("dedicated-wait", 5, -1, TimeUnit.SECONDS);
+                    locker.unlock("dedicated-wait");
+                    return got;
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+            org.awaitility.Awaitility.await().until(() -> lockRedis.commandCount("evalsha") + lockRedis.commandCount("eval") >= 2);
+            locker.unlock("dedicated-wait");
+            assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(applicationRedis.command("PUBSUB", "CHANNELS")).isEqualTo(List.of());
+        });
+    }
+
+    @Test
+    void moreThanOneWayToTheDedicatedRedisFailsStartupNamingTheProperties() {
+        contextRunner.withPropertyValues("redis-lock.redis.url=redis://" + lockRedis.host() + ":" + lockRedis.port(),
+                "redis-lock.redis.cluster.nodes=" + lockRedis.host() + ":" + lockRedis.port())
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.url").hasMessageContaining("redis-lock.redis.cluster.nodes"));
+    }
+
+    @Test
+    void aUrlThatIsNotARedisUrlFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.redis.url=http://user:secret@locks:6379")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.url").hasMessageContaining("http://locks:6379")
+                        .message().doesNotContain("secret"));
+    }
+}
