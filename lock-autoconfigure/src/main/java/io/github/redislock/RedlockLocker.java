@@ -2,25 +2,17 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 
 import io.github.redislock.watchdog.LockWatchdog;
-import io.github.redislock.watchdog.WatchedLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -43,19 +35,15 @@ public class RedlockLocker extends AbstractLocker {
 
     private static final Log log = LogFactory.getLog(RedlockLocker.class);
 
-    private final List<LockCommands> nodes;
-    private final List<String> nodeNames;
+    private final RedlockMasters masters;
+    private final RedlockRenewal renewal;
     private final int quorum;
-    private final Duration nodeTimeout;
     private final Duration retryDelay;
     private final LockWatchdog watchdog;
     private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
-    private final ExecutorService fanOut;
     /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
-    /** When the last majority confirmation of each watched lock was asked for (System.nanoTime()): its validity runs from there. */
-    private final Map<WatchedLock, Long> confirmedAt = new ConcurrentHashMap<>();
 
     /**
      * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
@@ -66,33 +54,12 @@ public class RedlockLocker extends AbstractLocker {
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
         super(keyPrefix);
-        if (nodes.size() < 3) {
-            throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
-        }
-        this.nodes = nodes.stream().map(LockCommands::new).toList();
-        this.nodeNames = List.copyOf(nodeNames);
-        this.quorum = nodes.size() / 2 + 1;
-        this.nodeTimeout = nodeTimeout;
+        this.masters = new RedlockMasters(nodes, nodeNames, nodeTimeout, keyPrefix);
+        this.renewal = new RedlockRenewal(masters);
+        this.quorum = masters.quorum();
         this.retryDelay = retryDelay;
         this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
-        this.fanOut = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, "redis-lock-redlock");
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.watchdog = new LockWatchdog(watchdogTimeout, this::renewOnMajority);
-        // Connect to every master now, not inside the first attempt's node timeout.
-        this.nodes.forEach(node -> fanOut.execute(() -> {
-            try {
-                node.exists(LockKeys.of(keyPrefix, "__connect"));
-            } catch (RuntimeException e) {
-                log.debug("Redlock master not reachable yet: " + e);
-            }
-        }));
-        if (nodes.size() % 2 == 0) {
-            log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
-                    + (nodes.size() - 1) + " would; an odd count is recommended");
-        }
+        this.watchdog = new LockWatchdog(watchdogTimeout, renewal::renew);
     }
 
     /** How many masters must agree. */
@@ -138,7 +105,7 @@ public class RedlockLocker extends AbstractLocker {
     @Override
     public boolean isLocked(String key) {
         LockKeys keys = keys(key);
-        return onEveryNode(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+        return masters.onEvery(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
     }
 
     /** The hold count a majority of the masters agree on (at least). */
@@ -146,7 +113,7 @@ public class RedlockLocker extends AbstractLocker {
     public int getHoldCount(String key) {
         LockKeys keys = keys(key);
         String owner = currentOwner();
-        List<Integer> counts = new ArrayList<>(onEveryNode(node -> node.holdCount(keys, owner)).stream()
+        List<Integer> counts = new ArrayList<>(masters.onEvery(node -> node.holdCount(keys, owner)).stream()
                 .map(count -> count == null ? 0 : count).toList());
         counts.sort((a, b) -> Integer.compare(b, a));
         return counts.get(quorum - 1);
@@ -185,9 +152,9 @@ public class RedlockLocker extends AbstractLocker {
         watchdog.close();
         lostEvents.close();
         holds.clear();
-        confirmedAt.clear();
+        renewal.clear();
         pendingUndos.clear();
-        fanOut.shutdownNow();
+        masters.close();
     }
 
     @Override
@@ -246,16 +213,15 @@ public class RedlockLocker extends AbstractLocker {
         Hold known = holds.get(id);
         boolean[] firstHold = {known == null || known.lost};
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
-        List<CompletableFuture<LockCommands.Acquisition>> calls = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            LockCommands node = nodes.get(i);
+        List<CompletableFuture<LockCommands.Acquisition>> calls = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
             boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
             calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
-                    : CompletableFuture.supplyAsync(() -> node.acquire(List.of(keys), owner, leaseMillis, firstHold), fanOut));
+                    : masters.call(masters.node(i), node -> node.acquire(List.of(keys), owner, leaseMillis, firstHold)));
         }
-        List<LockCommands.Acquisition> answers = answersBy(calls, start + nodeTimeout.toNanos());
+        List<LockCommands.Acquisition> answers = masters.answersBy(calls, start + masters.nodeTimeout().toNanos());
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        long validity = leaseMillis - elapsedMillis - drift(leaseMillis);
+        long validity = leaseMillis - elapsedMillis - RedlockRenewal.drift(leaseMillis);
         int took = 0;
         long holdCount = 0;
         for (LockCommands.Acquisition answer : answers) {
@@ -269,7 +235,7 @@ public class RedlockLocker extends AbstractLocker {
         }
         undo(keys, owner, calls, undoing);
         if (log.isDebugEnabled()) {
-            log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
+            log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + masters.size()
                     + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
         }
         return 0;
@@ -290,8 +256,8 @@ public class RedlockLocker extends AbstractLocker {
         long restore = hold == null ? 1 : restoreLease(hold);
         List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
-            LockCommands node = nodes.get(i);
-            String name = nodeNames.get(i);
+            LockCommands node = masters.node(i);
+            String name = masters.name(i);
             CompletableFuture<Void> undo = calls.get(i).handle((answer, failure) -> {
                 if (answer != null && answer.acquired()) {
                     try {
@@ -323,7 +289,7 @@ public class RedlockLocker extends AbstractLocker {
         hold.count = holdCount;
         if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
             hold.watched = true;
-            confirmedAt.put(hold, validFromNanos);
+            renewal.confirmed(hold, validFromNanos);
             watchdog.watch(hold);
         }
     }
@@ -339,101 +305,18 @@ public class RedlockLocker extends AbstractLocker {
             watchdog.unwatch(hold);
         }
         long restore = restoreLease(hold);
-        List<long[]> answers = onEveryNode(node -> node.release(List.of(keys), owner, new long[] {restore}));
+        List<long[]> answers = masters.onEvery(node -> node.release(List.of(keys), owner, new long[] {restore}));
         long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
         if (hold.lost || confirmed < quorum) {
             forget(hold);
             throw new LockLostException(keys.key(), "Lock '" + keys.key() + "' (Redis key " + keys.name() + ") was lost before owner "
-                    + owner + " unlocked it: only " + confirmed + " of " + nodes.size() + " masters still had it (quorum " + quorum
+                    + owner + " unlocked it: only " + confirmed + " of " + masters.size() + " masters still had it (quorum " + quorum
                     + "). Another owner may have held it meanwhile.");
         }
         hold.count = finalRelease ? 0 : hold.count - 1;
         if (hold.count == 0) {
             forget(hold);
         }
-    }
-
-    /**
-     * The watchdog's renewal: a lock stays while a majority of the masters renews it. A round in which
-     * too few masters answer in time (a pause of this JVM, a slow network) proves nothing: the lock is
-     * kept and renewed again on the next tick, and reported lost only when masters enough to leave no
-     * majority said they no longer have it, or when its validity since the last round a majority
-     * confirmed has run out (lease - clock drift).
-     */
-    private Set<WatchedLock> renewOnMajority(List<WatchedLock> locks, long leaseMillis) {
-        long roundStart = System.nanoTime();
-        List<Set<WatchedLock>> notRenewed = onEveryNode(node -> node.renew(locks, leaseMillis));
-        long unanswered = notRenewed.stream().filter(Objects::isNull).count();
-        long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
-        Set<WatchedLock> lost = new HashSet<>();
-        int undecided = 0;
-        long soonestEndNanos = Long.MAX_VALUE;
-        for (WatchedLock lock : locks) {
-            long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
-            if (renewed >= quorum) {
-                confirmedAt.put(lock, roundStart);
-                continue;
-            }
-            Long confirmed = confirmedAt.get(lock);
-            boolean goneOnAMajority = renewed + unanswered < quorum;
-            long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
-            if (goneOnAMajority || leftNanos <= 0) {
-                lost.add(lock);
-                confirmedAt.remove(lock);
-            } else {
-                undecided++;
-                soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
-            }
-        }
-        if (undecided > 0) {
-            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + nodes.size()
-                    + " masters did not answer within " + nodeTimeout.toMillis() + " ms. Kept while still valid (the first validity ends in "
-                    + TimeUnit.NANOSECONDS.toMillis(soonestEndNanos) + " ms); retried on the next tick");
-        }
-        return lost;
-    }
-
-    /** The clock drift the algorithm allows for over {@code leaseMillis}: 1% of it plus 2 ms. */
-    private static long drift(long leaseMillis) {
-        return leaseMillis / 100 + 2;
-    }
-
-    /** Runs {@code command} on every master at once; a master that fails or does not answer within the node timeout gives null. */
-    private <T> List<T> onEveryNode(Function<LockCommands, T> command) {
-        return answersBy(submitEverywhere(command), System.nanoTime() + nodeTimeout.toNanos());
-    }
-
-    private <T> List<CompletableFuture<T>> submitEverywhere(Function<LockCommands, T> command) {
-        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
-        for (LockCommands node : nodes) {
-            calls.add(CompletableFuture.supplyAsync(() -> command.apply(node), fanOut));
-        }
-        return calls;
-    }
-
-    /** The answers in by the deadline (null for a master that failed or is late); interrupts are kept, not obeyed. */
-    private <T> List<T> answersBy(List<CompletableFuture<T>> calls, long deadline) {
-        List<T> answers = new ArrayList<>(calls.size());
-        boolean interrupted = false;
-        for (int i = 0; i < calls.size(); i++) {
-            T answer = null;
-            while (true) {
-                try {
-                    answer = calls.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    log.debug("Redlock master " + nodeNames.get(i) + " did not answer in time: " + e);
-                    break;
-                }
-            }
-            answers.add(answer);
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return answers;
     }
 
     private long randomRetryDelayNanos() {
@@ -450,7 +333,7 @@ public class RedlockLocker extends AbstractLocker {
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
-        confirmedAt.remove(hold); // after the unwatch: a renewal in flight may still confirm it
+        renewal.forget(hold); // after the unwatch: a renewal in flight may still confirm it
     }
 
     private void publishLost(Hold hold) {
