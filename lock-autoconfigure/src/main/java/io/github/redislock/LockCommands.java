@@ -162,7 +162,8 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, the
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
+     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
      * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
      * hand-off message names.
      */
@@ -203,10 +204,16 @@ public final class LockCommands implements RenewalClient {
         return awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
     }
 
-    /** Takes a read ({@link LockKind#READ}) or write hold of a read-write lock. */
-    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis) {
+    /**
+     * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
+     *
+     * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
+     *                     what it still counts for it (left by an acquisition whose reply timed out)
+     * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     */
+    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
         List<?> reply = run(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis)));
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"));
         return Acquisition.of(reply);
     }
 
@@ -216,35 +223,45 @@ public final class LockCommands implements RenewalClient {
                 kind == LockKind.READ ? "unread" : "unwrite", owner, "0"));
     }
 
-    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease) {
-        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()),
-                bytes(action), bytes(owner), bytes(lease)};
+    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
+        byte[][] keysAndArgs = new byte[6 + args.length][];
+        keysAndArgs[0] = bytes(keys.name());
+        keysAndArgs[1] = bytes(keys.leases());
+        keysAndArgs[2] = bytes(keys.fence());
+        keysAndArgs[3] = bytes(keys.channel());
+        keysAndArgs[4] = bytes(action);
+        keysAndArgs[5] = bytes(owner);
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[6 + i] = bytes(args[i]);
+        }
+        return keysAndArgs;
     }
 
     /**
      * Takes a fair lock when {@code owner} is next in its queue.
      *
      * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
      */
-    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis) {
+    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return Acquisition.of(run(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4,
-                fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis)));
+                fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long releaseFair(LockKeys keys, String owner, long leaseMillis) {
-        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0));
+        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false));
     }
 
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
     void leaveFairQueue(LockKeys keys, String owner) {
-        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0));
+        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
     }
 
-    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis) {
+    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
-                bytes(keys.turnChannelPrefix())};
+                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO};
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -298,6 +315,17 @@ public final class LockCommands implements RenewalClient {
         keysAndArgs[keyCount] = bytes(owner);
         keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
         return keysAndArgs;
+    }
+
+    /**
+     * Lengthens a lock {@code owner} holds to {@code leaseMillis} (never shortens it): a waiter handed the
+     * lock with a short claim lease extends it to the lease it asked for.
+     *
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
+     */
+    boolean extend(LockKeys keys, String owner, long leaseMillis) {
+        List<?> lost = run(keys.name(), LockScript.RENEW, ReturnType.MULTI, 1, bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner));
+        return lost.isEmpty();
     }
 
     boolean exists(LockKeys keys) {

@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
@@ -215,6 +216,21 @@ class HandOffTest extends TwoInstances {
         queued.get(10, TimeUnit.SECONDS);
         assertThat(multi.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void aClosingLockerWithdrawsItsQueuedWaitsSoNoReleaseHandsThemTheLock() throws Exception {
+        first.locker.lock(key);
+        Future<Boolean> waiter = threads.submit(() -> second.locker.tryLock(key, 10, 60, TimeUnit.SECONDS));
+        await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 1);
+
+        second.locker.close();
+
+        assertThat(queueLength()).as("queue places left by the closed Locker").isZero();
+        first.locker.unlock(key);
+        assertThat(first.locker.isLocked(key)).as("handed to the closed Locker's waiter").isFalse();
+        assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed").hasMessageContaining(key);
     }
 
     /** The first instance holds the lock; {@code absentOwner} (no instance behind it) queued first, a waiter of the second instance next. */

@@ -114,6 +114,7 @@ public final class LockWatchdog implements AutoCloseable {
         }
         renewalGate.writeLock().lock();
         try {
+            dropLocksOfEndedThreads();
             List<WatchedLock> batch = new ArrayList<>(watched);
             if (batch.isEmpty()) {
                 succeeded();
@@ -132,6 +133,22 @@ public final class LockWatchdog implements AutoCloseable {
             succeeded();
         } finally {
             renewalGate.writeLock().unlock();
+        }
+    }
+
+    /** A lock whose owner thread ended can never be released by it: renewing it would keep it taken until this instance stops. */
+    private void dropLocksOfEndedThreads() {
+        for (WatchedLock lock : watched) {
+            String thread = lock.terminatedOwnerThread();
+            if (thread != null && watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is held by thread '" + thread + "' (owner " + lock.ownerField()
+                        + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout);
+                try {
+                    lock.ownerThreadTerminated();
+                } catch (RuntimeException e) {
+                    log.warn("Handling the ended owner thread of lock " + lock.redisKey() + " failed", e);
+                }
+            }
         }
     }
 
