@@ -120,19 +120,29 @@ public final class LockWatchdog implements AutoCloseable {
                 succeeded();
                 return;
             }
-            Set<WatchedLock> lost = client.renew(batch, timeout.toMillis());
-            listener.renewed(batch.size() - lost.size(), lost.size());
-            for (WatchedLock lock : lost) {
-                if (watched.remove(lock)) {
-                    log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
-                            + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
-                    notifyLost(lock);
-                }
+            Set<WatchedLock> lost;
+            try {
+                lost = client.renew(batch, timeout.toMillis());
+            } catch (PartialRenewalException e) {
+                stopRenewing(e.lost()); // found by the batches that did answer
+                throw e;
             }
+            listener.renewed(batch.size() - lost.size(), lost.size());
+            stopRenewing(lost);
             lastRenewal = Instant.now();
             succeeded();
         } finally {
             renewalGate.writeLock().unlock();
+        }
+    }
+
+    private void stopRenewing(Set<WatchedLock> lost) {
+        for (WatchedLock lock : lost) {
+            if (watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
+                        + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
+                notifyLost(lock);
+            }
         }
     }
 
