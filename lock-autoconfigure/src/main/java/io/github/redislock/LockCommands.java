@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -119,13 +120,26 @@ public final class LockCommands implements RenewalClient {
                         boolean queuedBefore) {
         int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
         byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore);
+        long[] leases = new long[group.size()];
+        Arrays.fill(leases, leaseMillis);
+        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
+                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases)));
+    }
+
+    /**
+     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
+     * waits on the same connection for a replica's acknowledgement and is undone without one.
+     *
+     * @param undo releases what the acquisition took, on the connection it ran on
+     */
+    private Acquisition acquireSynced(String redisKey, LockScript script, int keyCount, byte[][] keysAndArgs, Consumer<RedisConnection> undo) {
         if (replicaSync == null) {
-            return Acquisition.of(run(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
+            return Acquisition.of(run(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs));
         }
-        return call(group.get(0).name(), connection -> {
-            Acquisition acquisition = Acquisition.of(script(connection, LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
+        return call(redisKey, connection -> {
+            Acquisition acquisition = Acquisition.of(script(connection, script, ReturnType.MULTI, keyCount, keysAndArgs));
             if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
-                awaitReplica(connection, group, owner, leaseMillis);
+                awaitReplica(connection, redisKey, undo);
             }
             return acquisition;
         });
@@ -185,14 +199,12 @@ public final class LockCommands implements RenewalClient {
      * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
      * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
      */
-    private void awaitReplica(RedisConnection connection, List<LockKeys> group, String owner, long leaseMillis) {
+    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
         if (replicasAcknowledging(connection) >= 1) {
             return;
         }
-        long[] leases = new long[group.size()];
-        Arrays.fill(leases, leaseMillis);
-        script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases));
-        throw new LockRedisException("Lock " + group.get(0).name() + " was acquired, but no replica acknowledged it within " + replicaSync
+        undo.accept(connection);
+        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
                 + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
     }
 
@@ -213,9 +225,10 @@ public final class LockCommands implements RenewalClient {
      * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
      */
     Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
-        List<?> reply = run(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"));
-        return Acquisition.of(reply);
+        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+                connection -> script(connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
+                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0")));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
@@ -245,8 +258,8 @@ public final class LockCommands implements RenewalClient {
      * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
      */
     Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
-        return Acquisition.of(run(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4,
-                fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold)));
+        return acquireSynced(keys.name(), LockScript.FAIR, 4, fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                connection -> script(connection, LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -319,14 +332,30 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * Lengthens a lock {@code owner} holds to {@code leaseMillis} (never shortens it): a waiter handed the
-     * lock with a short claim lease extends it to the lease it asked for.
+     * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
+     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
+     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
+     * than the claim lease or replica-sync is on.
      *
      * @return false when {@code owner} no longer holds it (the claim lease ran out first)
+     * @throws LockRedisException when no replica acknowledged it; it was released again
      */
-    boolean extend(LockKeys keys, String owner, long leaseMillis) {
-        List<?> lost = run(keys.name(), LockScript.RENEW, ReturnType.MULTI, 1, bytes(keys.name()), bytes(Long.toString(leaseMillis)), bytes(owner));
-        return lost.isEmpty();
+    boolean confirmHandOff(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
+            return true;
+        }
+        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        if (replicaSync == null) {
+            return this.<Long>run(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+        }
+        return call(keys.name(), connection -> {
+            boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+            if (held) {
+                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, 5,
+                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis})));
+            }
+            return held;
+        });
     }
 
     boolean exists(LockKeys keys) {

@@ -624,8 +624,8 @@ public class RedisLocker extends AbstractLocker {
             @Override
             public boolean handedOver(long token) {
                 unmarkQueued();
-                // One more round trip, only for a lease longer than the watchdog timeout.
-                if (redisLease > claimLease && !commands.extend(keys, owner, redisLease)) {
+                // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
+                if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
                     log.warn("The hand-off of " + describe(LockKind.PLAIN, keys.name()) + " to " + owner + " ran out its claim lease of "
                             + claimLease + " ms before the waiter could extend it; waiting on");
                     return false;

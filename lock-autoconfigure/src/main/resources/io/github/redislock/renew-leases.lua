@@ -11,7 +11,7 @@ local lost = {}
 for i = 1, #KEYS / 2 do
     local hash, leases, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
     local deadline = redis.pcall('zscore', leases, owner) -- an error reply (WRONGTYPE) counts as lost, as in renew.lua
-    if type(deadline) == 'string' and tonumber(deadline) > now and redis.call('type', hash).ok == 'hash' then
+    if type(deadline) == 'string' and tonumber(deadline) > now and redis.call('exists', hash) == 1 then
         redis.call('zadd', leases, 'GT', now + tonumber(ARGV[1]), owner)
         local last = redis.call('zrange', leases, -1, -1, 'withscores')
         local ttl = math.max(1, tonumber(last[2]) - now)
