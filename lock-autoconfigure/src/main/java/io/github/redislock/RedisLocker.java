@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,7 +51,7 @@ public class RedisLocker extends AbstractLocker {
     private static final long RETRY_AFTER_FAILURE_MILLIS = 100;
 
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
-    private final java.util.Set<Attempt> queuedWaits = ConcurrentHashMap.newKeySet();
+    private final Set<Attempt> queuedWaits = ConcurrentHashMap.newKeySet();
 
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
@@ -441,6 +442,7 @@ public class RedisLocker extends AbstractLocker {
             }
             LockRedisException failing = null;
             long failingSince = 0;
+            long expiredGrant = -1;
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
@@ -473,9 +475,12 @@ public class RedisLocker extends AbstractLocker {
                         waiting.awaitUninterruptibly(park);
                     }
                     long handedOverToken = waiting.grantedToken();
-                    if (handedOverToken >= 0 && attempt.handedOver(handedOverToken)) {
-                        acquired = true;
-                        return true;
+                    if (handedOverToken >= 0 && handedOverToken != expiredGrant) {
+                        if (attempt.handedOver(handedOverToken)) {
+                            acquired = true;
+                            return true;
+                        }
+                        expiredGrant = handedOverToken; // its claim lease ran out; a later hand-off brings a new token
                     }
                 }
                 if (closed) {
