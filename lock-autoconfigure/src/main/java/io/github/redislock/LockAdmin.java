@@ -28,7 +28,7 @@ public final class LockAdmin {
      * A lock as Redis has it now.
      *
      * @param type      the Redis type of the lock key: {@code hash} for a lock, {@code none} when free
-     * @param holds     hold count per owner field; empty when free
+     * @param holds     hold count per owner field ({@code <owner>:r} / {@code <owner>:w} for a read-write lock); empty when free
      * @param ttlMillis remaining lease in ms; -2 when the key does not exist, -1 when it has no expiry
      */
     public record RedisState(String key, String redisKey, String type, Map<String, Long> holds, long ttlMillis) {
@@ -42,7 +42,13 @@ public final class LockAdmin {
             DataType type = connection.keyCommands().type(name);
             Map<String, Long> holds = new LinkedHashMap<>();
             if (type == DataType.HASH) {
-                connection.hashCommands().hGetAll(name).forEach((owner, count) -> holds.put(string(owner), holdCount(keys, string(owner), string(count))));
+                Map<byte[], byte[]> fields = connection.hashCommands().hGetAll(name);
+                boolean readWrite = fields.keySet().stream().anyMatch(field -> string(field).equals("mode"));
+                fields.forEach((owner, count) -> {
+                    if (!readWrite || isReadWriteHold(string(owner))) {
+                        holds.put(string(owner), holdCount(keys, string(owner), string(count)));
+                    }
+                });
             }
             Long ttl = connection.keyCommands().pTtl(name);
             return new RedisState(key, keys.name(), type == null ? "none" : type.code(), holds, ttl == null ? -2 : ttl);
@@ -50,15 +56,18 @@ public final class LockAdmin {
     }
 
     /**
-     * Frees the lock whoever holds it and wakes its waiters. The former holders keep running: the
-     * watchdog reports their lock lost, and their unlock throws {@link LockLostException}.
+     * Frees the lock whoever holds it, of whatever kind (plain, fair, read-write: its leases go too),
+     * and wakes its waiters. The former holders keep running: the watchdog reports their lock lost,
+     * and their unlock throws {@link LockLostException}.
      *
-     * @return the holds removed (hold count per owner field); empty when the lock was free
+     * @return the holds removed (hold count per owner field; {@code <owner>:r} and {@code <owner>:w} for
+     *         a read-write lock's read and write holds); empty when the lock was free
      * @throws LockRedisException when Redis fails, or the key exists but is not a lock
      */
     public Map<String, Long> forceRelease(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);
-        List<?> flat = commands.run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 2, bytes(keys.name()), bytes(keys.channel()));
+        List<?> flat = commands.run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 5, bytes(keys.name()), bytes(keys.channel()),
+                bytes(keys.leases()), bytes(keys.fence()), bytes(keys.queue()), bytes(keys.turnChannelPrefix()));
         Map<String, Long> removed = new LinkedHashMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
             String owner = string((byte[]) flat.get(i));
@@ -87,6 +96,11 @@ public final class LockAdmin {
             byKey.put(ordered.get(i), ((Number) ttls.get(i)).longValue());
         }
         return byKey;
+    }
+
+    /** A read-write lock's hash also keeps its mode, writer and owners' tokens; only these fields count holds. */
+    private static boolean isReadWriteHold(String field) {
+        return field.endsWith(":r") || field.endsWith(":w");
     }
 
     private static long holdCount(LockKeys keys, String owner, String count) {

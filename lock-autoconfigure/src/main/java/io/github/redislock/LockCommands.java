@@ -13,9 +13,11 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.github.redislock.watchdog.PartialRenewalException;
 import io.github.redislock.watchdog.RenewalClient;
 import io.github.redislock.watchdog.WatchedLock;
 
@@ -120,13 +122,26 @@ public final class LockCommands implements RenewalClient {
                         boolean queuedBefore) {
         int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
         byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore);
+        long[] leases = new long[group.size()];
+        Arrays.fill(leases, leaseMillis);
+        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
+                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases)));
+    }
+
+    /**
+     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
+     * waits on the same connection for a replica's acknowledgement and is undone without one.
+     *
+     * @param undo releases what the acquisition took, on the connection it ran on
+     */
+    private Acquisition acquireSynced(String redisKey, LockScript script, int keyCount, byte[][] keysAndArgs, Consumer<RedisConnection> undo) {
         if (replicaSync == null) {
-            return Acquisition.of(run(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
+            return Acquisition.of(run(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs));
         }
-        return call(group.get(0).name(), connection -> {
-            Acquisition acquisition = Acquisition.of(script(connection, LockScript.ACQUIRE, ReturnType.MULTI, keyCount, keysAndArgs));
+        return call(redisKey, connection -> {
+            Acquisition acquisition = Acquisition.of(script(connection, script, ReturnType.MULTI, keyCount, keysAndArgs));
             if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
-                awaitReplica(connection, group, owner, leaseMillis);
+                awaitReplica(connection, redisKey, undo);
             }
             return acquisition;
         });
@@ -164,7 +179,8 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the lease to hand over with the lock, the
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
+     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
      * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
      * hand-off message names.
      */
@@ -185,14 +201,12 @@ public final class LockCommands implements RenewalClient {
      * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
      * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
      */
-    private void awaitReplica(RedisConnection connection, List<LockKeys> group, String owner, long leaseMillis) {
+    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
         if (replicasAcknowledging(connection) >= 1) {
             return;
         }
-        long[] leases = new long[group.size()];
-        Arrays.fill(leases, leaseMillis);
-        script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases));
-        throw new LockRedisException("Lock " + group.get(0).name() + " was acquired, but no replica acknowledged it within " + replicaSync
+        undo.accept(connection);
+        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
                 + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
     }
 
@@ -205,11 +219,18 @@ public final class LockCommands implements RenewalClient {
         return awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
     }
 
-    /** Takes a read ({@link LockKind#READ}) or write hold of a read-write lock. */
-    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis) {
-        List<?> reply = run(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis)));
-        return Acquisition.of(reply);
+    /**
+     * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
+     *
+     * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
+     *                     what it still counts for it (left by an acquisition whose reply timed out)
+     * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     */
+    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
+        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+                connection -> script(connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
+                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0")));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
@@ -218,35 +239,45 @@ public final class LockCommands implements RenewalClient {
                 kind == LockKind.READ ? "unread" : "unwrite", owner, "0"));
     }
 
-    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease) {
-        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()),
-                bytes(action), bytes(owner), bytes(lease)};
+    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
+        byte[][] keysAndArgs = new byte[6 + args.length][];
+        keysAndArgs[0] = bytes(keys.name());
+        keysAndArgs[1] = bytes(keys.leases());
+        keysAndArgs[2] = bytes(keys.fence());
+        keysAndArgs[3] = bytes(keys.channel());
+        keysAndArgs[4] = bytes(action);
+        keysAndArgs[5] = bytes(owner);
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[6 + i] = bytes(args[i]);
+        }
+        return keysAndArgs;
     }
 
     /**
      * Takes a fair lock when {@code owner} is next in its queue.
      *
      * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
      */
-    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis) {
-        return Acquisition.of(run(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4,
-                fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis)));
+    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return acquireSynced(keys.name(), LockScript.FAIR, 4, fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                connection -> script(connection, LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long releaseFair(LockKeys keys, String owner, long leaseMillis) {
-        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0));
+        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false));
     }
 
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
     void leaveFairQueue(LockKeys keys, String owner) {
-        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0));
+        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
     }
 
-    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis) {
+    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
-                bytes(keys.turnChannelPrefix())};
+                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO};
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -302,6 +333,33 @@ public final class LockCommands implements RenewalClient {
         return keysAndArgs;
     }
 
+    /**
+     * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
+     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
+     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
+     * than the claim lease or replica-sync is on.
+     *
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
+     * @throws LockRedisException when no replica acknowledged it; it was released again
+     */
+    boolean confirmHandOff(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
+            return true;
+        }
+        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        if (replicaSync == null) {
+            return this.<Long>run(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+        }
+        return call(keys.name(), connection -> {
+            boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+            if (held) {
+                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, 5,
+                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis})));
+            }
+            return held;
+        });
+    }
+
     boolean exists(LockKeys keys) {
         return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
     }
@@ -315,26 +373,117 @@ public final class LockCommands implements RenewalClient {
     /**
      * Locks whose hash carries the lease cost one script call per batch; owners with a lease of their
      * own in a lease set (read-write locks) a second kind of call, made only when there are such holds.
+     *
+     * <p>Every batch stands alone: all are sent at once, and a batch whose node fails or does not answer
+     * within a third of {@code leaseMillis} (whatever the client's command timeout) does not keep the
+     * others, on healthy nodes, from being renewed in this tick.
+     *
+     * @throws PartialRenewalException when some batches failed; it carries what the others found lost
      */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        Set<WatchedLock> lost = new HashSet<>();
         List<WatchedLock> byHash = new ArrayList<>();
         List<WatchedLock> byLeaseSet = new ArrayList<>();
         for (WatchedLock lock : locks) {
             (lock.leaseSet() == null ? byHash : byLeaseSet).add(lock);
         }
+        List<RenewalCall> calls = new ArrayList<>();
         for (List<WatchedLock> batch : batches(byHash)) {
-            renewBatch(batch, LockScript.RENEW, 1, lock -> new String[] {lock.redisKey()}, leaseMillis, lost);
+            calls.add(new RenewalCall(batch, LockScript.RENEW, 1, lock -> new String[] {lock.redisKey()}, leaseMillis));
         }
         for (List<WatchedLock> batch : batches(byLeaseSet)) {
-            renewBatch(batch, LockScript.RENEW_LEASES, 2, lock -> new String[] {lock.redisKey(), lock.leaseSet()}, leaseMillis, lost);
+            calls.add(new RenewalCall(batch, LockScript.RENEW_LEASES, 2, lock -> new String[] {lock.redisKey(), lock.leaseSet()}, leaseMillis));
+        }
+        Duration bound = Duration.ofMillis(Math.max(1, leaseMillis / 3));
+        long deadline = System.nanoTime() + bound.toNanos();
+        Set<WatchedLock> lost = new HashSet<>();
+        RuntimeException failure = null;
+        int unrenewed = 0;
+        for (RenewalCall call : calls) {
+            try {
+                call.collectLost(deadline, bound, lost);
+            } catch (RuntimeException e) {
+                unrenewed += call.batch.size();
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            String which = unrenewed == locks.size() ? "None of the " + locks.size() + " lock(s) could be renewed: "
+                    : unrenewed + " of " + locks.size() + " lock(s) could not be renewed (the others were): ";
+            throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
         }
         return lost;
     }
 
-    private void renewBatch(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf,
-                            long leaseMillis, Set<WatchedLock> lost) {
+    /** One renewal script call, sent when created (on Lettuce's shared connection) and awaited by {@link #collectLost}. */
+    private final class RenewalCall {
+        final List<WatchedLock> batch;
+        private final LockScript script;
+        private final byte[][] keys;
+        private final byte[][] args;
+        private final RedisClusterAsyncCommands<byte[], byte[]> lettuce;
+        private RedisFuture<List<Object>> reply;
+
+        RenewalCall(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf, long leaseMillis) {
+            this.batch = batch;
+            this.script = script;
+            byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
+            this.keys = Arrays.copyOfRange(keysAndArgs, 0, batch.size() * keysPerLock);
+            this.args = Arrays.copyOfRange(keysAndArgs, batch.size() * keysPerLock, keysAndArgs.length);
+            this.lettuce = guarded(redisKey(), () -> sharedCommands(redisKey()));
+            if (lettuce != null) {
+                reply = guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
+            }
+        }
+
+        String redisKey() {
+            return batch.get(0).redisKey();
+        }
+
+        void collectLost(long deadline, Duration bound, Set<WatchedLock> lost) {
+            List<?> positions = lettuce == null
+                    ? run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args))
+                    : guarded(redisKey(), () -> awaitBounded(deadline, bound));
+            for (Object position : positions) {
+                lost.add(batch.get(((Number) position).intValue() - 1));
+            }
+        }
+
+        private List<Object> awaitBounded(long deadline, Duration bound) {
+            boolean retried = false;
+            while (true) {
+                try {
+                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (ExecutionException e) {
+                    if (retried || !isNoScript(e)) {
+                        throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+                    }
+                    retried = true;
+                    reply = lettuce.eval(script.body(), ScriptOutputType.MULTI, keys, args);
+                } catch (TimeoutException e) {
+                    reply.cancel(true);
+                    throw new IllegalStateException("No reply within " + bound.toMillis() + " ms (a third of the watchdog timeout) renewing "
+                            + batch.size() + " lock(s) from " + redisKey(), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted renewing " + batch.size() + " lock(s) from " + redisKey(), e);
+                }
+            }
+        }
+    }
+
+    private static byte[][] concat(byte[][] first, byte[][] second) {
+        byte[][] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
+    }
+
+    private static byte[][] renewalKeysAndArgs(List<WatchedLock> batch, int keysPerLock, Function<WatchedLock, String[]> keysOf,
+                                               long leaseMillis) {
         int keyCount = batch.size() * keysPerLock;
         byte[][] keysAndArgs = new byte[keyCount + 1 + batch.size()][];
         keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
@@ -345,10 +494,7 @@ public final class LockCommands implements RenewalClient {
             }
             keysAndArgs[keyCount + 1 + i] = bytes(batch.get(i).ownerField());
         }
-        List<?> lostPositions = run(batch.get(0).redisKey(), script, ReturnType.MULTI, keyCount, keysAndArgs);
-        for (Object position : lostPositions) {
-            lost.add(batch.get(((Number) position).intValue() - 1));
-        }
+        return keysAndArgs;
     }
 
     /** One batch per hash slot in a cluster (a script may not cross slots), otherwise as few as the batch size allows. */

@@ -4,20 +4,41 @@ import org.springframework.context.ApplicationEvent;
 
 /**
  * Published when the watchdog finds that a lock this instance still held is no longer owned by it in
- * Redis (expired during a pause, deleted, or lost in a Redis restart). The holder's later unlock
- * throws {@link LockLostException}.
+ * Redis (expired during a pause, deleted, or lost in a Redis restart), or gives up renewing a lock
+ * whose owner thread ended without unlocking it. The holder's later unlock throws {@link LockLostException}.
  */
 public class LockLostEvent extends ApplicationEvent {
+
+    /** The {@link #getReason() reason} when Redis no longer had the lock for its owner. */
+    public static final String EXPIRED_OR_DELETED = "expired, deleted or lost in a Redis restart";
+    /** The {@link #getReason() reason} when the thread that took the lock ended without unlocking it. */
+    public static final String OWNER_THREAD_TERMINATED = "owner thread terminated";
 
     private final String key;
     private final String redisKey;
     private final String owner;
+    private final String reason;
 
     public LockLostEvent(Object source, String key, String redisKey, String owner) {
+        this(source, key, redisKey, owner, EXPIRED_OR_DELETED);
+    }
+
+    /** @param reason why it was lost, e.g. {@link #OWNER_THREAD_TERMINATED} */
+    public LockLostEvent(Object source, String key, String redisKey, String owner, String reason) {
         super(source);
         this.key = key;
         this.redisKey = redisKey;
         this.owner = owner;
+        this.reason = reason;
+    }
+
+    /**
+     * Why the lock was lost: {@link #OWNER_THREAD_TERMINATED} when the thread that took it ended without
+     * unlocking it (the watchdog then stops renewing it and Redis frees it within the watchdog timeout),
+     * otherwise {@link #EXPIRED_OR_DELETED}.
+     */
+    public String getReason() {
+        return reason;
     }
 
     /** The lock key as the holder gave it (without the key prefix). */
@@ -37,6 +58,6 @@ public class LockLostEvent extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LockLostEvent[key=" + key + ", redisKey=" + redisKey + ", owner=" + owner + "]";
+        return "LockLostEvent[key=" + key + ", redisKey=" + redisKey + ", owner=" + owner + ", reason=" + reason + "]";
     }
 }

@@ -17,7 +17,8 @@ enum LockScript {
     RENEW_LEASES("renew-leases.lua"),
     READ_WRITE("read-write.lua"),
     FAIR("fair.lua"),
-    FORCE_RELEASE("force-release.lua");
+    FORCE_RELEASE("force-release.lua"),
+    CLAIM("claim.lua");
 
     private final String resource;
     private final byte[] body;

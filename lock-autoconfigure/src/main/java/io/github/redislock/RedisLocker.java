@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,6 +49,9 @@ public class RedisLocker extends AbstractLocker {
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     /** How soon a waiter whose try failed on Redis tries again. */
     private static final long RETRY_AFTER_FAILURE_MILLIS = 100;
+
+    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
+    private final Set<Attempt> queuedWaits = ConcurrentHashMap.newKeySet();
 
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
@@ -176,10 +180,18 @@ public class RedisLocker extends AbstractLocker {
                 .toList();
     }
 
-    /** Stops renewing; locks still held expire in Redis within the watchdog timeout. */
+    /**
+     * Withdraws this instance's queued waits first, so no release hands a lock to a waiter that is
+     * going away (it would stay taken for the hand-off's claim lease), then stops renewing; locks still
+     * held expire in Redis within the watchdog timeout. Threads still waiting fail with
+     * {@link IllegalStateException} at their next try.
+     */
     @Override
     public void close() {
         closed = true;
+        for (Attempt wait : queuedWaits) {
+            abandon(wait, "a queued wait of a closing Locker");
+        }
         holds.values().forEach(watchdog::unwatch);
         holds.clear();
         lostEvents.close();
@@ -415,15 +427,17 @@ public class RedisLocker extends AbstractLocker {
             throw new InterruptedException("Interrupted before trying to take " + what);
         }
         long firstTry = System.nanoTime();
-        Blocked blocked = attempt.tryOnce(waitNanos != 0);
-        if (blocked == null) {
-            return true;
-        }
         boolean acquired = false;
         ReleaseSubscriptions.Waiting waiting = null;
         String channel = null;
         long start = System.nanoTime();
         try {
+            // Inside the try: a first try whose reply failed may still have queued, and that place is withdrawn below.
+            Blocked blocked = attempt.tryOnce(waitNanos != 0);
+            if (blocked == null) {
+                acquired = true;
+                return true;
+            }
             if (waitNanos == 0) {
                 return false;
             }
@@ -432,6 +446,7 @@ public class RedisLocker extends AbstractLocker {
             }
             LockRedisException failing = null;
             long failingSince = 0;
+            long expiredGrant = -1;
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
                 if (!blocked.channel().equals(channel)) {
@@ -467,11 +482,16 @@ public class RedisLocker extends AbstractLocker {
                         waiting.awaitUninterruptibly(park);
                     }
                     long handedOverToken = waiting.grantedToken();
-                    if (handedOverToken >= 0) {
-                        attempt.handedOver(handedOverToken);
-                        acquired = true;
-                        return true;
+                    if (handedOverToken >= 0 && handedOverToken != expiredGrant) {
+                        if (attempt.handedOver(handedOverToken)) {
+                            acquired = true;
+                            return true;
+                        }
+                        expiredGrant = handedOverToken; // its claim lease ran out; a later hand-off brings a new token
                     }
+                }
+                if (closed) {
+                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what);
                 }
                 Blocked previous = blocked;
                 try {
@@ -517,8 +537,12 @@ public class RedisLocker extends AbstractLocker {
             return null;
         }
 
-        /** A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token. */
-        default void handedOver(long token) {
+        /**
+         * A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token.
+         *
+         * @return false when the hand-off's claim lease ran out before it could be extended: the wait goes on
+         */
+        default boolean handedOver(long token) {
             throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
         }
 
@@ -568,27 +592,36 @@ public class RedisLocker extends AbstractLocker {
     /**
      * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
      * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
-     * waiter that died (or gave up while Redis was unreachable) is skipped soon: until then a release
-     * may hand it the lock, which then stays taken for that waiter's lease, as after a holder's crash.
+     * waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a release
+     * may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
+     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
+     * free again within the watchdog timeout, whatever lease that waiter asked for.
      */
     private Attempt queuingAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
+        long claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
         List<LockKeys> group = List.of(keys);
         String waitName = waitIds.incrementAndGet() + ":" + owner;
-        String member = LockCommands.queueMember(inboxField, waitName, redisLease);
-        return new Attempt() {
-            private boolean queued;
+        String member = LockCommands.queueMember(inboxField, waitName, claimLease);
+        return new QueuedWait() {
 
             @Override
             public Blocked tryOnce(boolean queue) {
-                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner), queue ? keepPlace : 0,
-                        member, queued);
+                boolean[] firstHolds = firstHolds(group, owner);
+                boolean queuedBefore = queued();
+                if (queue && firstHolds[0]) {
+                    markQueued(); // before the call: one whose reply is lost may have queued all the same
+                }
+                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0,
+                        member, queuedBefore);
                 if (attempt.acquired()) {
-                    queued = false;
+                    unmarkQueued();
                     acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                     return null;
                 }
-                queued |= queue;
+                if (queue) {
+                    markQueued();
+                }
                 long ttl = attempt.holderTtlMillis();
                 // Come back before the place in the queue lapses, as the watchdog does for a lease.
                 long refresh = Math.max(1, keepPlace / 3);
@@ -601,18 +634,61 @@ public class RedisLocker extends AbstractLocker {
             }
 
             @Override
-            public void handedOver(long token) {
-                queued = false;
+            public boolean handedOver(long token) {
+                unmarkQueued();
+                // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
+                if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
+                    log.warn("The hand-off of " + describe(LockKind.PLAIN, keys.name()) + " to " + owner + " ran out its claim lease of "
+                            + claimLease + " ms before the waiter could extend it; waiting on");
+                    return false;
+                }
                 acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+                return true;
             }
 
             @Override
-            public void abandon() {
-                if (queued && commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
+            void withdraw() {
+                if (commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
                     log.debug("Passed on " + describe(LockKind.PLAIN, keys.name()) + ", handed to " + owner + " as it stopped waiting");
                 }
             }
         };
+    }
+
+    /**
+     * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
+     * closing Locker, withdraws the place, once.
+     */
+    private abstract class QueuedWait implements Attempt {
+        /** Written by the waiting thread and a closing Locker. */
+        private volatile boolean queued;
+
+        boolean queued() {
+            return queued;
+        }
+
+        synchronized void markQueued() {
+            queued = true;
+            queuedWaits.add(this);
+        }
+
+        /** @return whether it may have had a place, which the caller now withdraws */
+        synchronized boolean unmarkQueued() {
+            boolean was = queued;
+            queued = false;
+            queuedWaits.remove(this);
+            return was;
+        }
+
+        @Override
+        public final void abandon() {
+            if (unmarkQueued()) {
+                withdraw();
+            }
+        }
+
+        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
+        abstract void withdraw();
     }
 
     private Attempt multiLockAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
@@ -674,15 +750,17 @@ public class RedisLocker extends AbstractLocker {
     private Attempt fairAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = watchdog.timeout().toMillis();
         String turnChannel = keys.turnChannelPrefix() + owner;
-        return new Attempt() {
-            private boolean queued;
+        return new QueuedWait() {
 
             @Override
             public Blocked tryOnce(boolean queue) {
-                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0);
-                queued |= queue;
+                Hold known = holds.get(new Hold.Id(keys.name(), owner, LockKind.PLAIN));
+                if (queue) {
+                    markQueued(); // before the call: one whose reply is lost may have queued all the same
+                }
+                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, known == null || known.lost);
                 if (attempt.acquired()) {
-                    queued = false;
+                    unmarkQueued();
                     acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                     return null;
                 }
@@ -693,23 +771,22 @@ public class RedisLocker extends AbstractLocker {
             }
 
             @Override
-            public void abandon() {
-                if (queued) {
-                    commands.leaveFairQueue(keys, owner);
-                }
+            void withdraw() {
+                commands.leaveFairQueue(keys, owner);
             }
         };
     }
 
     private Attempt readWriteAttempt(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        if (kind == LockKind.WRITE && holds.containsKey(new Hold.Id(keys.name(), owner, LockKind.READ))
-                && !holds.containsKey(new Hold.Id(keys.name(), owner, LockKind.WRITE))) {
+        if (kind == LockKind.WRITE && holdsLive(keys, owner, LockKind.READ) && !holdsLive(keys, owner, LockKind.WRITE)) {
             throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
                     + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
                     + "while holding the write lock is fine).");
         }
         return queue -> {
-            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease);
+            boolean firstOfKind = !holdsLive(keys, owner, kind);
+            boolean holdsNothing = firstOfKind && !holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
+            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
             if (!attempt.acquired()) {
                 return new Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
             }
@@ -730,6 +807,17 @@ public class RedisLocker extends AbstractLocker {
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
     }
 
+    /**
+     * Whether this instance knows of a hold of {@code owner} in {@code slot} that Redis may still have. A
+     * hold taken with a lease is not watched, so nothing reports its end: once the lease has surely run
+     * out it no longer counts (a read hold must not keep its owner from the write lock when Redis
+     * dropped it); its unlock still reports it lost.
+     */
+    private boolean holdsLive(LockKeys keys, String owner, LockKind slot) {
+        Hold known = holds.get(new Hold.Id(keys.name(), owner, slot));
+        return known != null && !known.lost && (known.watched || !known.leaseSurelyEnded());
+    }
+
     private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
         Hold hold = holds.get(id);
@@ -737,12 +825,18 @@ public class RedisLocker extends AbstractLocker {
             if (hold != null) {
                 forget(hold); // a hold lost earlier and never unlocked
             }
-            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, this::publishLost);
+            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, owner.equals(currentOwner()), this::publishLost);
             hold.name = LockNameScope.current();
             holds.put(id, hold);
         } else {
             hold.count = holdCount;
-            hold.leaseMillis = leaseMillis;
+            if (!hold.watched && leaseMillis != WATCHDOG_LEASE) {
+                hold.leaseMillis = Math.max(hold.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
+            }
+        }
+        if (leaseMillis != WATCHDOG_LEASE) {
+            long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+            hold.leaseEndsNanos = holdCount == 1 || hold.leaseEndsNanos == Long.MAX_VALUE ? endsNanos : Math.max(hold.leaseEndsNanos, endsNanos);
         }
         if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
             hold.watched = true;
@@ -791,9 +885,12 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    private void publishLost(Hold hold) {
+    private void publishLost(Hold hold, String reason) {
+        if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
+            holds.remove(hold.id(), hold); // nobody is left to unlock it
+        }
         observer.lost(observed(hold), true);
-        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner, reason)); // off the watchdog thread
     }
 
     private static LockObserver.ObservedLock observed(Hold hold) {

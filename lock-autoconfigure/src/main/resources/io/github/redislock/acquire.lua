@@ -1,11 +1,14 @@
 -- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
 -- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
 -- KEYS[2i-1]  lock hash i (<key-prefix><key>); one field per owner, value = hold count
--- KEYS[2i]    its fencing-token counter (same hash slot, no expiry)
+-- KEYS[2i]    its fencing-token counter (same hash slot); it expires with the lease it was drawn for and a
+--             final release deletes it; a missing counter restarts from the Redis clock in microseconds,
+--             so tokens keep rising per key after it expired or Redis lost its data
 -- KEYS[3], KEYS[4]  only when ARGV[3] > 0 (then there is exactly one lock): its wait queue (a list of
 --             members, oldest first) and the members' deadlines (a sorted set, ms on the Redis clock);
 --             a release hands the lock to the queue's first live member (see release.lua)
--- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive)
+-- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive); a
+--             re-entry only ever lengthens the lock's remaining life, never shortens it
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
 -- ARGV[3]     when blocked, how long (ms) to keep this owner's place in the wait queue unless it tries
 --             again; 0 = do not queue (a single try, or a multi-lock)
@@ -21,8 +24,9 @@
 --             of a phantom re-entry the owner's single unlock would never undo
 -- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
 --               holdCount 1 = first acquisition, which draws a new token from the counter; a
---               reentrant acquisition returns the token of the hold it re-enters (the counter's
---               value: nobody else can have drawn one while this owner held the lock);
+--               reentrant acquisition returns the counter's value (nobody else can have drawn one
+--               while this owner held the lock), or 0 when the counter expired during a long hold:
+--               the client keeps the token of its first acquisition;
 --             {0, i, pttl} when lock i is held by another owner and nothing was taken; pttl is its
 --               remaining lease in ms (-1 when the key has no expiry, so the caller cannot know when it ends).
 local keepPlace = tonumber(ARGV[3])
@@ -51,6 +55,7 @@ end
 if keepPlace > 0 and ARGV[5] == '1' and redis.call('zrem', KEYS[4], member) == 1 then
     redis.call('lrem', KEYS[3], 1, member)
 end
+local lease = tonumber(ARGV[1])
 local reply = {1}
 for i = 1, locks do
     local hash, fence = KEYS[2 * i - 1], KEYS[2 * i]
@@ -60,11 +65,22 @@ for i = 1, locks do
     else
         holdCount = redis.call('hincrby', hash, ARGV[2], 1)
     end
-    redis.call('pexpire', hash, ARGV[1])
     local token
     if holdCount == 1 then
+        redis.call('pexpire', hash, lease)
         token = redis.call('incr', fence)
+        if token == 1 then
+            -- The counter was missing: start it from the clock, above every token drawn before.
+            local clock = redis.call('time')
+            local seed = clock[1] .. string.sub('00000' .. clock[2], -6)
+            redis.call('set', fence, seed)
+            token = tonumber(seed)
+        end
+        redis.call('pexpire', fence, lease)
     else
+        if redis.call('pttl', hash) < lease then
+            redis.call('pexpire', hash, lease)
+        end
         token = tonumber(redis.call('get', fence)) or 0
     end
     reply[#reply + 1] = holdCount

@@ -3,12 +3,16 @@
 -- KEYS[2]  the queue: a list of waiting owners, oldest first
 -- KEYS[3]  sorted set of waiting owners by the deadline (ms since the epoch, Redis clock) after
 --          which a waiter that stopped refreshing its place (crashed, gone) is dropped
--- KEYS[4]  the fencing-token counter (no expiry)
+-- KEYS[4]  the fencing-token counter: expires with the lease it was drawn for, deleted when the lock is
+--          freed; a missing counter restarts from the Redis clock in microseconds (see acquire.lua)
 -- ARGV[1]  'acquire', 'release' or 'leave' (stop waiting)
 -- ARGV[2]  owner field
--- ARGV[3]  acquire: lease in ms; release: lease in ms to restore when holds remain
+-- ARGV[3]  acquire: lease in ms; release: lease in ms to restore when holds remain (neither a re-entry
+--          nor a release shortens the lock's remaining life)
 -- ARGV[4]  acquire: how long (ms) the waiter's place is kept without a refresh; 0 = try without queueing
 -- ARGV[5]  prefix of the waiters' own wake-up channels (the owner follows it); only the next one is told
+-- ARGV[6]  acquire: '1' when the client knows of no hold of this owner: a count Redis still has for it
+--          was left by an acquisition whose reply never arrived, so it restarts at 1 with a new token
 -- Returns  acquire: {1, holdCount, token} (a token is drawn on the first acquisition only), or
 --                   {0, 1, ms}: how long until the holder's lease or the queue head's place runs out
 --                   (-1 unknown);
@@ -19,6 +23,12 @@ local action, owner = ARGV[1], ARGV[2]
 
 local clock = redis.call('time')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local function extendTo(ms)
+    if redis.call('pttl', hash) < tonumber(ms) then
+        redis.call('pexpire', hash, ms)
+    end
+end
 
 local function wakeNext()
     local head = redis.call('lindex', queue, 0)
@@ -58,10 +68,24 @@ if action == 'acquire' then
         end
         return {0, 1, ms}
     end
+    local function take()
+        redis.call('hset', hash, owner, 1)
+        redis.call('pexpire', hash, ARGV[3])
+        local token = redis.call('incr', fence)
+        if token == 1 then
+            token = clock[1] .. string.sub('00000' .. clock[2], -6)
+            redis.call('set', fence, token)
+        end
+        redis.call('pexpire', fence, ARGV[3])
+        return {1, 1, tonumber(token)}
+    end
     if redis.call('exists', hash) == 1 then
         if redis.call('hexists', hash, owner) == 1 then
+            if ARGV[6] == '1' then
+                return take()
+            end
             local holdCount = redis.call('hincrby', hash, owner, 1)
-            redis.call('pexpire', hash, ARGV[3])
+            extendTo(ARGV[3])
             return {1, holdCount, tonumber(redis.call('get', fence)) or 0}
         end
         return wait(redis.call('pttl', hash))
@@ -73,9 +97,7 @@ if action == 'acquire' then
         redis.call('lpop', queue)
         redis.call('zrem', waiters, owner)
     end
-    redis.call('hincrby', hash, owner, 1)
-    redis.call('pexpire', hash, ARGV[3])
-    return {1, 1, redis.call('incr', fence)}
+    return take()
 end
 
 if action == 'release' then
@@ -84,10 +106,10 @@ if action == 'release' then
     end
     local holdCount = redis.call('hincrby', hash, owner, -1)
     if holdCount > 0 then
-        redis.call('pexpire', hash, ARGV[3])
+        extendTo(ARGV[3])
         return holdCount
     end
-    redis.call('del', hash)
+    redis.call('del', hash, fence)
     wakeNext()
     return 0
 end

@@ -1,7 +1,12 @@
--- Frees a lock whoever holds it (an operator's force-release) and wakes its waiters like a release.
+-- Frees a lock of any kind whoever holds it (an operator's force-release) and wakes its waiters like a release.
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel (same hash slot as KEYS[1])
--- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; empty when the
+-- KEYS[3]  the read-write lock's lease set, deleted with it
+-- KEYS[4]  the fencing-token counter, deleted with it (a missing counter restarts from the Redis clock)
+-- KEYS[5]  the fair lock's queue, whose first waiter is told
+-- ARGV[1]  prefix of the fair waiters' own wake-up channels (see fair.lua)
+-- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; for a read-write
+--          lock the owners are '<owner>:r' (read holds) and '<owner>:w' (write holds). Empty when the
 --          lock was not held (nothing is deleted or published then).
 --          An error when KEYS[1] exists but is not a lock hash, which is left untouched.
 local keyType = redis.call('type', KEYS[1]).ok
@@ -11,7 +16,21 @@ end
 if keyType ~= 'hash' then
     return redis.error_reply('not a lock: ' .. KEYS[1] .. ' is a ' .. keyType)
 end
-local holds = redis.call('hgetall', KEYS[1])
-redis.call('del', KEYS[1])
-redis.call('publish', KEYS[2], 'released')
+local fields = redis.call('hgetall', KEYS[1])
+local readWrite = redis.call('hexists', KEYS[1], 'mode') == 1
+local holds = {}
+for i = 1, #fields, 2 do
+    local mode = string.sub(fields[i], -2)
+    if not readWrite or mode == ':r' or mode == ':w' then
+        holds[#holds + 1] = fields[i]
+        holds[#holds + 1] = fields[i + 1]
+    end
+end
+redis.call('del', KEYS[1], KEYS[3], KEYS[4])
+-- Read-write waiters may all enter together ('all'); a plain waiter tries again.
+redis.call('publish', KEYS[2], readWrite and 'all' or 'released')
+local head = redis.call('lindex', KEYS[5], 0)
+if head then
+    redis.call('publish', ARGV[1] .. head, 'your-turn')
+end
 return holds

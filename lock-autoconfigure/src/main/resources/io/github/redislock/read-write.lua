@@ -3,11 +3,17 @@
 --          '<owner>:r' (read holds), '<owner>:w' (write holds), '<owner>:t' (its fencing token)
 -- KEYS[2]  sorted set of owners by lease deadline (ms since the epoch, Redis clock): each owner's
 --          lease ends alone, so one crashed reader does not keep the lock forever
--- KEYS[3]  the fencing-token counter (no expiry)
+-- KEYS[3]  the fencing-token counter: expires with the lease it was drawn for, deleted with the lock; a
+--          missing counter restarts from the Redis clock in microseconds (see acquire.lua)
 -- KEYS[4]  the release channel
 -- ARGV[1]  'read' or 'write' to acquire, 'unread' or 'unwrite' to release one hold
 -- ARGV[2]  owner (<clientId>:<threadId>)
--- ARGV[3]  lease in milliseconds (acquire only)
+-- ARGV[3]  lease in milliseconds (acquire only); a re-entry moves the owner's single lease deadline
+--          later, never earlier, and a release leaves it where it is
+-- ARGV[4]  acquire: '1' when the client knows of no hold of this owner on the lock: what Redis still
+--          counts for it was left by an acquisition whose reply never arrived and is dropped first
+-- ARGV[5]  acquire: '1' when the client knows of no hold of this owner in the requested mode: such a
+--          count restarts at 1, so one unlock undoes it
 -- Returns  acquire: {1, holdCount, token} (a token is drawn when the owner held nothing on this key
 --                   before, otherwise its current token is kept), or {0, 1, ms} when blocked, ms
 --                   being the time until the earliest lease among the holders ends (-1 unknown);
@@ -44,7 +50,7 @@ end
 -- Brings mode and expiry in line with the owners left; deletes the lock when none is. Returns whether it did.
 local function settle()
     if redis.call('zcard', leases) == 0 then
-        redis.call('del', hash, leases)
+        redis.call('del', hash, leases, fence)
         return true
     end
     redis.call('hset', hash, 'mode', redis.call('hexists', hash, 'writer') == 1 and 'write' or 'read')
@@ -63,6 +69,16 @@ local function blocked()
     return {0, 1, math.max(1, tonumber(first[2]) - now)}
 end
 
+if acquiring and ARGV[4] == '1' then
+    redis.call('hdel', hash, owner .. ':r', owner .. ':w', owner .. ':t')
+    if redis.call('hget', hash, 'writer') == owner then
+        redis.call('hdel', hash, 'writer')
+    end
+    if redis.call('zrem', leases, owner) == 1 then
+        settle()
+    end
+end
+
 if acquiring then
     local writer = redis.call('hget', hash, 'writer')
     if writer and writer ~= owner then
@@ -75,10 +91,21 @@ if acquiring then
     if holdsAny(owner) then
         token = tonumber(redis.call('hget', hash, owner .. ':t')) or 0
     else
-        token = redis.call('incr', fence)
+        -- As text: Lua would write a token of 15+ digits in exponent notation.
+        token = string.format('%.0f', redis.call('incr', fence))
+        if token == '1' then
+            token = clock[1] .. string.sub('00000' .. clock[2], -6)
+            redis.call('set', fence, token)
+        end
+        redis.call('pexpire', fence, ARGV[3])
         redis.call('hset', hash, owner .. ':t', token)
+        token = tonumber(token)
     end
-    local holdCount = redis.call('hincrby', hash, owner .. (action == 'read' and ':r' or ':w'), 1)
+    local modeField = owner .. (action == 'read' and ':r' or ':w')
+    if ARGV[5] == '1' then
+        redis.call('hdel', hash, modeField)
+    end
+    local holdCount = redis.call('hincrby', hash, modeField, 1)
     if action == 'write' then
         redis.call('hset', hash, 'writer', owner)
     end

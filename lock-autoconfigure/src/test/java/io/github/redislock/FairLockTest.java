@@ -89,7 +89,9 @@ class FairLockTest extends TwoInstances {
         Future<Boolean> behind = threads.submit(() -> takeAndRelease(second, 20));
         await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 2);
 
-        crashing.close(); // the waiter's instance dies: nobody refreshes or withdraws its place
+        // The waiter's instance dies: its connection goes first, so nobody refreshes or withdraws its place.
+        crashing.connectionFactory.destroy();
+        crashing.close();
         assertThat(first.redis.opsForList().index(queue, 0)).startsWith(crashing.locker.getClientId());
         long releasedAt = System.nanoTime();
         holder.unlock(); // tells the dead waiter, who never answers
@@ -110,6 +112,22 @@ class FairLockTest extends TwoInstances {
         lock.unlock();
         lock.unlock();
         assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void aCountLeftByAnAcquisitionWhoseReplyWasLostDoesNotMakeTheNextOneAReentry() {
+        // What a fair acquisition whose reply timed out but that ran on Redis leaves: a hold the thread never learnt of.
+        String owner = first.locker.getClientId() + ":" + Thread.currentThread().getId();
+        first.redis.opsForHash().put(LockerFixture.PREFIX + key, owner, "1");
+        first.redis.expire(LockerFixture.PREFIX + key, WATCHDOG_TIMEOUT);
+
+        RedisLock lock = first.locker.getFairLock(key);
+        lock.lock();
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        lock.unlock();
+
+        assertThat(first.locker.isLocked(key)).as("lock left after the thread's only unlock").isFalse();
+        assertThat(first.watchdog.watchedCount()).isZero();
     }
 
     @Test

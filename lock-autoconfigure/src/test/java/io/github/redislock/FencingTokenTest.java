@@ -71,14 +71,24 @@ class FencingTokenTest extends TwoInstances {
     }
 
     @Test
-    void theCounterSharesTheLocksHashSlotAndNeverExpires() {
+    void theCounterSharesTheLocksHashSlotExpiresWithTheLeaseAndGoesWithTheLock() {
         first.locker.lock(key);
-        first.locker.unlock(key);
         String fence = LockKeys.of(LockerFixture.PREFIX, key).fence();
         assertThat(fence).isEqualTo("lock:{lock:" + key + "}:fence");
-        assertThat(first.redis.getExpire(fence)).isEqualTo(-1L);
-        assertThat(first.redis.opsForValue().get(fence)).isEqualTo("1");
-        first.redis.delete(fence);
+        assertThat(first.redis.getExpire(fence, TimeUnit.MILLISECONDS)).isBetween(1L, WATCHDOG_TIMEOUT.toMillis());
+        assertThat(first.redis.opsForValue().get(fence)).isEqualTo(Long.toString(first.locker.fencingToken(key)));
+        first.locker.unlock(key);
+        assertThat(first.redis.hasKey(fence)).as("counter left after the release").isFalse();
+    }
+
+    @Test
+    void aNewCounterStartsFromTheRedisClockInMicroseconds() {
+        List<?> time = (List<?>) io.github.redislock.testsupport.TestRedis.shared().command("TIME");
+        long redisMicros = Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
+        first.locker.lock(key);
+        long token = first.locker.fencingToken(key);
+        first.locker.unlock(key);
+        assertThat(token).isBetween(redisMicros, redisMicros + TimeUnit.SECONDS.toMicros(5));
     }
 
     /** A resource that protects itself with fencing tokens: a write with a token lower than one it has seen is refused. */

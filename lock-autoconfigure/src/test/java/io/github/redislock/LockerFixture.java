@@ -25,9 +25,9 @@ public final class LockerFixture implements AutoCloseable {
     public final StringRedisTemplate redis;
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
-    private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout) {
+    private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
         this.connectionFactory = connectionFactory;
-        this.commands = new LockCommands(connectionFactory);
+        this.commands = new LockCommands(connectionFactory, replicaSync);
         this.watchdog = new LockWatchdog(watchdogTimeout, commands);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory, PREFIX + "__anchor");
         this.locker = new RedisLocker(commands, watchdog, subscriptions, PREFIX, event -> {
@@ -43,11 +43,16 @@ public final class LockerFixture implements AutoCloseable {
     }
 
     public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
+        return connect(host, port, watchdogTimeout, commandTimeout, null);
+    }
+
+    /** @param replicaSync {@code redis-lock.replica-sync}; null = off */
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout, Duration replicaSync) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
         factory.afterPropertiesSet();
         factory.start();
-        return new LockerFixture(factory, watchdogTimeout);
+        return new LockerFixture(factory, watchdogTimeout, replicaSync);
     }
 
     public String redisKey(String key) {

@@ -157,6 +157,57 @@ class ReadWriteLockTest extends TwoInstances {
     }
 
     @Test
+    void aReadCountLeftByAnAcquisitionWhoseReplyWasLostDoesNotMakeTheNextOneAReentry() {
+        String hash = leaveAHoldTheThreadNeverLearntOf(LockKind.READ);
+
+        RedisLock read = first.locker.getReadWriteLock(key).readLock();
+        read.lock();
+        assertThat(read.getHoldCount()).isEqualTo(1);
+        read.unlock();
+
+        assertThat(first.redis.hasKey(hash)).as("lock left after the thread's only unlock").isFalse();
+        assertThat(first.watchdog.watchedCount()).isZero();
+    }
+
+    @Test
+    void aWriteCountLeftByAnAcquisitionWhoseReplyWasLostDoesNotMakeTheNextOneAReentry() {
+        String hash = leaveAHoldTheThreadNeverLearntOf(LockKind.WRITE);
+
+        RedisLock write = first.locker.getReadWriteLock(key).writeLock();
+        write.lock();
+        write.unlock();
+
+        assertThat(first.redis.hasKey(hash)).as("lock left after the thread's only unlock").isFalse();
+    }
+
+    /** What an acquisition whose reply timed out but that ran on Redis leaves for the calling thread; returns the lock hash. */
+    private String leaveAHoldTheThreadNeverLearntOf(LockKind kind) {
+        String owner = first.locker.getClientId() + ":" + Thread.currentThread().getId();
+        String hash = LockerFixture.PREFIX + key;
+        first.redis.opsForHash().put(hash, "mode", kind == LockKind.READ ? "read" : "write");
+        if (kind == LockKind.WRITE) {
+            first.redis.opsForHash().put(hash, "writer", owner);
+        }
+        first.redis.opsForHash().put(hash, owner + (kind == LockKind.READ ? ":r" : ":w"), "1");
+        first.redis.opsForHash().put(hash, owner + ":t", "7");
+        first.redis.opsForZSet().add(LockKeys.of(LockerFixture.PREFIX, key).leases(), owner, System.currentTimeMillis() + WATCHDOG_TIMEOUT.toMillis());
+        first.redis.expire(hash, WATCHDOG_TIMEOUT);
+        return hash;
+    }
+
+    @Test
+    void anEndedLeasedReadHoldDoesNotKeepTheSameThreadFromTheWriteLock() throws Exception {
+        RedisReadWriteLock lock = first.locker.getReadWriteLock(key);
+        assertThat(lock.readLock().tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !first.redis.hasKey(LockerFixture.PREFIX + key));
+        Thread.sleep(50); // the local clock may lag Redis's by a little
+
+        assertThat(lock.writeLock().tryLock(1, -1, TimeUnit.SECONDS)).isTrue();
+        lock.writeLock().unlock();
+        assertThatThrownBy(() -> lock.readLock().unlock()).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
     void theWatchdogKeepsAReadHoldAliveBeyondItsTimeout() throws Exception {
         RedisLock read = first.locker.getReadWriteLock(key).readLock();
         read.lock();

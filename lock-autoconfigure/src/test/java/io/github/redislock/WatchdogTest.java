@@ -68,10 +68,31 @@ class WatchdogTest {
     }
 
     @Test
+    void aLockKeyOverwrittenWithAnotherTypeDoesNotStopRenewalOfTheRestOfItsBatch() {
+        instance.locker.lock("overwritten");
+        instance.locker.lock("intact");
+        instance.locker.getReadWriteLock("overwritten-read").readLock().lock();
+        instance.locker.getReadWriteLock("intact-read").readLock().lock();
+        redis.command("SET", "lock:overwritten", "not a lock");
+        redis.command("SET", "lock:{lock:overwritten-read}:leases", "not a lease set");
+        redis.command("PEXPIRE", "lock:intact", "100");
+        redis.command("PEXPIRE", "lock:intact-read", "100");
+
+        instance.watchdog.renewNow();
+
+        assertThat((Long) redis.command("PTTL", "lock:intact")).as("renewed despite the overwritten key in its batch").isGreaterThan(100L);
+        assertThat((Long) redis.command("PTTL", "lock:intact-read")).as("read hold renewed despite the overwritten lease set").isGreaterThan(100L);
+        assertThat(instance.lostEvents).extracting(LockLostEvent::getKey).containsExactlyInAnyOrder("overwritten", "overwritten-read");
+        instance.locker.unlock("intact");
+        instance.locker.getReadWriteLock("intact-read").readLock().unlock();
+    }
+
+    @Test
     void renewsAThousandLocksWithOneScriptCallPerTick() throws Exception {
         int locks = 1000;
         // A long timeout keeps the scheduled tick away, so the one tick counted is ours.
         try (LockerFixture holder = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            // The holding threads stay alive until the end: the locks of an ended thread are no longer renewed.
             ExecutorService holders = Executors.newFixedThreadPool(50);
             try {
                 List<Future<?>> taken = new ArrayList<>();
@@ -82,15 +103,15 @@ class WatchdogTest {
                 for (Future<?> future : taken) {
                     future.get(30, TimeUnit.SECONDS);
                 }
+                holder.watchdog.renewNow(); // the first tick on a fresh server also loads the script (NOSCRIPT, then EVAL)
+                long before = scriptCalls();
+                holder.watchdog.renewNow();
+                assertThat(scriptCalls() - before).isEqualTo(1);
+                assertThat(holder.watchdog.watchedCount()).isEqualTo(locks);
+                assertThat((Long) redis.command("PTTL", "lock:many-999")).isGreaterThan(29_000L);
             } finally {
                 holders.shutdownNow();
             }
-            holder.watchdog.renewNow(); // the first tick on a fresh server also loads the script (NOSCRIPT, then EVAL)
-            long before = scriptCalls();
-            holder.watchdog.renewNow();
-            assertThat(scriptCalls() - before).isEqualTo(1);
-            assertThat(holder.watchdog.watchedCount()).isEqualTo(locks);
-            assertThat((Long) redis.command("PTTL", "lock:many-999")).isGreaterThan(29_000L);
         }
     }
 

@@ -114,24 +114,51 @@ public final class LockWatchdog implements AutoCloseable {
         }
         renewalGate.writeLock().lock();
         try {
+            dropLocksOfEndedThreads();
             List<WatchedLock> batch = new ArrayList<>(watched);
             if (batch.isEmpty()) {
                 succeeded();
                 return;
             }
-            Set<WatchedLock> lost = client.renew(batch, timeout.toMillis());
-            listener.renewed(batch.size() - lost.size(), lost.size());
-            for (WatchedLock lock : lost) {
-                if (watched.remove(lock)) {
-                    log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
-                            + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
-                    notifyLost(lock);
-                }
+            Set<WatchedLock> lost;
+            try {
+                lost = client.renew(batch, timeout.toMillis());
+            } catch (PartialRenewalException e) {
+                stopRenewing(e.lost()); // found by the batches that did answer
+                throw e;
             }
+            listener.renewed(batch.size() - lost.size(), lost.size());
+            stopRenewing(lost);
             lastRenewal = Instant.now();
             succeeded();
         } finally {
             renewalGate.writeLock().unlock();
+        }
+    }
+
+    private void stopRenewing(Set<WatchedLock> lost) {
+        for (WatchedLock lock : lost) {
+            if (watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
+                        + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
+                notifyLost(lock);
+            }
+        }
+    }
+
+    /** A lock whose owner thread ended can never be released by it: renewing it would keep it taken until this instance stops. */
+    private void dropLocksOfEndedThreads() {
+        for (WatchedLock lock : watched) {
+            String thread = lock.terminatedOwnerThread();
+            if (thread != null && watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is held by thread '" + thread + "' (owner " + lock.ownerField()
+                        + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout);
+                try {
+                    lock.ownerThreadTerminated();
+                } catch (RuntimeException e) {
+                    log.warn("Handling the ended owner thread of lock " + lock.redisKey() + " failed", e);
+                }
+            }
         }
     }
 

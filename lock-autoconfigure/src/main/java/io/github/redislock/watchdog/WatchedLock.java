@@ -19,4 +19,18 @@ public interface WatchedLock {
 
     /** Called once, on the watchdog thread, when a renewal finds the lock no longer owned. */
     void lost();
+
+    /**
+     * The name of the thread that owns the lock when that thread has ended without releasing it; null
+     * while it runs, and always for a lock owned by a token rather than a thread. Nobody can release
+     * such a lock, so the watchdog stops renewing it and Redis frees it within the timeout.
+     */
+    default String terminatedOwnerThread() {
+        return null;
+    }
+
+    /** Called once, on the watchdog thread, after it stopped renewing the lock because its owner thread ended. */
+    default void ownerThreadTerminated() {
+        lost();
+    }
 }

@@ -38,7 +38,7 @@ class AclTest {
     /** The ACL rule of the README, for the default prefix {@code lock:}. */
     static final String ACL_RULES = "on >change-me resetkeys ~lock:* resetchannels &lock:* -@all "
             + "+evalsha +eval +exists +hget +hexists +hset +hincrby +hdel +pexpire +pttl +del +publish +subscribe +unsubscribe "
-            + "+incr +get +time +zadd +zrem +zscore +zrange +zrangebyscore +zcard +rpush +lpop +lindex +lrem +ping +client|setinfo +client|maint_notifications";
+            + "+incr +get +set +time +zadd +zrem +zscore +zrange +zrangebyscore +zcard +rpush +lpop +lindex +lrem +ping +client|setinfo +client|maint_notifications";
 
     static RedisServerProcess redis;
 

@@ -175,6 +175,28 @@ class ConnectionFaultTest {
         }
     }
 
+    @Test
+    @Order(6)
+    void aWaitWhoseFirstTryTimedOutAfterQueuingWithdrawsItsPlace() {
+        // The 30 s watchdog timeout keeps an abandoned place in the queue for 10 s.
+        try (LockerFixture holder = LockerFixture.connect(lockRedis.host(), lockRedis.port(), Duration.ofSeconds(30));
+             LockerFixture waiter = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(30), Duration.ofMillis(COMMAND_TIMEOUT_MILLIS))) {
+            waiter.locker.tryLock("queued-in-the-dark"); // connects and loads the script
+            waiter.locker.unlock("queued-in-the-dark");
+            holder.locker.lock("queued-in-the-dark");
+            proxy.delay(2 * COMMAND_TIMEOUT_MILLIS);
+
+            // the first try's reply times out, but the script runs on Redis and queues the waiter
+            assertThatThrownBy(() -> waiter.locker.tryLock("queued-in-the-dark", 5, -1, TimeUnit.SECONDS)).isInstanceOf(LockRedisException.class);
+            proxy.heal();
+
+            await().atMost(Duration.ofSeconds(4)).until(() -> Long.valueOf(0).equals(lockRedis.command("EXISTS",
+                    "lock:{lock:queued-in-the-dark}:wait-queue", "lock:{lock:queued-in-the-dark}:wait-deadlines")));
+            holder.locker.unlock("queued-in-the-dark");
+            assertThat(lockRedis.command("EXISTS", "lock:queued-in-the-dark")).as("handed to the wait that failed").isEqualTo(0L);
+        }
+    }
+
     /** The waiting thread gets the lock soon after {@code sinceNanos}, far sooner than the holder's 30 s lease, then releases it. */
     private static void takesTheLockWithinFiveSeconds(Future<Boolean> waiting, long sinceNanos, ExecutorService thread, LockerFixture waiter, String key)
             throws Exception {

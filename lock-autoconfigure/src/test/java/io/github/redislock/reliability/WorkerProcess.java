@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link SafetyWorker} running as a separate JVM: the current {@code java} on the test classpath.
+ * A {@link SafetyWorker} (or another small program of this suite) running as a separate JVM: the current {@code java} on the test classpath.
  * Faults are real signals: {@code kill -9}, {@code kill -STOP}, {@code kill -CONT}.
  */
 final class WorkerProcess {
@@ -34,11 +34,16 @@ final class WorkerProcess {
     }
 
     static WorkerProcess start(String name, Path logDirectory, List<String> args) {
+        return start(name, logDirectory, SafetyWorker.class, args);
+    }
+
+    /** @param main the class whose {@code main} the JVM runs */
+    static WorkerProcess start(String name, Path logDirectory, Class<?> main, List<String> args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Surefire may run tests from a manifest-only jar; this property holds the real test classpath.
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classpath, SafetyWorker.class.getName()));
+                "-cp", classpath, main.getName()));
         command.addAll(args);
         try {
             Files.createDirectories(logDirectory);
