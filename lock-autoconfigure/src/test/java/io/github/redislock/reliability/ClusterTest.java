@@ -12,6 +12,7 @@ import java.util.Set;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -29,30 +30,18 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  */
 class ClusterTest {
 
-    static final List<RedisServerProcess> nodes = new ArrayList<>();
+    static RedisClusterProcesses cluster;
+    static List<RedisServerProcess> nodes;
 
     @BeforeAll
     static void startCluster() {
-        for (int i = 0; i < 3; i++) {
-            nodes.add(TestRedis.startNew("--cluster-enabled", "yes", "--cluster-node-timeout", "2000"));
-        }
-        for (int i = 0; i < 3; i++) {
-            List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-            for (int slot = i * 16384 / 3; slot < (i + 1) * 16384 / 3; slot++) {
-                addSlots.add(Integer.toString(slot));
-            }
-            nodes.get(i).command(addSlots.toArray(String[]::new));
-        }
-        for (int i = 1; i < 3; i++) {
-            nodes.get(0).command("CLUSTER", "MEET", nodes.get(i).host(), Integer.toString(nodes.get(i).port()));
-        }
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> nodes.stream().allMatch(node -> String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok")));
+        cluster = RedisClusterProcesses.start(3, TestRedis::startNew);
+        nodes = cluster.masters();
     }
 
     @AfterAll
     static void stopCluster() {
-        nodes.forEach(RedisServerProcess::stop);
+        cluster.close();
     }
 
     ApplicationContextRunner contextRunner() {
