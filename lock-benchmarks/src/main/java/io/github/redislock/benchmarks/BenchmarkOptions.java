@@ -19,7 +19,7 @@ public record BenchmarkOptions(
         Duration watchdogTimeout, List<Integer> uncontendedThreads, List<Integer> contendedThreads,
         int instances, List<String> implementations, List<String> scenarios, int ceilingConnections, int ceilingInFlight,
         int jmhWarmupIterations, int jmhIterations, Duration jmhIterationTime,
-        int waiterInstances, int waitersPerInstance, int baselineRounds,
+        int waiterInstances, int waitersPerInstance,
         int heldLocks, int heldInstances, Duration heldHold, List<Integer> clusterThreads,
         Path output, String note, boolean help) {
 
@@ -44,7 +44,6 @@ public record BenchmarkOptions(
               --jmh-iteration-seconds=S    length of one JMH iteration (default 1)
               --waiter-instances=N         client instances of the waiters scenario (default 8)
               --waiters-per-instance=N     threads queued per instance in the waiters scenario (default 1250)
-              --baseline-rounds=N          rounds of one waiter per instance the waiters scenario compares with (default 20)
               --held-locks=N               locks held in the held-locks scenario, spread over the instances (default 100000)
               --held-instances=N           client instances of the held-locks scenario (default 4)
               --held-seconds=S             how long the held-locks scenario holds them (default 10)
@@ -88,7 +87,6 @@ public record BenchmarkOptions(
                 read.seconds("jmh-iteration-seconds", quick ? 0.5 : 1),
                 read.positiveInt("waiter-instances", quick ? 2 : 8),
                 read.positiveInt("waiters-per-instance", quick ? 50 : 1250),
-                read.positiveInt("baseline-rounds", quick ? 3 : 20),
                 read.positiveInt("held-locks", quick ? 1000 : 100_000),
                 read.positiveInt("held-instances", quick ? 2 : 4),
                 read.seconds("held-seconds", quick ? 2.5 : 10),

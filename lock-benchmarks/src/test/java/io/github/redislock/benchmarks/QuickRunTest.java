@@ -32,7 +32,7 @@ class QuickRunTest {
     private static final List<String> SHORT = List.of("--seconds-per-row=0.4", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2",
             "--renewal-seconds=1.2", "--renewal-locks=20", "--renewal-watchdog-seconds=0.6", "--threads=1,4",
             "--contended-threads=4", "--instances=2", "--jmh-warmup-iterations=1", "--jmh-iterations=2", "--jmh-iteration-seconds=0.2",
-            "--waiter-instances=2", "--waiters-per-instance=5", "--baseline-rounds=1", "--held-locks=20", "--held-instances=2", "--held-seconds=1.2",
+            "--waiter-instances=2", "--waiters-per-instance=5", "--held-locks=20", "--held-instances=2", "--held-seconds=1.2",
             "--cluster-threads=2");
 
     @Test

@@ -143,7 +143,7 @@ public final class MarkdownReport {
     }
 
     private void waiters(StringBuilder out) {
-        out.append("| implementation | waiters | instances | hand-offs/s | vs one waiter per instance | hand-off p50 µs | hand-off p99 µs | served once | out of queue order | Redis bytes per waiter | threads added | violations | note |\n");
+        out.append("| implementation | waiters | instances | hand-offs/s | vs one looping waiter per instance | hand-off p50 µs | hand-off p99 µs | served once | out of queue order | Redis bytes per waiter | threads added | violations | note |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("waiters")) {
             boolean baseline = row.threads == row.instances;

@@ -25,7 +25,7 @@ import io.github.redislock.benchmarks.report.Row;
  * Scenario 5: thousands of threads queued on one key. One holder takes the key; every waiter (spread
  * round-robin over the instances) calls {@code lock} and waits; once all of them wait, the holder
  * releases and each waiter runs the critical section once and unlocks. The same is done with one waiter
- * per instance, several rounds, for the hand-off rate the big queue is compared with.
+ * per instance locking in a loop (scenario 2's row), for the hand-off rate the big queue is compared with.
  */
 final class WaitersScenario implements Scenario {
 
@@ -53,9 +53,8 @@ final class WaitersScenario implements Scenario {
                 + " " + WaiterThreads.available().describe() + ") call `lock` on one key while a holder keeps it; once every waiter "
                 + "waits (for redis-lock: once its wait queue in Redis lists all of them; otherwise once each made its first script call, "
                 + "plus " + SETTLE_WITHOUT_QUEUE.toMillis() + " ms), the holder releases and each waiter runs a tiny critical section once "
-                + "and unlocks. Hand-offs/s from the holder's release to the last waiter's unlock, against the same with one waiter per "
-                + "instance (" + context.options().baselineRounds() + " rounds of " + context.options().waiterInstances() + " waiters, after one "
-                + "unmeasured round in which each instance sets up its pub/sub connection); "
+                + "and unlocks. Hand-offs/s from the holder's release to the last waiter's unlock, against one waiter per instance "
+                + "locking in a loop for the row's seconds (scenario 2's measurement, T = instances; its row is marked \"looping\"); "
                 + "waiters served exactly once; hand-offs that did not go to the head of the wait queue as Redis listed it just before the "
                 + "release (redis-lock only: the others keep no queue); growth of Redis' `used_memory` per waiter while all wait; "
                 + "platform threads the library added besides the waiters themselves; overlaps seen in the critical section.";
@@ -65,31 +64,21 @@ final class WaitersScenario implements Scenario {
     public List<Row> run(BenchmarkContext context) {
         List<Row> rows = new ArrayList<>();
         WaiterThreads threads = WaiterThreads.available();
+        int instances = context.options().waiterInstances();
         for (LockImplementation implementation : Scenarios.atScale(context)) {
-            int instances = context.options().waiterInstances();
-            Row baseline = new Row(id(), implementation.id(), implementation.displayName(), instances, instances);
-            Row scale = new Row(id(), implementation.id(), implementation.displayName(), instances * context.options().waitersPerInstance(), instances);
-            rows.add(baseline);
-            rows.add(scale);
+            rows.add(steadyState(context, implementation, instances));
+            Row row = new Row(id(), implementation.id(), implementation.displayName(), instances * context.options().waitersPerInstance(), instances);
+            rows.add(row);
+            context.log("waiters: " + implementation.displayName() + ", " + row.threads + " waiters on " + instances + " instances, " + threads.describe());
             context.redis().flushAll();
             List<LockClient> clients = new ArrayList<>();
             try {
                 for (int i = 0; i < instances; i++) {
                     clients.add(implementation.connect(context.settings()));
                 }
-                context.log("waiters: " + implementation.displayName() + ", " + context.options().baselineRounds() + " rounds of " + instances + " waiters");
-                // Unmeasured: each instance's first wait sets up its pub/sub connection, which is no hand-off's cost.
-                Round.run(context, clients, 1, threads);
-                List<Round> rounds = new ArrayList<>();
-                for (int round = 0; round < context.options().baselineRounds(); round++) {
-                    rounds.add(Round.run(context, clients, 1, threads));
-                }
-                record(baseline, rounds);
-                baseline.redisBytesPerItem = Double.NaN; // a few waiters' bytes drown in the server's own fluctuations
-                context.log("waiters: " + implementation.displayName() + ", " + scale.threads + " waiters on " + instances + " instances, " + threads.describe());
-                record(scale, List.of(Round.run(context, clients, context.options().waitersPerInstance(), threads)));
+                record(row, Round.run(context, clients, context.options().waitersPerInstance(), threads));
             } catch (RuntimeException e) {
-                Runs.failed(context, baseline.measured() ? scale : baseline, e);
+                Runs.failed(context, row, e);
             } finally {
                 clients.forEach(LockClient::close);
             }
@@ -97,34 +86,33 @@ final class WaitersScenario implements Scenario {
         return rows;
     }
 
-    private static void record(Row row, List<Round> rounds) {
-        long handOffs = 0;
-        long nanos = 0;
-        List<LatencySamples> latencies = new ArrayList<>();
-        row.servedOnce = 0;
-        row.violations = 0;
-        row.threadsAdded = 0;
-        double bytes = 0;
-        for (Round round : rounds) {
-            handOffs += round.waiters;
-            nanos += round.servingNanos;
-            row.servedOnce += round.servedOnce;
-            row.violations += round.violations;
-            row.threadsAdded = Math.max(row.threadsAdded, round.threadsAdded);
-            bytes += (double) round.memoryGrowth / round.waiters;
-            row.outOfQueueOrder = round.outOfQueueOrder < 0 ? -1 : Math.max(0, row.outOfQueueOrder) + round.outOfQueueOrder;
-            latencies.add(round.handOffs);
-            if (round.problem != null) {
-                row.addNote(round.problem);
-            }
-        }
-        row.opsPerSecond = handOffs * 1e9 / nanos;
-        row.redisBytesPerItem = bytes / rounds.size();
-        long[] sorted = LatencySamples.merge(latencies);
+    /** What the queue's hand-offs/s are compared with: one waiter per instance locking in a loop, the contended scenario's row for it. */
+    private Row steadyState(BenchmarkContext context, LockImplementation implementation, int instances) {
+        Row contended = new ContendedScenario().measure(context, implementation, instances, instances);
+        Row row = new Row(id(), implementation.id(), implementation.displayName(), instances, instances);
+        row.opsPerSecond = contended.opsPerSecond;
+        row.handOffP50Micros = contended.handOffP50Micros;
+        row.handOffP99Micros = contended.handOffP99Micros;
+        row.violations = contended.violations;
+        row.addNote(contended.note.isEmpty() ? "looping, as in scenario 2" : contended.note);
+        return row;
+    }
+
+    private static void record(Row row, Round round) {
+        row.opsPerSecond = round.waiters * 1e9 / round.servingNanos;
+        row.servedOnce = round.servedOnce;
+        row.violations = round.violations;
+        row.threadsAdded = round.threadsAdded;
+        row.redisBytesPerItem = (double) round.memoryGrowth / round.waiters;
+        row.outOfQueueOrder = round.outOfQueueOrder;
+        long[] sorted = LatencySamples.merge(List.of(round.handOffs));
         row.handOffP50Micros = LatencySamples.percentileMicros(sorted, 50);
         row.handOffP99Micros = LatencySamples.percentileMicros(sorted, 99);
-        if (row.servedOnce != handOffs) {
-            row.addNote("ONLY " + row.servedOnce + " OF " + handOffs + " WAITERS SERVED EXACTLY ONCE");
+        if (round.problem != null) {
+            row.addNote(round.problem);
+        }
+        if (row.servedOnce != round.waiters) {
+            row.addNote("ONLY " + row.servedOnce + " OF " + round.waiters + " WAITERS SERVED EXACTLY ONCE");
         }
         if (row.violations > 0) {
             row.addNote("MUTUAL EXCLUSION VIOLATED (" + row.violations + " overlaps)");
