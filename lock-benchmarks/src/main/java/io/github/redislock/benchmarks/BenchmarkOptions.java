@@ -11,7 +11,7 @@ import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.scenarios.Scenarios;
 
 /**
- * The command line. Defaults give a full run that finishes within 15 minutes on 2 cores;
+ * The command line. Defaults give a full run that finishes within 20 minutes on 2 cores (about 5 of them the scale scenarios);
  * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading).
  */
 public record BenchmarkOptions(

@@ -46,7 +46,8 @@ public final class MarkdownReport {
         out.append("- date: ").append(facts.started().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)).append('\n');
         out.append("- machine: ").append(facts.cores()).append(" cores, ").append(facts.os()).append('\n');
         out.append("- JDK: ").append(facts.jdk()).append('\n');
-        out.append("- Redis: ").append(facts.redisVersion()).append(" (").append(facts.redisBinary()).append("), one local server for every row\n");
+        out.append("- Redis: ").append(facts.redisVersion()).append(" (").append(facts.redisBinary()).append("), one local server for every row")
+                .append(sections.stream().anyMatch(section -> section.scenarioId().equals("cluster")) ? " but scenario 7's cluster rows, which run on 3 more (a cluster)\n" : "\n");
         out.append("- command: `").append(facts.commandLine()).append("`\n");
         out.append("- durations: ").append(facts.durations()).append('\n');
         if (!facts.note().isBlank()) {
