@@ -53,7 +53,7 @@ final class ClusterScenario implements Scenario {
     @Override
     public List<Row> run(BenchmarkContext context) {
         List<Row> rows = new ArrayList<>();
-        List<LockImplementation> implementations = Scenarios.atScale(context);
+        List<LockImplementation> implementations = Scenarios.atScale(context, id());
         if (implementations.isEmpty()) {
             return rows;
         }

@@ -51,7 +51,7 @@ final class HeldLocksScenario implements Scenario {
     @Override
     public List<Row> run(BenchmarkContext context) {
         List<Row> rows = new ArrayList<>();
-        for (LockImplementation implementation : Scenarios.atScale(context)) {
+        for (LockImplementation implementation : Scenarios.atScale(context, id())) {
             rows.add(measure(context, implementation));
         }
         return rows;

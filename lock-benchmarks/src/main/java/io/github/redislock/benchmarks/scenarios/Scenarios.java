@@ -28,8 +28,13 @@ public final class Scenarios {
         return ALL;
     }
 
-    /** The chosen implementations the scale scenarios (waiters, held locks, cluster) run. */
-    static List<LockImplementation> atScale(BenchmarkContext context) {
+    /** The chosen implementations the scale scenario {@code scenario} (waiters, held locks, cluster) runs; the others are named in the log. */
+    static List<LockImplementation> atScale(BenchmarkContext context, String scenario) {
+        List<String> skipped = context.implementations().stream().filter(implementation -> !AT_SCALE.contains(implementation.id()))
+                .map(LockImplementation::displayName).toList();
+        if (!skipped.isEmpty()) {
+            context.log(scenario + ": skipped " + String.join(", ", skipped) + " (the scale scenarios run " + String.join(" and ", AT_SCALE) + " only)");
+        }
         return context.implementations().stream().filter(implementation -> AT_SCALE.contains(implementation.id())).toList();
     }
 

@@ -65,7 +65,7 @@ final class WaitersScenario implements Scenario {
         List<Row> rows = new ArrayList<>();
         WaiterThreads threads = WaiterThreads.available();
         int instances = context.options().waiterInstances();
-        for (LockImplementation implementation : Scenarios.atScale(context)) {
+        for (LockImplementation implementation : Scenarios.atScale(context, id())) {
             rows.add(steadyState(context, implementation, instances));
             Row row = new Row(id(), implementation.id(), implementation.displayName(), instances * context.options().waitersPerInstance(), instances);
             rows.add(row);
