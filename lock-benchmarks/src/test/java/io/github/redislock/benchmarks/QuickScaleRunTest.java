@@ -27,8 +27,9 @@ class QuickScaleRunTest {
 
     @BeforeAll
     void runTheScaleScenariosQuickly() {
-        markdown = QuickRunTest.runExactly("--quick", "--implementations=redis-lock,redisson", "--scenarios=waiters,held-locks,cluster", "--output=none")
-                .render();
+        // --quick's sizes, with shorter windows: the figures are not read, and verify should stay quick
+        markdown = QuickRunTest.runExactly("--quick", "--seconds-per-row=0.5", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2", "--held-seconds=1.2",
+                "--implementations=redis-lock,redisson", "--scenarios=waiters,held-locks,cluster", "--output=none").render();
     }
 
     @Test

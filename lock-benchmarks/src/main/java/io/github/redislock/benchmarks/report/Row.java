@@ -36,7 +36,7 @@ public final class Row {
     public double clientCpuMillisPerSecond = Double.NaN;
     public int threadsAdded = Integer.MIN_VALUE;
 
-    /** Scenario 4: which benchmark of the scenario this row is; the cluster scenario: which setup (cluster or one master). */
+    /** Scenario 4: which benchmark of the scenario this row is; the waiters scenario: "looping" for its comparison rows; the cluster scenario: which setup (cluster or one master). */
     public String variant = "";
     /** Scenario 4: mean time of one call, and JMH's 99.9% confidence half-width of it. */
     public double callMicros = Double.NaN;

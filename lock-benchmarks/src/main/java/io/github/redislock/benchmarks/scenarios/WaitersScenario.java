@@ -30,6 +30,8 @@ import io.github.redislock.benchmarks.report.Row;
 final class WaitersScenario implements Scenario {
 
     private static final String KEY = "bench:waiters";
+    /** The variant of the rows of one waiter per instance locking in a loop, which the queued rows are compared with. */
+    static final String LOOPING = "looping";
     /** How long all waiters may take to start waiting, and to be served. */
     private static final Duration QUEUEING_LIMIT = Duration.ofMinutes(3);
     private static final Duration SERVING_LIMIT = Duration.ofMinutes(5);
@@ -94,7 +96,11 @@ final class WaitersScenario implements Scenario {
         row.handOffP50Micros = contended.handOffP50Micros;
         row.handOffP99Micros = contended.handOffP99Micros;
         row.violations = contended.violations;
-        row.addNote(contended.note.isEmpty() ? "looping, as in scenario 2" : contended.note);
+        row.variant = LOOPING;
+        row.addNote("looping, as in scenario 2");
+        if (!contended.note.isEmpty()) {
+            row.addNote(contended.note);
+        }
         return row;
     }
 
