@@ -153,7 +153,7 @@ public final class MarkdownReport {
                     .append(" | ").append(count(row.opsPerSecond))
                     .append(" | ").append(looping ? "-" : ratio(row.opsPerSecond, perInstance.map(r -> r.opsPerSecond)))
                     .append(" | ").append(micros(row.handOffP50Micros)).append(" | ").append(micros(row.handOffP99Micros))
-                    .append(" | ").append(whole(row.servedOnce)).append(" | ").append(row.outOfQueueOrder < 0 ? "- (no queue)" : whole(row.outOfQueueOrder))
+                    .append(" | ").append(whole(row.servedOnce)).append(" | ").append(looping ? "-" : row.outOfQueueOrder < 0 ? "- (no queue)" : whole(row.outOfQueueOrder))
                     .append(" | ").append(count(row.redisBytesPerItem))
                     .append(" | ").append(row.threadsAdded == Integer.MIN_VALUE ? "-" : Integer.toString(row.threadsAdded))
                     .append(" | ").append(whole(row.violations))
