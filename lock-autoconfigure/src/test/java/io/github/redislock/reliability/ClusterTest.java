@@ -12,6 +12,7 @@ import java.util.Set;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
@@ -33,33 +33,20 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterTest {
 
-    static final List<RedisServerProcess> nodes = new ArrayList<>();
+    static RedisClusterProcesses cluster;
+    static List<RedisServerProcess> nodes;
     /** Rows of the reliability report's Cluster table. */
     static final List<String> results = new ArrayList<>();
 
     @BeforeAll
     static void startCluster() {
-        for (int i = 0; i < 3; i++) {
-            // Without full coverage the healthy masters keep serving while one is paused.
-            nodes.add(TestRedis.startNew("--cluster-enabled", "yes", "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", "no"));
-        }
-        for (int i = 0; i < 3; i++) {
-            List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-            for (int slot = i * 16384 / 3; slot < (i + 1) * 16384 / 3; slot++) {
-                addSlots.add(Integer.toString(slot));
-            }
-            nodes.get(i).command(addSlots.toArray(String[]::new));
-        }
-        for (int i = 1; i < 3; i++) {
-            nodes.get(0).command("CLUSTER", "MEET", nodes.get(i).host(), Integer.toString(nodes.get(i).port()));
-        }
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> nodes.stream().allMatch(node -> String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok")));
+        cluster = RedisClusterProcesses.start(3, TestRedis::startNew);
+        nodes = cluster.masters();
     }
 
     @AfterAll
     static void stopCluster() {
-        nodes.forEach(RedisServerProcess::stop);
+        cluster.close();
         report();
     }
 

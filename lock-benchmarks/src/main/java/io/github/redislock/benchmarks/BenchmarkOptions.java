@@ -11,7 +11,7 @@ import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.scenarios.Scenarios;
 
 /**
- * The command line. Defaults give a full run that finishes within 15 minutes on 2 cores;
+ * The command line. Defaults give a full run that finishes within 20 minutes on 2 cores (about 5 of them the scale scenarios);
  * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading).
  */
 public record BenchmarkOptions(
@@ -19,6 +19,8 @@ public record BenchmarkOptions(
         Duration watchdogTimeout, List<Integer> uncontendedThreads, List<Integer> contendedThreads,
         int instances, List<String> implementations, List<String> scenarios, int ceilingConnections, int ceilingInFlight,
         int jmhWarmupIterations, int jmhIterations, Duration jmhIterationTime,
+        int waiterInstances, int waitersPerInstance,
+        int heldLocks, int heldInstances, Duration heldHold, List<Integer> clusterThreads,
         Path output, String note, boolean help) {
 
     public static final String USAGE = """
@@ -40,9 +42,16 @@ public record BenchmarkOptions(
               --jmh-warmup-iterations=N    unmeasured JMH iterations per benchmark of scenario 4 (default 3)
               --jmh-iterations=N           measured JMH iterations per benchmark of scenario 4 (default 10)
               --jmh-iteration-seconds=S    length of one JMH iteration (default 1)
+              --waiter-instances=N         client instances of the waiters scenario (default 8)
+              --waiters-per-instance=N     threads queued per instance in the waiters scenario (default 1250)
+              --held-locks=N               locks held in the held-locks scenario, spread over the instances (default 100000)
+              --held-instances=N           client instances of the held-locks scenario (default 4)
+              --held-seconds=S             how long the held-locks scenario holds them (default 10)
+              --cluster-threads=8,64       thread counts of the cluster scenario
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
               --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
-              --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s: a smoke run
+              --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s,
+                                           2 x 50 waiters, 1,000 held locks on 2 instances for 2.5 s, cluster at T=8: a smoke run
               --help
             """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()));
 
@@ -76,6 +85,12 @@ public record BenchmarkOptions(
                 read.positiveInt("jmh-warmup-iterations", quick ? 2 : 3),
                 read.positiveInt("jmh-iterations", quick ? 3 : 10),
                 read.seconds("jmh-iteration-seconds", quick ? 0.5 : 1),
+                read.positiveInt("waiter-instances", quick ? 2 : 8),
+                read.positiveInt("waiters-per-instance", quick ? 50 : 1250),
+                read.positiveInt("held-locks", quick ? 1000 : 100_000),
+                read.positiveInt("held-instances", quick ? 2 : 4),
+                read.seconds("held-seconds", quick ? 2.5 : 10),
+                read.ints("cluster-threads", quick ? List.of(8) : List.of(8, 64)),
                 read.path("output", Path.of("docs", "benchmarks.md")),
                 read.text("note", ""),
                 Boolean.parseBoolean(read.text("help", "false")));

@@ -31,7 +31,9 @@ class QuickRunTest {
     /** Far shorter than {@code --quick}: enough to exercise every code path, too short for any figure to mean something. */
     private static final List<String> SHORT = List.of("--seconds-per-row=0.4", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2",
             "--renewal-seconds=1.2", "--renewal-locks=20", "--renewal-watchdog-seconds=0.6", "--threads=1,4",
-            "--contended-threads=4", "--instances=2", "--jmh-warmup-iterations=1", "--jmh-iterations=2", "--jmh-iteration-seconds=0.2");
+            "--contended-threads=4", "--instances=2", "--jmh-warmup-iterations=1", "--jmh-iterations=2", "--jmh-iteration-seconds=0.2",
+            "--waiter-instances=2", "--waiters-per-instance=5", "--held-locks=20", "--held-instances=2", "--held-seconds=1.2",
+            "--cluster-threads=2");
 
     @Test
     void aQuickRunPrintsEveryScenarioTableAndSeesNoViolation(@TempDir Path dir) throws IOException {
@@ -39,7 +41,8 @@ class QuickRunTest {
         MarkdownReport result = run("--implementations=redis-lock,naive,ceiling", "--output=" + report);
         String markdown = result.render();
 
-        assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## 4. Annotation overhead", "## Goal check");
+        assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## 4. Annotation overhead", "## 5. Waiters",
+                "## 6. Held locks", "## 7. Cluster", "## Goal check");
         assertThat(markdown).contains("| **redis-lock (this project)** | 1 |", "| naive SET NX PX (Lettuce) | 4 |", "| ceiling: lock scripts via Lettuce async |",
                 "| redis-lock: `@DistributedLock` method | 2 |", "| no Redis: the proxy hop (do-nothing interceptor) | 0 |");
         assertThat(markdown).doesNotContain("FAILED", "VIOLATED");
@@ -81,7 +84,12 @@ class QuickRunTest {
     private static MarkdownReport run(String... extra) {
         List<String> args = new ArrayList<>(SHORT);
         args.addAll(List.of(extra));
-        BenchmarkOptions options = BenchmarkOptions.parse(args.toArray(String[]::new));
+        return runExactly(args.toArray(String[]::new));
+    }
+
+    /** A benchmark run with these options only, its report written where {@code --output} says. */
+    static MarkdownReport runExactly(String... args) {
+        BenchmarkOptions options = BenchmarkOptions.parse(args);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         MarkdownReport report = new Benchmark(options, "test", new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         if (options.output() != null) {
@@ -101,7 +109,7 @@ class QuickRunTest {
     }
 
     /** The body rows of the first table in {@code section}. */
-    private static List<String> tableRows(String section) {
+    static List<String> tableRows(String section) {
         return section.lines().filter(line -> line.startsWith("| ") && !line.startsWith("| implementation") && !line.startsWith("| variant")).toList();
     }
 }

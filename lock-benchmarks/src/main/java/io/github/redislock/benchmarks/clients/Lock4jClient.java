@@ -31,6 +31,7 @@ final class Lock4jClient implements LockClient {
     private final ThreadLocal<Map<String, LockInfo>> held = ThreadLocal.withInitial(HashMap::new);
 
     Lock4jClient(LockImplementation.ClientSettings settings) {
+        settings.requireStandalone("lock4j");
         leaseMillis = settings.lease().toMillis();
         context = new SpringApplicationBuilder(Lock4jApplication.class)
                 .web(WebApplicationType.NONE)

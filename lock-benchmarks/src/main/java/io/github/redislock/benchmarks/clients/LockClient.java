@@ -1,5 +1,7 @@
 package io.github.redislock.benchmarks.clients;
 
+import java.util.Optional;
+
 /**
  * One application instance's use of a lock library: its own connections and client identity. All
  * calls wait as long as it takes and are made by the thread that will unlock.
@@ -16,6 +18,14 @@ public interface LockClient extends AutoCloseable {
 
     default void unlockRenewed(String key) {
         unlock(key);
+    }
+
+    /**
+     * The Redis key of the list in which the library queues the waiters of {@code key}, oldest first, when
+     * it keeps one; empty when its waiters keep no order in Redis.
+     */
+    default Optional<String> waitQueueKey(String key) {
+        return Optional.empty();
     }
 
     @Override

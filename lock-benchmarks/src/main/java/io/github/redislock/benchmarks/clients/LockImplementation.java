@@ -1,6 +1,7 @@
 package io.github.redislock.benchmarks.clients;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -29,7 +30,28 @@ public record LockImplementation(String id, String displayName, Function<ClientS
      * @param port            the benchmark's Redis
      * @param watchdogTimeout lease of a lock kept alive by renewal; renewal runs every third of it
      * @param lease           lease of a lock taken with {@link LockClient#lock} by libraries without a watchdog there
+     * @param clusterNodes    {@code host:port} of every master of a Redis Cluster to use instead of {@code host:port}; empty for one server
      */
-    public record ClientSettings(String host, int port, Duration watchdogTimeout, Duration lease) {
+    public record ClientSettings(String host, int port, Duration watchdogTimeout, Duration lease, List<String> clusterNodes) {
+
+        public ClientSettings(String host, int port, Duration watchdogTimeout, Duration lease) {
+            this(host, port, watchdogTimeout, lease, List.of());
+        }
+
+        /** The same settings on a Redis Cluster of these masters ({@code host:port} each). */
+        public ClientSettings onCluster(List<String> nodes) {
+            return new ClientSettings(host, port, watchdogTimeout, lease, List.copyOf(nodes));
+        }
+
+        public boolean cluster() {
+            return !clusterNodes.isEmpty();
+        }
+
+        /** For the clients this harness connects to one server only: a clear failure instead of a silent standalone connection. */
+        void requireStandalone(String implementation) {
+            if (cluster()) {
+                throw new UnsupportedOperationException(implementation + " is connected to one Redis server only in this benchmark, not to a cluster");
+            }
+        }
     }
 }

@@ -35,6 +35,7 @@ final class NaiveSetNxClient implements LockClient {
     private final long leaseMillis;
 
     NaiveSetNxClient(LockImplementation.ClientSettings settings) {
+        settings.requireStandalone("The naive lock");
         client = RedisClient.create(RedisURI.create(settings.host(), settings.port()));
         connection = client.connect();
         redis = connection.sync();

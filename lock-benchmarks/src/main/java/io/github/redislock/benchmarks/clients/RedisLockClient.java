@@ -1,6 +1,9 @@
 package io.github.redislock.benchmarks.clients;
 
+import java.util.Optional;
+
 import io.github.redislock.LockCommands;
+import io.github.redislock.LockInternals;
 import io.github.redislock.RedisLocker;
 import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -42,6 +45,11 @@ final class RedisLockClient implements LockClient {
     @Override
     public void lockRenewed(String key) {
         locker.lock(key);
+    }
+
+    @Override
+    public Optional<String> waitQueueKey(String key) {
+        return Optional.of(LockInternals.waitQueueKey(PREFIX, key));
     }
 
     @Override

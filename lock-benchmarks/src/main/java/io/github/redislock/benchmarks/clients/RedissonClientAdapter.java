@@ -12,7 +12,11 @@ final class RedissonClientAdapter implements LockClient {
     RedissonClientAdapter(LockImplementation.ClientSettings settings) {
         Config config = new Config();
         config.setLockWatchdogTimeout(settings.watchdogTimeout().toMillis());
-        config.useSingleServer().setAddress("redis://" + settings.host() + ":" + settings.port());
+        if (settings.cluster()) {
+            config.useClusterServers().addNodeAddress(settings.clusterNodes().stream().map(node -> "redis://" + node).toArray(String[]::new));
+        } else {
+            config.useSingleServer().setAddress("redis://" + settings.host() + ":" + settings.port());
+        }
         redisson = Redisson.create(config);
     }
 

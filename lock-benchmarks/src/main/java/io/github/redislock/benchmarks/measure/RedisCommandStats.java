@@ -1,6 +1,7 @@
 package io.github.redislock.benchmarks.measure;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -12,17 +13,29 @@ public record RedisCommandStats(Map<String, Long> calls) {
     private static final String PREFIX = "cmdstat_";
 
     public static RedisCommandStats of(RedisServerProcess redis) {
+        return of(List.of(redis));
+    }
+
+    /** The calls of every server added up, e.g. of every master of a cluster. */
+    public static RedisCommandStats of(List<RedisServerProcess> servers) {
         Map<String, Long> calls = new HashMap<>();
-        redis.info("commandstats").forEach((name, value) -> {
-            if (name.startsWith(PREFIX)) {
-                for (String field : value.split(",")) {
-                    if (field.startsWith("calls=")) {
-                        calls.put(name.substring(PREFIX.length()).toLowerCase(Locale.ROOT), Long.parseLong(field.substring(6)));
+        for (RedisServerProcess redis : servers) {
+            redis.info("commandstats").forEach((name, value) -> {
+                if (name.startsWith(PREFIX)) {
+                    for (String field : value.split(",")) {
+                        if (field.startsWith("calls=")) {
+                            calls.merge(name.substring(PREFIX.length()).toLowerCase(Locale.ROOT), Long.parseLong(field.substring(6)), Long::sum);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
         return new RedisCommandStats(Map.copyOf(calls));
+    }
+
+    /** Calls of one command (lower case, e.g. {@code publish}; those inside scripts included) since {@code earlier}. */
+    public long callsSince(RedisCommandStats earlier, String command) {
+        return calls.getOrDefault(command, 0L) - earlier.calls.getOrDefault(command, 0L);
     }
 
     /** Commands run since {@code earlier}, without the INFO calls that took the snapshots. */

@@ -46,7 +46,8 @@ public final class MarkdownReport {
         out.append("- date: ").append(facts.started().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)).append('\n');
         out.append("- machine: ").append(facts.cores()).append(" cores, ").append(facts.os()).append('\n');
         out.append("- JDK: ").append(facts.jdk()).append('\n');
-        out.append("- Redis: ").append(facts.redisVersion()).append(" (").append(facts.redisBinary()).append("), one local server for every row\n");
+        out.append("- Redis: ").append(facts.redisVersion()).append(" (").append(facts.redisBinary()).append("), one local server for every row")
+                .append(sections.stream().anyMatch(section -> section.scenarioId().equals("cluster")) ? " but scenario 7's cluster rows, which run on 3 more (a cluster)\n" : "\n");
         out.append("- command: `").append(facts.commandLine()).append("`\n");
         out.append("- durations: ").append(facts.durations()).append('\n');
         if (!facts.note().isBlank()) {
@@ -60,6 +61,9 @@ public final class MarkdownReport {
                 case "contended" -> contended(out);
                 case "renewal" -> renewal(out);
                 case "annotation" -> annotation(out);
+                case "waiters" -> waiters(out);
+                case "held-locks" -> heldLocks(out);
+                case "cluster" -> cluster(out);
                 default -> generic(out, section.scenarioId());
             }
             out.append('\n');
@@ -135,6 +139,56 @@ public final class MarkdownReport {
                     .append(" | ").append(decimal(row.scriptCallsPerTick)).append(" | ").append(decimal(row.clientCpuMillisPerSecond))
                     .append(" | ").append(row.threadsAdded == Integer.MIN_VALUE ? "-" : Integer.toString(row.threadsAdded))
                     .append(" | ").append(ratio(row.commandsPerSecond, redisson.map(r -> r.commandsPerSecond)))
+                    .append(" | ").append(row.note).append(" |\n");
+        }
+    }
+
+    private void waiters(StringBuilder out) {
+        out.append("| implementation | waiters | instances | hand-offs/s | vs one looping waiter per instance | hand-off p50 µs | hand-off p99 µs | served once | out of queue order | Redis bytes per waiter | threads added | violations | note |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : scenarioRows("waiters")) {
+            boolean looping = row.variant.equals("looping");
+            Optional<Row> perInstance = find(r -> r.scenario.equals("waiters") && r.implementationId.equals(row.implementationId) && r.variant.equals("looping"));
+            out.append("| ").append(name(row)).append(" | ").append(String.format(Locale.ROOT, "%,d", row.threads)).append(" | ").append(row.instances)
+                    .append(" | ").append(count(row.opsPerSecond))
+                    .append(" | ").append(looping ? "-" : ratio(row.opsPerSecond, perInstance.map(r -> r.opsPerSecond)))
+                    .append(" | ").append(micros(row.handOffP50Micros)).append(" | ").append(micros(row.handOffP99Micros))
+                    .append(" | ").append(whole(row.servedOnce)).append(" | ").append(looping ? "-" : row.outOfQueueOrder < 0 ? "- (no queue)" : whole(row.outOfQueueOrder))
+                    .append(" | ").append(count(row.redisBytesPerItem))
+                    .append(" | ").append(row.threadsAdded == Integer.MIN_VALUE ? "-" : Integer.toString(row.threadsAdded))
+                    .append(" | ").append(whole(row.violations))
+                    .append(" | ").append(row.note).append(" |\n");
+        }
+    }
+
+    private void heldLocks(StringBuilder out) {
+        out.append("| implementation | locks | instances | take all s | release all s | Redis bytes per lock | script calls per tick per instance | goal | client CPU ms/s | threads added | keys left after release | note |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : scenarioRows("held-locks")) {
+            out.append("| ").append(name(row)).append(" | ").append(String.format(Locale.ROOT, "%,d", row.heldLocks)).append(" | ").append(row.instances)
+                    .append(" | ").append(decimal(row.takeSeconds)).append(" | ").append(decimal(row.releaseSeconds))
+                    .append(" | ").append(count(row.redisBytesPerItem))
+                    .append(" | ").append(decimal(row.scriptCallsPerTick)).append(" | ").append(whole(row.renewalCallsGoal))
+                    .append(" | ").append(decimal(row.clientCpuMillisPerSecond))
+                    .append(" | ").append(row.threadsAdded == Integer.MIN_VALUE ? "-" : Integer.toString(row.threadsAdded))
+                    .append(" | ").append(whole(row.keysLeft))
+                    .append(" | ").append(row.note).append(" |\n");
+        }
+    }
+
+    private void cluster(StringBuilder out) {
+        out.append("| implementation | setup | T | pairs/s | p50 µs | p99 µs | Redis CPU | vs one master | masters each release message reached | note |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : scenarioRows("cluster")) {
+            Optional<Row> oneMaster = find(r -> r.scenario.equals("cluster") && r.implementationId.equals(row.implementationId)
+                    && r.threads == row.threads && !r.variant.equals(row.variant));
+            boolean isCluster = row.variant.startsWith("cluster");
+            out.append("| ").append(name(row)).append(" | ").append(row.variant).append(" | ").append(row.threads)
+                    .append(" | ").append(count(row.opsPerSecond))
+                    .append(" | ").append(micros(row.p50Micros)).append(" | ").append(micros(row.p99Micros))
+                    .append(" | ").append(percent(row.redisCpuShare))
+                    .append(" | ").append(isCluster ? ratio(row.opsPerSecond, oneMaster.map(r -> r.opsPerSecond)) : "-")
+                    .append(" | ").append(decimal(row.shardsPerReleaseMessage))
                     .append(" | ").append(row.note).append(" |\n");
         }
     }
@@ -252,6 +306,26 @@ public final class MarkdownReport {
                 own.map(w -> "advice's own work " + callMicros(w[0]) + " ± " + callMicros(w[1]) + " µs"
                         + difference("DISTRIBUTED_LOCK", "LOCKER_DIRECT").map(d -> "; end to end " + d).orElse("")),
                 own.map(w -> w[0] + w[1] < 5 && !endToEndClearlyAbove.orElse(false)));
+        scaleGoals(out);
+    }
+
+    /** The scale goals of issue 15, item 3. */
+    private void scaleGoals(StringBuilder out) {
+        Optional<Row> queued = find(r -> r.scenario.equals("waiters") && r.implementationId.equals(OURS) && !r.variant.equals("looping"));
+        queued.ifPresent(q -> goal(out, "waiters: every one of " + String.format(Locale.ROOT, "%,d", q.threads) + " waiters served once, in queue order, no error",
+                Optional.of(whole(q.servedOnce) + " served once, " + whole(q.outOfQueueOrder) + " out of queue order" + (q.note.isEmpty() ? "" : "; " + q.note)),
+                Optional.of(q.measured() && q.servedOnce == q.threads && q.outOfQueueOrder == 0 && q.violations == 0 && q.note.isEmpty())));
+        Optional<Row> held = find(r -> r.scenario.equals("held-locks") && r.implementationId.equals(OURS) && r.renewalCallsGoal >= 0);
+        held.ifPresent(h -> goal(out, "held locks: at most ceil(locks per instance / batch size) renewal script calls per tick per instance",
+                Optional.of(decimal(h.scriptCallsPerTick) + " per tick against " + h.renewalCallsGoal + " for " + String.format(Locale.ROOT, "%,d", h.heldLocks)
+                        + " locks on " + h.instances + " instances"),
+                // a tick at the window's edges may fall in or out of it: allow one call per instance per window more
+                Double.isNaN(h.scriptCallsPerTick) ? Optional.empty()
+                        : Optional.of(h.scriptCallsPerTick * h.renewalTicks <= h.renewalCallsGoal * (Math.floor(h.renewalTicks) + 1))));
+        Optional<Row> cluster = find(r -> r.scenario.equals("cluster") && r.implementationId.equals(OURS) && !Double.isNaN(r.shardsPerReleaseMessage));
+        cluster.ifPresent(c -> goal(out, "cluster: a release message reaches only its own shard",
+                Optional.of(decimal(c.shardsPerReleaseMessage) + " masters per release message"),
+                Optional.of(c.shardsPerReleaseMessage <= 1.0)));
     }
 
     private static void goal(StringBuilder out, String goal, Optional<String> measured, Optional<Boolean> met) {
@@ -291,6 +365,10 @@ public final class MarkdownReport {
 
     private static String count(double value) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,.0f", value);
+    }
+
+    private static String whole(long value) {
+        return value < 0 ? "-" : String.format(Locale.ROOT, "%,d", value);
     }
 
     private static String decimal(double value) {

@@ -36,7 +36,7 @@ public final class Row {
     public double clientCpuMillisPerSecond = Double.NaN;
     public int threadsAdded = Integer.MIN_VALUE;
 
-    /** Scenario 4: which benchmark of the scenario this row is. */
+    /** Scenario 4: which benchmark of the scenario this row is; the waiters scenario: "looping" for its comparison rows; the cluster scenario: which setup (cluster or one master). */
     public String variant = "";
     /** Scenario 4: mean time of one call, and JMH's 99.9% confidence half-width of it. */
     public double callMicros = Double.NaN;
@@ -45,6 +45,19 @@ public final class Row {
     /** Scenario 4, annotated rows: this row minus its by-hand row, mean of the per-round differences and its 99.9% half-width. */
     public double differenceMicros = Double.NaN;
     public double differenceMicrosError = Double.NaN;
+
+    /** Waiters scenario: waiters that got the lock exactly once, and hand-offs that did not go to the head of the queue as Redis listed it (-1: no queue to compare with). */
+    public long servedOnce = -1;
+    public long outOfQueueOrder = -1;
+    /** Waiters and held-locks scenarios: growth of Redis' used_memory per queued waiter or held lock. */
+    public double redisBytesPerItem = Double.NaN;
+    /** Held-locks scenario: seconds to take and to release them all, renewal script calls one instance should need per tick, keys left after the release. */
+    public double takeSeconds = Double.NaN;
+    public double releaseSeconds = Double.NaN;
+    public long renewalCallsGoal = -1;
+    public long keysLeft = -1;
+    /** Cluster scenario: shards (masters) each release message reached, the publishing one included. */
+    public double shardsPerReleaseMessage = Double.NaN;
 
     public String note = "";
 

@@ -52,7 +52,8 @@ final class ContendedScenario implements Scenario {
         return rows;
     }
 
-    private Row measure(BenchmarkContext context, LockImplementation implementation, int threads, int instances) {
+    /** One row: {@code threads} threads spread over {@code instances} instances; also the waiters scenario's steady-state figure. */
+    Row measure(BenchmarkContext context, LockImplementation implementation, int threads, int instances) {
         Row row = new Row(id(), implementation.id(), implementation.displayName(), threads, instances);
         context.log("contended: " + implementation.displayName() + ", T=" + threads + ", instances=" + instances);
         context.redis().flushAll();

@@ -2,6 +2,8 @@ package io.github.redislock.benchmarks.scenarios;
 
 import java.util.List;
 
+import io.github.redislock.benchmarks.clients.LockImplementation;
+
 /** Every scenario the benchmark knows, in report order. */
 public final class Scenarios {
 
@@ -9,14 +11,31 @@ public final class Scenarios {
     public static final String CONTENDED = "contended";
     public static final String RENEWAL = "renewal";
     public static final String ANNOTATION = "annotation";
+    public static final String WAITERS = "waiters";
+    public static final String HELD_LOCKS = "held-locks";
+    public static final String CLUSTER = "cluster";
 
-    private static final List<Scenario> ALL = List.of(new UncontendedScenario(), new ContendedScenario(), new RenewalScenario(), new AnnotationScenario());
+    private static final List<Scenario> ALL = List.of(new UncontendedScenario(), new ContendedScenario(), new RenewalScenario(), new AnnotationScenario(),
+            new WaitersScenario(), new HeldLocksScenario(), new ClusterScenario());
+
+    /** The peers the scale scenarios run beside redis-lock: the others' waiting (polling) or renewal (a timer per lock) does not scale that far. */
+    private static final List<String> AT_SCALE = List.of("redis-lock", "redisson");
 
     private Scenarios() {
     }
 
     public static List<Scenario> all() {
         return ALL;
+    }
+
+    /** The chosen implementations the scale scenario {@code scenario} (waiters, held locks, cluster) runs; the others are named in the log. */
+    static List<LockImplementation> atScale(BenchmarkContext context, String scenario) {
+        List<String> skipped = context.implementations().stream().filter(implementation -> !AT_SCALE.contains(implementation.id()))
+                .map(LockImplementation::displayName).toList();
+        if (!skipped.isEmpty()) {
+            context.log(scenario + ": skipped " + String.join(", ", skipped) + " (the scale scenarios run " + String.join(" and ", AT_SCALE) + " only)");
+        }
+        return context.implementations().stream().filter(implementation -> AT_SCALE.contains(implementation.id())).toList();
     }
 
     /** @throws IllegalArgumentException naming the unknown id and the known ones */
