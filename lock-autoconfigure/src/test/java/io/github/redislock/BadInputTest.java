@@ -97,13 +97,15 @@ class BadInputTest {
                 }, LockLostException.class, "was lost before owner", "its lease of 200 ms expired"),
                 new BadInput("unlock from another thread", t -> {
                     t.locker.lock("bad-other-thread");
-                    try {
-                        CompletableFuture.runAsync(() -> t.locker.unlock("bad-other-thread")).join();
-                    } catch (RuntimeException e) {
-                        throw e.getCause();
-                    } finally {
-                        t.locker.unlock("bad-other-thread");
-                    }
+                    String owner = t.instance.locker.getClientId() + ":" + Thread.currentThread().getId();
+                    Throwable foreign = catchThrowable(() -> CompletableFuture.runAsync(() -> t.locker.unlock("bad-other-thread")).join());
+                    boolean stillOwned = t.instance.redis.opsForHash().hasKey("lock:bad-other-thread", owner);
+                    Throwable ownUnlock = catchThrowable(() -> t.locker.unlock("bad-other-thread"));
+                    // The owner's unlock must not be what this case reports: after a wrongly accepted foreign unlock it fails alike.
+                    assertThat(stillOwned).as("held by its owner in Redis right after the other thread's unlock").isTrue();
+                    assertThat(ownUnlock).as("the owner's own unlock").isNull();
+                    assertThat(foreign).as("the other thread's unlock").isNotNull();
+                    throw foreign.getCause() != null ? foreign.getCause() : foreign;
                 }, IllegalMonitorStateException.class, "not held by owner", "calling thread"),
                 new BadInput("`unlockAs` with a token that never locked", t -> t.locker.unlockAs("unknown-token", "bad-token"),
                         IllegalMonitorStateException.class, "Cannot unlock 'bad-token'"),

@@ -17,6 +17,18 @@ public final class LockerFixture implements AutoCloseable {
 
     public static final String PREFIX = "lock:";
 
+    /**
+     * A watchdog timeout for the waiting instance of a wake-up test. A waiter looks at a held lock again
+     * on its own only every watchdog-timeout / 9 (a queued waiter refreshing its place: 3.3 s here) or
+     * when the holder's lease ends, so a waiter of such an instance that gets a long-leased lock within
+     * {@link #WOKEN_WITHIN} of its release was woken by a message, not by its own retry. With a 1 s
+     * timeout it retries every 111 ms, and any wake-up limit would pass with the messages gone.
+     */
+    public static final Duration SLOW_RETRIES = Duration.ofSeconds(30);
+
+    /** How soon after the release a woken waiter must hold the lock: well inside the {@link #SLOW_RETRIES} retry period. */
+    public static final Duration WOKEN_WITHIN = Duration.ofMillis(1500);
+
     public final LettuceConnectionFactory connectionFactory;
     public final LockCommands commands;
     public final LockWatchdog watchdog;

@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
@@ -91,20 +90,27 @@ class MultiLockTest extends TwoInstances {
     @Test
     void aWaiterIsWokenByTheReleaseOfTheKeyThatBlockedIt() throws Exception {
         String blocker = key + "-b";
-        first.locker.lock(blocker);
-        ExecutorService waiter = Executors.newSingleThreadExecutor();
-        try {
-            Future<Boolean> taken = waiter.submit(() -> {
-                RedisMultiLock lock = second.locker.getMultiLock(key + "-a", blocker);
-                boolean acquired = lock.tryLock(10, -1, TimeUnit.SECONDS);
-                lock.unlock();
-                return acquired;
-            });
-            await().atMost(Duration.ofSeconds(5)).until(() -> second.subscriptions.waiterCount() == 1);
-            first.locker.unlock(blocker);
-            assertThat(taken.get(5, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            waiter.shutdownNow();
+        first.locker.lock(blocker, 30); // a multi-lock waiter looks again on its own when this lease ends
+        try (LockerFixture patient = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), LockerFixture.SLOW_RETRIES)) {
+            ExecutorService waiter = Executors.newSingleThreadExecutor();
+            try {
+                Future<Long> acquiredAt = waiter.submit(() -> {
+                    RedisMultiLock lock = patient.locker.getMultiLock(key + "-a", blocker);
+                    assertThat(lock.tryLock(10, -1, TimeUnit.SECONDS)).isTrue();
+                    long at = System.nanoTime();
+                    lock.unlock();
+                    return at;
+                });
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> patient.subscriptions.waiterCount() == 1);
+
+                long releasedAt = System.nanoTime();
+                first.locker.unlock(blocker);
+
+                assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt)).as("ms from the release until the waiter held both keys")
+                        .isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+            } finally {
+                waiter.shutdownNow();
+            }
         }
     }
 
@@ -127,31 +133,27 @@ class MultiLockTest extends TwoInstances {
     void opposingKeyOrdersFromTwoInstancesNeitherDeadlockNorOverlap() throws Exception {
         String a = key + "-a";
         String b = key + "-b";
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        List<Callable<?>> workers = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            LockerFixture instance = t % 2 == 0 ? first : second;
-            String[] order = t % 4 < 2 ? new String[] {a, b} : new String[] {b, a};
-            workers.add(() -> {
-                RedisMultiLock lock = instance.locker.getMultiLock(order);
-                for (int i = 0; i < 20; i++) {
-                    lock.lock();
-                    try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
+        try (OverlapDetector section = new OverlapDetector(first.redis, "counter-" + key)) {
+            List<Callable<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                LockerFixture instance = t % 2 == 0 ? first : second;
+                String[] order = t % 4 < 2 ? new String[] {a, b} : new String[] {b, a};
+                workers.add(() -> {
+                    RedisMultiLock lock = instance.locker.getMultiLock(order);
+                    for (int i = 0; i < 20; i++) {
+                        lock.lock();
+                        try {
+                            section.pass();
+                        } finally {
+                            lock.unlock();
                         }
-                        Thread.yield();
-                        inside.decrementAndGet();
-                    } finally {
-                        lock.unlock();
                     }
-                }
-                return null;
-            });
+                    return null;
+                });
+            }
+            Together.run(workers);
+            section.assertEveryPassWasAlone(8 * 20);
         }
-        Together.run(workers);
-        assertThat(overlaps.get()).isZero();
         assertThat(first.locker.isLocked(a) || first.locker.isLocked(b)).isFalse();
     }
 

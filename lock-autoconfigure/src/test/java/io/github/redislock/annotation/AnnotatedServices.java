@@ -38,27 +38,6 @@ class AnnotatedServices {
         return new Orders();
     }
 
-    /** Counts how many callers are inside a critical section at once, across application contexts. */
-    static final class OverlapDetector {
-        final AtomicInteger inside = new AtomicInteger();
-        final AtomicInteger overlaps = new AtomicInteger();
-        final AtomicInteger entries = new AtomicInteger();
-
-        void enter() {
-            entries.incrementAndGet();
-            if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-            }
-            Thread.yield();
-        }
-
-        void leave() {
-            inside.decrementAndGet();
-        }
-    }
-
-    static final OverlapDetector STOCK = new OverlapDetector();
-
     static class Stock {
         final AtomicInteger runs = new AtomicInteger();
         @Autowired
@@ -72,10 +51,10 @@ class AnnotatedServices {
             return runs.get();
         }
 
+        /** Runs {@code criticalSection} under the lock of the sku. */
         @DistributedLock(key = "'stock:' + #sku")
-        public void buy(String sku) {
-            STOCK.enter();
-            STOCK.leave();
+        public void buy(String sku, Runnable criticalSection) {
+            criticalSection.run();
         }
 
         @DistributedLock(key = "'stock:' + #sku", waitTime = 200)
@@ -148,10 +127,10 @@ class AnnotatedServices {
             return observedLocker.getHoldCount("stock:" + sku);
         }
 
+        /** Runs {@code criticalSection} under the locks of both accounts. */
         @DistributedLock(keys = {"'account:' + #from", "'account:' + #to"})
-        public void transfer(String from, String to) {
-            STOCK.enter();
-            STOCK.leave();
+        public void transfer(String from, String to, Runnable criticalSection) {
+            criticalSection.run();
         }
 
         @DistributedLock(key = "#sku", waitTimeString = "${app.lock.wait:150ms}")

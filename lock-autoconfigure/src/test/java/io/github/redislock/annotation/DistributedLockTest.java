@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
+import io.github.redislock.OverlapDetector;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
@@ -31,6 +32,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** {@link DistributedLock} on real beans in real application contexts, with a real Redis. */
 class DistributedLockTest {
@@ -53,12 +55,10 @@ class DistributedLockTest {
     @Test
     void twoApplicationInstancesNeverRunTheSameKeyAtOnce() {
         APPLICATION.run(first -> APPLICATION.run(second -> {
-            AnnotatedServices.OverlapDetector detector = AnnotatedServices.STOCK;
-            int before = detector.entries.get();
-            int overlapsBefore = detector.overlaps.get();
-            runConcurrently(8, 25, i -> (i % 2 == 0 ? first : second).getBean(AnnotatedServices.Stock.class).buy(sku));
-            assertThat(detector.entries.get() - before).isEqualTo(8 * 25);
-            assertThat(detector.overlaps.get() - overlapsBefore).isZero();
+            try (OverlapDetector section = new OverlapDetector(first.getBean(StringRedisTemplate.class), "counter-" + sku)) {
+                runConcurrently(8, 25, i -> (i % 2 == 0 ? first : second).getBean(AnnotatedServices.Stock.class).buy(sku, section::pass));
+                section.assertEveryPassWasAlone(8 * 25);
+            }
             assertThat(first.getBean(Locker.class).isLocked("stock:" + sku)).isFalse();
         }));
     }
@@ -184,9 +184,9 @@ class DistributedLockTest {
     void aDefaultWaitTimeChangedAfterTheFirstCallAppliesToTheNextOne() {
         APPLICATION.run(context -> {
             AnnotatedServices.Stock stock = context.getBean(AnnotatedServices.Stock.class);
-            stock.buy("free-" + sku); // the first call looks everything up
+            stock.buy("free-" + sku, () -> { }); // the first call looks everything up
             context.getBean(RedisLockProperties.class).setDefaultWaitTime(Duration.ofMillis(50));
-            holdingElsewhere(context, "stock:" + sku, () -> assertThatThrownBy(() -> stock.buy(sku))
+            holdingElsewhere(context, "stock:" + sku, () -> assertThatThrownBy(() -> stock.buy(sku, () -> { }))
                     .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("PT0.05S"));
         });
     }
@@ -196,14 +196,17 @@ class DistributedLockTest {
         APPLICATION.run(first -> APPLICATION.run(second -> {
             String a = "a-" + sku;
             String b = "b-" + sku;
-            runConcurrently(4, 25, i -> {
-                AnnotatedServices.Stock stock = (i % 2 == 0 ? first : second).getBean(AnnotatedServices.Stock.class);
-                if (i % 4 < 2) {
-                    stock.transfer(a, b);
-                } else {
-                    stock.transfer(b, a);
-                }
-            });
+            try (OverlapDetector section = new OverlapDetector(first.getBean(StringRedisTemplate.class), "counter-" + sku)) {
+                runConcurrently(4, 25, i -> {
+                    AnnotatedServices.Stock stock = (i % 2 == 0 ? first : second).getBean(AnnotatedServices.Stock.class);
+                    if (i % 4 < 2) {
+                        stock.transfer(a, b, section::pass);
+                    } else {
+                        stock.transfer(b, a, section::pass);
+                    }
+                });
+                section.assertEveryPassWasAlone(4 * 25);
+            }
             assertThat(first.getBean(Locker.class).isLocked("account:" + a)).isFalse();
             assertThat(first.getBean(Locker.class).isLocked("account:" + b)).isFalse();
         }));

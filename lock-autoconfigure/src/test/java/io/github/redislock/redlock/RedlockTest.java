@@ -14,11 +14,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
+import io.github.redislock.OverlapDetector;
 import io.github.redislock.RedlockLocker;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
@@ -32,6 +32,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** Redlock over five real, independent redis-server processes, some of which the tests stop and restart. */
 class RedlockTest {
@@ -103,9 +104,31 @@ class RedlockTest {
 
     @Test
     void twoClientsNeverHoldOneKeyAtTheSameTime() throws Exception {
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicInteger sections = new AtomicInteger();
+        try (OverlapDetector section = new OverlapDetector(new StringRedisTemplate(factories.get(0)), "counter-" + key)) {
+            sixThreadsOfTwoClients((client, pass) -> {
+                client.lock(key);
+                try {
+                    pass.run();
+                } finally {
+                    client.unlock(key);
+                }
+            }, section);
+            section.assertEveryPassWasAlone(6 * 8);
+        }
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    @Test
+    void withoutTheLockTheSameSectionsOverlap() throws Exception {
+        // The control of the test above: its critical section does catch two clients inside at once.
+        try (OverlapDetector section = new OverlapDetector(new StringRedisTemplate(factories.get(0)), "counter-" + key)) {
+            sixThreadsOfTwoClients((client, pass) -> pass.run(), section);
+            section.assertPassesOverlapped();
+        }
+    }
+
+    /** Six threads, alternately of the first and the second client, released together; each runs {@code body} 8 times. */
+    private void sixThreadsOfTwoClients(Body body, OverlapDetector section) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(6);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> workers = new ArrayList<>();
@@ -115,16 +138,7 @@ class RedlockTest {
                 workers.add(threads.submit(() -> {
                     start.await();
                     for (int i = 0; i < 8; i++) {
-                        client.lock(key);
-                        try {
-                            if (inside.incrementAndGet() != 1) {
-                                overlaps.incrementAndGet();
-                            }
-                            sections.incrementAndGet();
-                            inside.decrementAndGet();
-                        } finally {
-                            client.unlock(key);
-                        }
+                        body.run(client, section::pass);
                     }
                     return null;
                 }));
@@ -136,9 +150,11 @@ class RedlockTest {
         } finally {
             threads.shutdownNow();
         }
-        assertThat(sections.get()).isEqualTo(48);
-        assertThat(overlaps.get()).isZero();
-        assertThat(copiesOf(key)).isZero();
+    }
+
+    @FunctionalInterface
+    private interface Body {
+        void run(RedlockLocker client, Runnable criticalSection) throws Exception;
     }
 
     @Test

@@ -59,7 +59,7 @@ class ClusterTest {
 
     @Test
     void aReleaseOnOneNodeWakesAWaiterWhateverNodeItsConnectionIsOn() {
-        contextRunner().run(context -> {
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> {
             for (String key : keysOnEveryMaster()) {
                 Waiters.assertAReleaseWakesAWaiter(context, key);
             }

@@ -22,7 +22,7 @@ final class SafetyStore implements AutoCloseable {
 
     static final String LOCK_PREFIX = "safety:";
 
-    /** Adds the worker to the key's occupants; with more than one, records a violation naming them all. */
+    /** Adds the hold to the key's occupants; with more than one, records a violation {@code key|entrant|occupants} naming every hold inside. */
     private static final String ENTER = """
             redis.call('sadd', KEYS[1], ARGV[1])
             local occupants = redis.call('scard', KEYS[1])
@@ -123,8 +123,9 @@ final class SafetyStore implements AutoCloseable {
         redis.hincrby("stats:" + worker, what, 1);
     }
 
-    void lockLost(String worker, String occupant, String key, String how) {
-        redis.rpush("losses", occupant + "|" + key + "|" + how);
+    /** Records that {@code hold} (see {@link SafetyWorker}) lost its lock on {@code key}. */
+    void lockLost(String worker, String hold, String key, String how) {
+        redis.rpush("losses", hold + "|" + key + "|" + how);
         count(worker, how);
     }
 

@@ -27,9 +27,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * <p>Each of its threads (a separate lock owner) loops until told to stop: lock one of the keys, enter the critical section (the store counts
  * its occupants and records a violation when there is more than one), read-pause-write the key's
- * counter (fenced by the lock's token when the Locker has fencing tokens), leave, unlock. Lock losses
- * (LockLostEvent, LockLostException) and failures are written to the store as they happen, so even a
- * worker killed with {@code kill -9} leaves its record behind.
+ * counter (fenced by the lock's token), leave, unlock. Every hold has a name of its own,
+ * {@code <worker>.t<thread>#<n>} for the thread's n-th acquisition: the occupants, violations and lock
+ * losses the store records name holds, so a loss explains only an overlap of the very hold that was
+ * lost. Lock losses (LockLostEvent, LockLostException) and failures are written to the store as they
+ * happen, so even a worker killed with {@code kill -9} leaves its record behind.
  *
  * <p>Arguments: {@code lockPort storePort workerId keyCount watchdogMillis commandTimeoutMillis holdMillis waitMillis maxRunMillis threads}.
  */
@@ -57,24 +59,26 @@ public final class SafetyWorker {
         LockCommands commands = new LockCommands(factory);
         LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, SafetyStore.LOCK_PREFIX + "__anchor");
-        Map<String, String> occupantByOwnerThread = new ConcurrentHashMap<>();
+        // '<threadId>|<key>' -> that thread's hold on that key now. A loss the watchdog reports after the hold ended (its
+        // unlock then threw LockLostException, which named the hold) names none; one delivered after the thread took the
+        // same key again would name the new hold, a window of the event's delivery time.
+        Map<String, String> holdByOwnerThreadAndKey = new ConcurrentHashMap<>();
         RedisLocker locker = new RedisLocker(commands, watchdog, subscriptions, SafetyStore.LOCK_PREFIX, event -> {
             if (event instanceof LockLostEvent lost) {
                 String threadId = lost.getOwner().substring(lost.getOwner().lastIndexOf(':') + 1);
-                store.lockLost(worker, occupantByOwnerThread.getOrDefault(threadId, worker), lost.getKey(), "LockLostEvent");
+                String hold = holdByOwnerThreadAndKey.getOrDefault(threadId + "|" + lost.getKey(), worker + ".ended-hold");
+                store.lockLost(worker, hold, lost.getKey(), "LockLostEvent");
             }
         });
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3))); // never outlive the test JVM
-        FencingTokens fencing = FencingTokens.of(locker);
-        store.started(worker, ProcessHandle.current().pid(), fencing.available());
+        store.started(worker, ProcessHandle.current().pid(), true);
 
         List<Thread> loops = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             String occupant = worker + ".t" + t;
             Thread thread = new Thread(() -> {
-                occupantByOwnerThread.put(Long.toString(Thread.currentThread().getId()), occupant);
                 try {
-                    loop(store, locker, fencing, worker, occupant, keyCount, holdMillis, waitMillis, deadline);
+                    loop(store, locker, holdByOwnerThreadAndKey, worker, occupant, keyCount, holdMillis, waitMillis, deadline);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -97,8 +101,10 @@ public final class SafetyWorker {
         Runtime.getRuntime().halt(0); // everything worth knowing is in the store; a graceful client shutdown only costs time
     }
 
-    private static void loop(SafetyStore store, RedisLocker locker, FencingTokens fencing, String worker, String occupant, int keyCount,
-                             long holdMillis, long waitMillis, long deadline) throws InterruptedException {
+    private static void loop(SafetyStore store, RedisLocker locker, Map<String, String> holdByOwnerThreadAndKey, String worker, String occupant,
+                             int keyCount, long holdMillis, long waitMillis, long deadline) throws InterruptedException {
+        String threadId = Long.toString(Thread.currentThread().getId());
+        long holds = 0;
         while (!store.stopRequested() && System.nanoTime() < deadline) {
             String key = "k" + ThreadLocalRandom.current().nextInt(keyCount);
             long start = System.nanoTime();
@@ -114,24 +120,28 @@ public final class SafetyWorker {
                 store.count(worker, "waitsTimedOut");
                 continue;
             }
+            String hold = occupant + "#" + ++holds;
+            holdByOwnerThreadAndKey.put(threadId + "|" + key, hold);
             try {
-                criticalSection(store, worker, occupant, key, fencing.current(locker, key), holdMillis);
+                criticalSection(store, worker, hold, key, locker.fencingToken(key), holdMillis);
             } finally {
                 long unlockStart = System.nanoTime();
                 try {
                     locker.unlock(key);
                 } catch (LockLostException e) {
-                    store.lockLost(worker, occupant, key, "LockLostException");
+                    store.lockLost(worker, hold, key, "LockLostException");
                 } catch (RuntimeException e) {
                     store.failed(worker, "unlock", e, millisSince(unlockStart));
+                } finally {
+                    holdByOwnerThreadAndKey.remove(threadId + "|" + key);
                 }
             }
         }
     }
 
-    private static void criticalSection(SafetyStore store, String worker, String occupant, String key, Optional<Long> token, long holdMillis)
+    private static void criticalSection(SafetyStore store, String worker, String hold, String key, long token, long holdMillis)
             throws InterruptedException {
-        store.enter(occupant, key);
+        store.enter(hold, key);
         long value = store.readCounter(key);
         if (store.freezeRequested(worker)) {
             // Stay inside, between read and write, until the checker has paused (or killed) this process and lets it go on.
@@ -142,10 +152,10 @@ public final class SafetyWorker {
             }
         }
         Thread.sleep(holdMillis);
-        if (!store.write(occupant, key, value + 1, token)) {
+        if (!store.write(hold, key, value + 1, Optional.of(token))) {
             store.count(worker, "fencedWrites");
         }
-        store.leave(occupant, key);
+        store.leave(hold, key);
         store.count(worker, "sections");
     }
 

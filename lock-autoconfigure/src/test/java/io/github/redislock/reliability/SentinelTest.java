@@ -72,7 +72,7 @@ class SentinelTest {
     @Test
     @Order(1)
     void locksWaitAndReleaseThroughSentinel() {
-        contextRunner().run(context -> Waiters.assertAReleaseWakesAWaiter(context, "sentinel"));
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> Waiters.assertAReleaseWakesAWaiter(context, "sentinel"));
     }
 
     @Test

@@ -8,7 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.Locker;
+import io.github.redislock.LockerFixture;
 import io.github.redislock.waiting.ReleaseSubscriptions;
+import io.github.redislock.watchdog.LockWatchdog;
 
 import org.springframework.context.ApplicationContext;
 
@@ -34,13 +36,33 @@ final class Waiters {
         });
     }
 
-    /** Takes the lock, lets a second thread wait for it and releases it: the release message must wake the waiter, who gets the lock. */
+    /**
+     * Takes the lock, lets a second thread wait for it and releases it: the release must wake the waiter,
+     * who holds the lock within {@link LockerFixture#WOKEN_WITHIN}. The context's watchdog timeout must make
+     * the waiter's own retries (every ninth of it) slower than that, or a wake-up could not be told from a retry.
+     */
     static void assertAReleaseWakesAWaiter(ApplicationContext context, String key) throws Exception {
+        long retryMillis = context.getBean(LockWatchdog.class).timeout().toMillis() / 9;
+        assertThat(retryMillis).as("ms between a waiter's own retries (set redis-lock.watchdog-timeout=30s for a wake-up test)")
+                .isGreaterThan(2 * LockerFixture.WOKEN_WITHIN.toMillis());
         Locker locker = context.getBean(Locker.class);
         locker.lock(key);
-        CompletableFuture<Boolean> waiter = waitTakeAndRelease(locker, key);
-        await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
+        CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(locker.tryLock(key, 10, -1, TimeUnit.SECONDS)).as("waiter got '%s'", key).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for lock '" + key + "'", e);
+            }
+            long at = System.nanoTime();
+            locker.unlock(key);
+            return at;
+        });
+        // Released right after the waiter parks: its own next look at the lock is a whole retry period away.
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
+        long releasedAt = System.nanoTime();
         locker.unlock(key);
-        assertThat(waiter.get(5, TimeUnit.SECONDS)).as("waiter woken by the release message got '%s'", key).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))
+                .as("ms from the release of '%s' until the waiter held it", key).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
     }
 }

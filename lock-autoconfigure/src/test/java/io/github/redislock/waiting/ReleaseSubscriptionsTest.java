@@ -1,12 +1,7 @@
 package io.github.redislock.waiting;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.TestRedis;
@@ -42,21 +37,19 @@ class ReleaseSubscriptionsTest {
     @Test
     void aReleaseWakesTheLocalWaiterThatHasWaitedLongest() throws Exception {
         String channel = "lock:{lock:fair-wake}:released";
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            Future<Boolean> earlier = threads.submit(() -> awaitRelease(channel));
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscriptions.parkedOn(channel) == 1);
-            Future<Boolean> later = threads.submit(() -> awaitRelease(channel));
-            await().atMost(Duration.ofSeconds(5)).until(() -> subscriptions.parkedOn(channel) == 2);
-
+        String markerChannel = "lock:{lock:fair-wake-marker}:released";
+        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(channel);
+             ReleaseSubscriptions.Waiting later = subscriptions.join(channel);
+             ReleaseSubscriptions.Waiting marker = subscriptions.join(markerChannel)) {
             redis.convertAndSend(channel, "released");
+            redis.convertAndSend(markerChannel, "released");
+            // One connection's messages are handled one after the other: once the marker woke its waiter, the release was handled in full.
+            assertThat(marker.await(TimeUnit.SECONDS.toNanos(5))).as("marker handled").isTrue();
 
-            assertThat(earlier.get(5, TimeUnit.SECONDS)).as("the earlier waiter is woken").isTrue();
-            assertThat(later.isDone()).as("the later waiter keeps waiting").isFalse();
+            assertThat(earlier.await(0)).as("the earlier waiter is woken").isTrue();
+            assertThat(later.await(0)).as("the later waiter is woken by the same release").isFalse();
             redis.convertAndSend(channel, "released");
-            assertThat(later.get(5, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            threads.shutdownNow();
+            assertThat(later.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
         }
     }
 
@@ -88,12 +81,6 @@ class ReleaseSubscriptionsTest {
             assertThat(laterWait.grantedToken()).isEqualTo(42);
             assertThat(otherOwner.await(TimeUnit.MILLISECONDS.toNanos(200))).as("another wait woken").isFalse();
             assertThat(otherOwner.grantedToken()).isEqualTo(-1);
-        }
-    }
-
-    private boolean awaitRelease(String channel) throws InterruptedException {
-        try (ReleaseSubscriptions.Waiting waiting = subscriptions.join(channel)) {
-            return waiting.await(TimeUnit.SECONDS.toNanos(10));
         }
     }
 }
