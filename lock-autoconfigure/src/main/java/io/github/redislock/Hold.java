@@ -3,7 +3,6 @@ package io.github.redislock;
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 
 import io.github.redislock.watchdog.WatchedLock;
 
@@ -46,11 +45,6 @@ final class Hold implements WatchedLock {
     volatile String name;
     /** Hears the hold's loss and why it was lost. */
     private final BiConsumer<Hold, String> onLost;
-
-    /** A hold whose owner thread is not tracked (the Redlock's), told of its loss without a reason. */
-    Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, Consumer<Hold> onLost) {
-        this(keys, owner, kind, token, count, leaseMillis, false, (hold, reason) -> onLost.accept(hold));
-    }
 
     /** @param threadOwned whether {@code owner} is the calling thread (not a token owner) */
     Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,

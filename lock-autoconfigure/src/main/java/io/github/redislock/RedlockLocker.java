@@ -283,7 +283,7 @@ public class RedlockLocker extends AbstractLocker {
             if (hold != null) {
                 forget(hold);
             }
-            hold = new Hold(keys, owner, LockKind.PLAIN, 0, holdCount, leaseMillis, this::publishLost);
+            hold = new Hold(keys, owner, LockKind.PLAIN, 0, holdCount, leaseMillis, owner.equals(currentOwner()), this::publishLost);
             holds.put(id, hold);
         }
         hold.count = holdCount;
@@ -336,8 +336,11 @@ public class RedlockLocker extends AbstractLocker {
         renewal.forget(hold); // after the unwatch: a renewal in flight may still confirm it
     }
 
-    private void publishLost(Hold hold) {
-        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner)); // off the watchdog thread
+    private void publishLost(Hold hold, String reason) {
+        if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
+            forget(hold); // nobody is left to unlock it
+        }
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner, reason)); // off the watchdog thread
     }
 
     private static String holdId(LockKeys keys, String owner) {

@@ -103,6 +103,24 @@ class RedlockTest {
     }
 
     @Test
+    void aWatchdogLockWhoseOwnerThreadEndedIsFreeOnEveryMasterWithinTheWatchdogTimeoutAndReportedLost() throws Exception {
+        Thread owner = new Thread(() -> first.lock(key), "ends-holding-the-redlock");
+        owner.start();
+        owner.join(5000);
+        assertThat(copiesOf(key)).isEqualTo(MASTERS);
+
+        // 1 s watchdog: noticed at the next tick (a third of it), then the last renewal runs out.
+        await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20)).until(() -> copiesOf(key) == 0);
+        await().atMost(Duration.ofSeconds(2)).until(() -> !lostEvents.isEmpty());
+        assertThat(lostEvents).singleElement().satisfies(event -> {
+            assertThat(event.getKey()).isEqualTo(key);
+            assertThat(event.getReason()).isEqualTo(LockLostEvent.OWNER_THREAD_TERMINATED);
+        });
+        assertThat(second.tryLock(key)).isTrue();
+        second.unlock(key);
+    }
+
+    @Test
     void twoClientsNeverHoldOneKeyAtTheSameTime() throws Exception {
         try (OverlapDetector section = new OverlapDetector(new StringRedisTemplate(factories.get(0)), "counter-" + key)) {
             sixThreadsOfTwoClients((client, pass) -> {
