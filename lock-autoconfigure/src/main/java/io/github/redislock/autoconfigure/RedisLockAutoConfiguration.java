@@ -67,6 +67,11 @@ public class RedisLockAutoConfiguration {
         return new LockUtilBinding(locker);
     }
 
+    @Bean
+    RedisServerVersionCheck lockRedisServerVersionCheck(ObjectProvider<RedisConnectionFactory> connectionFactory) {
+        return new RedisServerVersionCheck(requireConnectionFactory(connectionFactory));
+    }
+
     private static RedisConnectionFactory requireConnectionFactory(ObjectProvider<RedisConnectionFactory> connectionFactory) {
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {
