@@ -79,7 +79,7 @@ public final class RedisBinary {
     }
 
     /** A candidate; an embedded one has no executable until it is extracted. */
-    private record Resolved(Path executable, Source source, String detail, String resource) {
+    record Resolved(Path executable, Source source, String detail, String resource) {
     }
 
     private static List<Resolved> candidates;
@@ -189,7 +189,7 @@ public final class RedisBinary {
         return candidates;
     }
 
-    private static List<Resolved> candidates(Map<String, String> env, String osName, String osArch) {
+    static List<Resolved> candidates(Map<String, String> env, String osName, String osArch) {
         List<Resolved> found = new ArrayList<>();
         Set<Path> seen = new HashSet<>();
         String fromEnv = env.get(ENV_VARIABLE);
