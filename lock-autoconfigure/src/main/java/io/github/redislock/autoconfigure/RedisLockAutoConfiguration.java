@@ -77,6 +77,11 @@ public class RedisLockAutoConfiguration {
         return new LockUtilBinding(locker);
     }
 
+    @Bean
+    RedisServerVersionCheck lockRedisServerVersionCheck(LockRedis redis) {
+        return new RedisServerVersionCheck(redis.connectionFactory());
+    }
+
     private static RedisConnectionFactory requireConnectionFactory(ObjectProvider<RedisConnectionFactory> connectionFactory) {
         RedisConnectionFactory factory = connectionFactory.getIfAvailable();
         if (factory == null) {

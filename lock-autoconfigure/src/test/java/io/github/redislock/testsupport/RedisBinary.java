@@ -8,28 +8,42 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Locates the {@code redis-server} executable that the tests and benchmarks start, once per JVM.
+ * Locates the {@code redis-server} executables that the tests and benchmarks start, once per JVM.
  *
  * <p>Why: the library must be tested against a real Redis (Lua scripts, pub/sub, expiry,
- * {@code INFO commandstats}), and a developer machine or CI runner may or may not have Redis
- * installed. The lookup order lets whoever runs the build pick the server:
+ * {@code INFO commandstats}), on every server version it claims, and a developer machine or CI
+ * runner may or may not have Redis installed. The candidates, in this order, each real file once:
  * <ol>
  *   <li>the environment variable {@value #ENV_VARIABLE}, which must name an executable file
  *       (for testing against a specific Redis version); an invalid value fails loudly instead of
  *       silently falling back, so a typo never makes a build test the wrong server;</li>
  *   <li>{@code redis-server} found on the {@code PATH};</li>
+ *   <li>{@code redis-server} in the usual install locations ({@link #KNOWN_LOCATIONS}), for a
+ *       build whose {@code PATH} is narrower than the shell's;</li>
  *   <li>the binary shipped as a classpath resource by {@code com.github.codemonstur:embedded-redis},
  *       chosen by {@code os.name}/{@code os.arch} and extracted to a temporary directory that is
  *       deleted when the JVM exits.</li>
  * </ol>
- * An empty or blank {@value #ENV_VARIABLE} counts as unset.
+ * An empty or blank {@value #ENV_VARIABLE} counts as unset. With {@value #IGNORE_INSTALLED_VARIABLE}
+ * set to {@code true} the {@code PATH} and the install locations are not searched, which is how a
+ * machine without an installed Redis is reproduced on one that has it.
+ *
+ * <p>The server matrix: a JVM uses one candidate, its <em>leg</em>, named by the system property
+ * {@value #LEG_PROPERTY} (an index into the list above; 0, the first candidate, when unset). The
+ * build runs the whole suite on leg 0 and a chosen set of suites again on leg 1 (see the
+ * {@code server-matrix} execution in {@code lock-autoconfigure/pom.xml}), so with an installed Redis
+ * both it and the embedded 6.2 are tested. A leg with no candidate is skipped by {@link ServerLeg}.
  *
  * <p>Plain JDK only (no Spring, no Lettuce) so a non-test main such as the benchmarks can use it.
  */
@@ -37,6 +51,16 @@ public final class RedisBinary {
 
     /** Environment variable that names the {@code redis-server} executable to use. */
     public static final String ENV_VARIABLE = "REDIS_SERVER";
+
+    /** Environment variable that, set to {@code true}, hides every installed {@code redis-server}. */
+    public static final String IGNORE_INSTALLED_VARIABLE = "REDIS_SERVER_IGNORE_INSTALLED";
+
+    /** System property naming the index of the candidate this JVM uses. */
+    public static final String LEG_PROPERTY = "redislock.test.server-leg";
+
+    /** Where Redis is usually installed (Debian/Ubuntu packages, source builds, Homebrew). */
+    static final List<String> KNOWN_LOCATIONS = List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server",
+            "/opt/homebrew/bin/redis-server");
 
     private static final String EXECUTABLE_NAME = "redis-server";
     private static final Pattern VERSION_PATTERN = Pattern.compile("v=(\\S+)");
@@ -48,13 +72,17 @@ public final class RedisBinary {
         ENVIRONMENT_VARIABLE,
         /** Found as {@code redis-server} in a directory of the {@code PATH}. */
         PATH,
+        /** Found in one of the usual install locations. */
+        KNOWN_LOCATION,
         /** Extracted from the embedded-redis jar's classpath resources. */
         EMBEDDED_REDIS_JAR
     }
 
-    private record Resolved(Path executable, Source source, String detail) {
+    /** A candidate; an embedded one has no executable until it is extracted. */
+    record Resolved(Path executable, Source source, String detail, String resource) {
     }
 
+    private static List<Resolved> candidates;
     private static Resolved resolved;
     private static String version;
 
@@ -65,7 +93,8 @@ public final class RedisBinary {
      * The {@code redis-server} executable to start, resolved on first call.
      *
      * @throws IllegalStateException if {@value #ENV_VARIABLE} is set to something that is not an
-     *     executable file, or if no binary can be found or extracted for this platform
+     *     executable file, if no binary can be found or extracted for this platform, or if this
+     *     JVM's leg has no candidate (see {@link #legUnavailableReason()})
      */
     public static Path path() {
         return resolved().executable();
@@ -94,31 +123,117 @@ public final class RedisBinary {
      */
     public static String describe() {
         Resolved r = resolved();
-        return "redis-server " + version() + " at " + r.executable() + " (" + r.detail() + ")";
+        return "redis-server " + version() + " at " + r.executable() + " (" + r.detail() + ", matrix leg " + leg() + ")";
+    }
+
+    /** This JVM's leg: the index of the candidate it uses. */
+    public static int leg() {
+        String value = System.getProperty(LEG_PROPERTY, "").trim();
+        if (value.isEmpty()) {
+            return 0;
+        }
+        try {
+            int leg = Integer.parseInt(value);
+            if (leg >= 0) {
+                return leg;
+            }
+        }
+        catch (NumberFormatException ignored) {
+            // Reported below.
+        }
+        throw new IllegalStateException("System property " + LEG_PROPERTY + " is '" + value
+                + "'; it must be the index (0, 1, ...) of a redis-server candidate");
+    }
+
+    /**
+     * Why this JVM's leg cannot run, naming what was found, or null when it can. Leg 0 always has a
+     * candidate where the embedded jar has a binary for this platform.
+     */
+    public static synchronized String legUnavailableReason() {
+        List<Resolved> all = candidates();
+        int leg = leg();
+        if (leg < all.size()) {
+            return null;
+        }
+        StringBuilder found = new StringBuilder();
+        for (Resolved candidate : all) {
+            found.append(found.length() == 0 ? "" : "; ").append(candidate.executable() == null
+                    ? "the embedded-redis jar's " + candidate.resource() : candidate.executable() + " (" + candidate.detail() + ")");
+        }
+        return "matrix leg " + leg + " has no redis-server: only " + all.size() + " distinct one(s) found (" + found
+                + "), and leg 0 runs the first. " + (Boolean.parseBoolean(System.getenv(IGNORE_INSTALLED_VARIABLE))
+                        ? IGNORE_INSTALLED_VARIABLE + "=true hides the installed ones"
+                        : "Install Redis (e.g. apt-get install redis-server) or set " + ENV_VARIABLE + " to run a second version");
     }
 
     private static synchronized Resolved resolved() {
         // Failures are not cached: every caller gets the same clear IllegalStateException.
         if (resolved == null) {
-            resolved = resolve(System.getenv(), System.getProperty("os.name", ""),
-                    System.getProperty("os.arch", ""));
+            String unavailable = legUnavailableReason();
+            if (unavailable != null) {
+                throw new IllegalStateException(unavailable);
+            }
+            Resolved chosen = candidates().get(leg());
+            if (chosen.executable() == null) {
+                chosen = new Resolved(extract(chosen.resource()), chosen.source(), chosen.detail(), chosen.resource());
+            }
+            resolved = chosen;
         }
         return resolved;
     }
 
-    private static Resolved resolve(Map<String, String> env, String osName, String osArch) {
+    private static synchronized List<Resolved> candidates() {
+        if (candidates == null) {
+            candidates = candidates(System.getenv(), System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        }
+        return candidates;
+    }
+
+    static List<Resolved> candidates(Map<String, String> env, String osName, String osArch) {
+        List<Resolved> found = new ArrayList<>();
+        Set<Path> seen = new HashSet<>();
         String fromEnv = env.get(ENV_VARIABLE);
         if (fromEnv != null && !fromEnv.isBlank()) {
-            return new Resolved(checkEnvironmentValue(fromEnv), Source.ENVIRONMENT_VARIABLE,
+            addOnce(found, seen, checkEnvironmentValue(fromEnv), Source.ENVIRONMENT_VARIABLE,
                     "from environment variable " + ENV_VARIABLE);
         }
-        Path onPath = findOnPath(env.get("PATH"), osName);
-        if (onPath != null) {
-            return new Resolved(onPath, Source.PATH, "found on the PATH");
+        if (!Boolean.parseBoolean(env.get(IGNORE_INSTALLED_VARIABLE))) {
+            Path onPath = findOnPath(env.get("PATH"), osName);
+            if (onPath != null) {
+                addOnce(found, seen, onPath, Source.PATH, "found on the PATH");
+            }
+            for (String location : KNOWN_LOCATIONS) {
+                Path candidate = Path.of(location);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    addOnce(found, seen, candidate, Source.KNOWN_LOCATION, "found at a usual install location");
+                }
+            }
         }
-        String resource = embeddedResourceName(osName, osArch);
-        return new Resolved(extract(resource), Source.EMBEDDED_REDIS_JAR,
-                "extracted from the embedded-redis classpath resource " + resource);
+        try {
+            String resource = embeddedResourceName(osName, osArch);
+            found.add(new Resolved(null, Source.EMBEDDED_REDIS_JAR,
+                    "extracted from the embedded-redis classpath resource " + resource, resource));
+        }
+        catch (IllegalStateException noEmbeddedBinary) {
+            if (found.isEmpty()) {
+                throw noEmbeddedBinary;
+            }
+        }
+        return List.copyOf(found);
+    }
+
+    /** Adds the executable unless the same file (through symlinks too) is already a candidate. */
+    private static void addOnce(List<Resolved> found, Set<Path> seen, Path executable, Source source, String detail) {
+        Path real;
+        try {
+            real = executable.toRealPath();
+        }
+        catch (IOException ex) {
+            real = executable.toAbsolutePath().normalize();
+        }
+        if (seen.add(real)) {
+            found.add(new Resolved(executable, source, detail, null));
+        }
     }
 
     private static Path checkEnvironmentValue(String value) {

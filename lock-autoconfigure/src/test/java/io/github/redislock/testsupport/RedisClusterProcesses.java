@@ -78,11 +78,18 @@ public final class RedisClusterProcesses implements AutoCloseable {
         masters.forEach(RedisServerProcess::stop);
     }
 
+    /**
+     * Until every master reports {@code cluster_state:ok} and has a live bus link to every other one.
+     * The state turns ok as soon as the slots are covered, while masters that only met through the
+     * first may still be shaking hands; a PUBLISH travels to the other masters over those links, so a
+     * message published on a master not yet linked to the subscriber's would be lost.
+     */
     private static void awaitFormed(List<RedisServerProcess> masters) {
         long deadline = System.nanoTime() + FORMING_TIMEOUT.toNanos();
-        while (!masters.stream().allMatch(master -> String.valueOf(master.command("CLUSTER", "INFO")).contains("cluster_state:ok"))) {
+        while (!masters.stream().allMatch(master -> String.valueOf(master.command("CLUSTER", "INFO")).contains("cluster_state:ok")
+                && linkedToAll(master, masters.size()))) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("The Redis Cluster of " + masters + " did not reach cluster_state:ok within "
+                throw new IllegalStateException("The Redis Cluster of " + masters + " did not reach cluster_state:ok with every bus link up within "
                         + FORMING_TIMEOUT.toSeconds() + " s");
             }
             try {
@@ -92,5 +99,12 @@ public final class RedisClusterProcesses implements AutoCloseable {
                 throw new IllegalStateException("Interrupted while the Redis Cluster formed", e);
             }
         }
+    }
+
+    /** Whether {@code master} knows {@code count} masters, none failing or still in handshake, each linked. */
+    private static boolean linkedToAll(RedisServerProcess master, int count) {
+        List<String> nodes = String.valueOf(master.command("CLUSTER", "NODES")).lines().filter(line -> !line.isBlank()).toList();
+        return nodes.size() == count && nodes.stream().allMatch(node -> node.contains(" connected")
+                && !node.contains("handshake") && !node.contains("fail") && !node.contains("noaddr"));
     }
 }
