@@ -34,13 +34,13 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * The starter works end to end as a Redis ACL user that may run only the commands it needs, on keys
- * under its prefix and on its own channels, created with exactly the line the README gives for the
- * version of the server under test: the README is the one source of the rule, so a user who copies
+ * under its prefix and on its own channels, created with exactly the line docs/operations.md gives for the
+ * version of the server under test: that manual page is the one source of the rule, so a user who copies
  * it gets what was tested.
  */
 class AclTest {
 
-    /** A README comment line naming server versions, then the {@code ACL SETUSER} line they take. */
+    /** A comment line of docs/operations.md naming server versions, then the {@code ACL SETUSER} line they take. */
     private static final Pattern VERSIONS_COMMENT = Pattern.compile("^# Redis ([^(]*)");
     /** {@code 6.2.x}: that minor version; {@code 7.2+}: that one and every later one. */
     private static final Pattern VERSION_RANGE = Pattern.compile("(\\d+)\\.(\\d+)(\\.x|\\+)");
@@ -57,12 +57,12 @@ class AclTest {
         redis.command(aclLine.split(" "));
     }
 
-    /** The README's ACL line for a server reporting {@code redisVersion}; fails unless exactly one matches. */
+    /** The ACL line of docs/operations.md for a server reporting {@code redisVersion}; fails unless exactly one matches. */
     static String readmeAclLineFor(String redisVersion) throws IOException {
         int[] version = Arrays.stream(redisVersion.split("\\.")).limit(2).mapToInt(Integer::parseInt).toArray();
         List<String> matching = new ArrayList<>();
         String versions = null;
-        for (String line : Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8)) {
+        for (String line : Files.readAllLines(Path.of("..", "docs", "operations.md"), StandardCharsets.UTF_8)) {
             Matcher comment = VERSIONS_COMMENT.matcher(line);
             if (comment.find()) {
                 versions = comment.group(1);
@@ -71,7 +71,7 @@ class AclTest {
                 matching.add(line);
             }
         }
-        assertThat(matching).as("README ACL lines for redis_version " + redisVersion).hasSize(1);
+        assertThat(matching).as("ACL lines of docs/operations.md for redis_version " + redisVersion).hasSize(1);
         return matching.get(0);
     }
 
