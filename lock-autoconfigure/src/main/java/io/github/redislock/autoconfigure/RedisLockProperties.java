@@ -143,6 +143,11 @@ public class RedisLockProperties {
         this.defaultWaitTime = defaultWaitTime;
     }
 
+    /** A Redis URL as logs and error messages may show it: without the user and password. */
+    static String withoutPassword(String url) {
+        return url.replaceFirst("//[^@/]*@", "//");
+    }
+
     /** The Redlock algorithm over independent Redis masters, instead of the application's one Redis. */
     public static class Redlock {
 
@@ -215,7 +220,7 @@ public class RedisLockProperties {
                 problem = e.getMessage();
             }
             if (problem != null) {
-                throw new IllegalArgumentException("redis-lock.redlock.nodes has an invalid URL '" + url + "': " + problem);
+                throw new IllegalArgumentException("redis-lock.redlock.nodes has an invalid URL '" + withoutPassword(url) + "': " + problem);
             }
         }
     }
@@ -276,7 +281,7 @@ public class RedisLockProperties {
         public void setUrl(String url) {
             if (url != null && !url.startsWith("redis://") && !url.startsWith("rediss://")) {
                 throw new IllegalArgumentException("redis-lock.redis.url must start with redis:// or rediss://, but was '"
-                        + url.replaceFirst("//[^@/]*@", "//") + "'");
+                        + withoutPassword(url) + "'");
             }
             this.url = url;
         }

@@ -41,7 +41,7 @@ public class RedlockAutoConfiguration {
         for (String url : redlock.getNodes()) {
             factories.add(LockConnectionFactories.standalone(RedisURI.create(url), redlock.getNodeTimeout()));
         }
-        return new RedlockConnections(factories, redlock.getNodes().stream().map(RedlockAutoConfiguration::withoutPassword).toList());
+        return new RedlockConnections(factories, redlock.getNodes().stream().map(RedisLockProperties::withoutPassword).toList());
     }
 
     @Bean
@@ -50,10 +50,6 @@ public class RedlockAutoConfiguration {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         return new RedlockLocker(connections.asFactories(), connections.names(), redlock.getNodeTimeout(),
                 redlock.getRetryDelay(), properties.getWatchdogTimeout(), properties.getKeyPrefix(), events);
-    }
-
-    private static String withoutPassword(String url) {
-        return url.replaceFirst("//[^@/]*@", "//");
     }
 
     /** The masters' connections; closed with the context, after the Locker that uses them. */

@@ -73,4 +73,12 @@ class RedlockAutoConfigurationTest {
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("redis-lock.redlock.nodes has an invalid URL 'http://127.0.0.1:2'"));
     }
+
+    @Test
+    void anInvalidMasterUrlIsNamedWithoutItsPassword() {
+        application.withPropertyValues("redis-lock.redlock.nodes=redis://127.0.0.1:1,http://user:secret@127.0.0.1:2,redis://127.0.0.1:3")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redlock.nodes has an invalid URL 'http://127.0.0.1:2'")
+                        .message().doesNotContain("secret"));
+    }
 }
