@@ -35,13 +35,20 @@ public final class FencingTokens {
         return token;
     }
 
-    static void record(String key, String hold, long token) {
+    /**
+     * For Locker implementations: records the token of an acquisition by the calling thread, so that
+     * {@link #current} finds it. Application code never calls it.
+     *
+     * @param hold names the hold among others on the same key (its Redis key and owner)
+     */
+    public static void record(String key, String hold, long token) {
         LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>());
         holds.remove(hold);
         holds.put(hold, token);
     }
 
-    static void forget(String key, String hold) {
+    /** For Locker implementations: the calling thread's final release of {@code hold} ended its token. */
+    public static void forget(String key, String hold) {
         Map<String, LinkedHashMap<String, Long>> held = HELD.get();
         LinkedHashMap<String, Long> holds = held.get(key);
         if (holds != null) {

@@ -32,7 +32,8 @@ public final class LockNameScope {
         }
     }
 
-    static String current() {
+    /** The name of the innermost scope the calling thread is in, or null: for Locker implementations and observers. */
+    public static String current() {
         return CURRENT.get();
     }
 }

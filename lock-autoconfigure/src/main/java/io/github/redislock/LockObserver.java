@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import io.github.redislock.watchdog.RenewalListener;
 
 /**
  * Hears what the locks of one application instance do, so metrics and traces can be added without
@@ -11,7 +10,7 @@ import io.github.redislock.watchdog.RenewalListener;
  * thread doing the work (the acquiring or releasing thread, or the watchdog), so implementations
  * must be fast and must not throw.
  */
-public interface LockObserver extends RenewalListener {
+public interface LockObserver {
 
     /** Hears nothing. */
     LockObserver NONE = new LockObserver() {
@@ -24,6 +23,19 @@ public interface LockObserver extends RenewalListener {
 
     /** The final hold of {@code lock} was released after {@code heldNanos}. */
     default void released(ObservedLock lock, long heldNanos) {
+    }
+
+    /**
+     * A watchdog tick reached Redis.
+     *
+     * @param renewed locks whose lease was extended
+     * @param lost    locks found no longer owned (each is also reported through {@link #lost})
+     */
+    default void renewed(int renewed, int lost) {
+    }
+
+    /** A watchdog tick could not reach Redis; {@code locks} went without renewal. */
+    default void renewalFailed(int locks, Throwable cause) {
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.github.redislock.actuate;
 
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.WatchdogState;
 
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -8,9 +8,9 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 /** {@code redisLock} on Spring Boot 3.5: the {@link LockHealthReport} as Boot 3's {@link Health}. */
 public class RedisLockBoot3HealthIndicator implements HealthIndicator {
 
-    private final LockWatchdog watchdog;
+    private final WatchdogState watchdog;
 
-    public RedisLockBoot3HealthIndicator(LockWatchdog watchdog) {
+    public RedisLockBoot3HealthIndicator(WatchdogState watchdog) {
         this.watchdog = watchdog;
     }
 

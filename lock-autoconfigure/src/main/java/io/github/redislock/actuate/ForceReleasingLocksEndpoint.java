@@ -1,10 +1,11 @@
 package io.github.redislock.actuate;
 
+import io.github.redislock.LockLostException;
+
 import java.util.Map;
 
-import io.github.redislock.LockAdmin;
-import io.github.redislock.RedisLocker;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.LockAdmin;
+import io.github.redislock.core.RedisLocker;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,8 +28,8 @@ public class ForceReleasingLocksEndpoint extends LocksEndpoint {
 
     private final ApplicationEventPublisher events;
 
-    public ForceReleasingLocksEndpoint(RedisLocker locker, LockWatchdog watchdog, LockAdmin admin, ApplicationEventPublisher events) {
-        super(locker, watchdog, admin);
+    public ForceReleasingLocksEndpoint(RedisLocker locker, ApplicationEventPublisher events) {
+        super(locker);
         this.events = events;
     }
 

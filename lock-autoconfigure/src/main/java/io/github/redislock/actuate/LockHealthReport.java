@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.WatchdogState;
 
 /**
  * The {@code redisLock} health rule, apart from Spring Boot's health types so that one rule serves
@@ -20,7 +20,7 @@ import io.github.redislock.watchdog.LockWatchdog;
  */
 record LockHealthReport(boolean down, Map<String, Object> details) {
 
-    static LockHealthReport of(LockWatchdog watchdog) {
+    static LockHealthReport of(WatchdogState watchdog) {
         Instant failingSince = watchdog.failingSince();
         int watched = watchdog.watchedCount();
         boolean atRisk = failingSince != null && watched > 0

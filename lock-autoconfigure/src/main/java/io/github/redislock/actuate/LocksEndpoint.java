@@ -8,10 +8,10 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.redislock.HeldLock;
-import io.github.redislock.LockAdmin;
+import io.github.redislock.core.LockAdmin;
 import io.github.redislock.LockRedisException;
-import io.github.redislock.RedisLocker;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.WatchdogState;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,12 +33,12 @@ public class LocksEndpoint {
 
     final RedisLocker locker;
     final LockAdmin admin;
-    private final LockWatchdog watchdog;
+    private final WatchdogState watchdog;
 
-    public LocksEndpoint(RedisLocker locker, LockWatchdog watchdog, LockAdmin admin) {
+    public LocksEndpoint(RedisLocker locker) {
         this.locker = locker;
-        this.watchdog = watchdog;
-        this.admin = admin;
+        this.watchdog = locker.watchdogState();
+        this.admin = locker.admin();
     }
 
     @ReadOperation

@@ -1,6 +1,6 @@
 package io.github.redislock.actuate;
 
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.WatchdogState;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -8,9 +8,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /** {@code redisLock} on Spring Boot 4: the {@link LockHealthReport} as Boot 4's {@link Health}. */
 public class RedisLockHealthIndicator implements HealthIndicator {
 
-    private final LockWatchdog watchdog;
+    private final WatchdogState watchdog;
 
-    public RedisLockHealthIndicator(LockWatchdog watchdog) {
+    public RedisLockHealthIndicator(WatchdogState watchdog) {
         this.watchdog = watchdog;
     }
 

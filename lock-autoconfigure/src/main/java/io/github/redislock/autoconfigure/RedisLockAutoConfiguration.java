@@ -1,12 +1,9 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.LockCommands;
 import io.github.redislock.LockUtilBinding;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
-import io.github.redislock.RedisLocker;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.RedisLocker;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,8 +17,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Distributed locks on the application's Redis, or on a Redis of their own ({@code redis-lock.redis.*}):
- * a {@link Locker}, its watchdog and its release subscriptions. Every bean backs off when the
- * application defines its own.
+ * a {@link Locker}, which owns its watchdog and its release subscriptions. The Locker backs off when
+ * the application defines its own.
  *
  * <p>Ordered after Spring Boot's Redis auto-configuration by name, because its class differs between
  * the Boot lines this library runs on (4.x first, 3.5 second).
@@ -41,34 +38,21 @@ public class RedisLockAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
-    LockCommands lockCommands(LockRedis redis, RedisLockProperties properties) {
-        return new LockCommands(redis.connectionFactory(), properties.getReplicaSync());
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    LockWatchdog lockWatchdog(RedisLockProperties properties, LockCommands commands, ObjectProvider<LockObserver> observer) {
-        return new LockWatchdog(properties.getWatchdogTimeout(), commands, observer.getIfAvailable(() -> LockObserver.NONE));
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    ReleaseSubscriptions lockReleaseSubscriptions(LockRedis redis, RedisLockProperties properties) {
-        return new ReleaseSubscriptions(redis.connectionFactory(), properties.getKeyPrefix() + "__anchor");
-    }
-
-    @Bean
-    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ReleaseSubscriptions subscriptions, LockRedis redis) {
-        return new ReleaseSubscriptionsLifecycle(subscriptions, redis.connectionFactory());
-    }
-
-    @Bean
     @ConditionalOnMissingBean(Locker.class)
-    RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
-                       RedisLockProperties properties, ApplicationEventPublisher events, ObjectProvider<LockObserver> observer) {
-        return new RedisLocker(commands, watchdog, subscriptions, properties.getKeyPrefix(), events,
-                observer.getIfAvailable(() -> LockObserver.NONE));
+    RedisLocker locker(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
+                       ObjectProvider<LockObserver> observer) {
+        return RedisLocker.builder(redis.connectionFactory())
+                .keyPrefix(properties.getKeyPrefix())
+                .watchdogTimeout(properties.getWatchdogTimeout())
+                .replicaSync(properties.getReplicaSync())
+                .events(events)
+                .observer(observer.getIfAvailable(() -> LockObserver.NONE))
+                .build();
+    }
+
+    @Bean
+    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ObjectProvider<RedisLocker> locker, LockRedis redis) {
+        return new ReleaseSubscriptionsLifecycle(locker, redis.connectionFactory());
     }
 
     @Bean

@@ -1,6 +1,8 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.waiting.ReleaseSubscriptions;
+import io.github.redislock.core.RedisLocker;
+
+import org.springframework.beans.factory.ObjectProvider;
 
 import org.springframework.context.Phased;
 import org.springframework.context.SmartLifecycle;
@@ -12,19 +14,19 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * <p>Why: Spring Data Redis stops its connection factory (shutting down its pool and client) in the
  * lifecycle phase of the context's shutdown, before any bean is destroyed. Closed later, when
- * {@link ReleaseSubscriptions#close()} runs as the bean is destroyed, the connection is already gone,
+ * the Locker bean is destroyed and closes its subscriptions, the connection is already gone,
  * and Lettuce ("Connection is already closed") or the pool ("contains unreleased connections") logs a
  * WARN at every shutdown. Web servers stop in higher phases, so requests still running can release
  * their locks first.
  */
 final class ReleaseSubscriptionsLifecycle implements SmartLifecycle {
 
-    private final ReleaseSubscriptions subscriptions;
+    private final ObjectProvider<RedisLocker> locker;
     private final int phase;
     private volatile boolean running;
 
-    ReleaseSubscriptionsLifecycle(ReleaseSubscriptions subscriptions, RedisConnectionFactory connectionFactory) {
-        this.subscriptions = subscriptions;
+    ReleaseSubscriptionsLifecycle(ObjectProvider<RedisLocker> locker, RedisConnectionFactory connectionFactory) {
+        this.locker = locker;
         // A factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
         int factoryPhase = connectionFactory instanceof Phased factory ? factory.getPhase() : -1;
         this.phase = factoryPhase == Integer.MAX_VALUE ? factoryPhase : factoryPhase + 1;
@@ -38,7 +40,7 @@ final class ReleaseSubscriptionsLifecycle implements SmartLifecycle {
     @Override
     public void stop() {
         running = false;
-        subscriptions.disconnect();
+        locker.ifAvailable(RedisLocker::disconnectSubscriptions); // none when the application has its own Locker
     }
 
     @Override

@@ -14,7 +14,7 @@ import io.micrometer.observation.ObservationRegistry;
  * Turns lock events into Micrometer observations and meters. An acquisition is an observation (a
  * timer for metrics, a span for traces, the wait inside it); the rest are plain meters.
  */
-final class MicrometerLockObserver implements LockObserver {
+public final class MicrometerLockObserver implements LockObserver {
 
     static final String HOLD_TIMER = "redis.lock.hold";
     static final String LOST_COUNTER = "redis.lock.lost";
@@ -29,7 +29,7 @@ final class MicrometerLockObserver implements LockObserver {
     private final Counter renewalsLost;
     private final Counter renewalsFailed;
 
-    MicrometerLockObserver(ObservationRegistry observations, MeterRegistry meters, LockNamer namer) {
+    public MicrometerLockObserver(ObservationRegistry observations, MeterRegistry meters, LockNamer namer) {
         this.observations = observations;
         this.meters = meters;
         this.namer = namer;

@@ -1,5 +1,6 @@
 package io.github.redislock.actuate;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -16,9 +17,8 @@ import java.util.concurrent.TimeUnit;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import io.github.redislock.LockLostException;
-import io.github.redislock.RedisLocker;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.waiting.ReleaseSubscriptions;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +38,7 @@ class LocksEndpointWebTest extends WebAppOnSharedRedis {
     @Autowired
     RedisLocker locker;
     @Autowired
-    ReleaseSubscriptions subscriptions;
+    RedisLocker subscriptions;
     @Autowired
     WebAppOnSharedRedis.App app;
 

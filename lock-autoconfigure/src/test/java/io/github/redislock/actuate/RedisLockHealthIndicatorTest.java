@@ -1,5 +1,9 @@
 package io.github.redislock.actuate;
 
+import io.github.redislock.core.Internals;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.WatchdogState;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -13,7 +17,6 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.watchdog.LockWatchdog;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,7 +51,7 @@ class RedisLockHealthIndicatorTest {
         contextRunner("3s").run(context -> {
             Locker locker = context.getBean(Locker.class);
             locker.lock("health-fine");
-            context.getBean(LockWatchdog.class).renewNow();
+            Internals.renewNow(context.getBean(RedisLocker.class));
             HealthReading health = HealthReading.of(context);
             locker.unlock("health-fine");
 
@@ -62,7 +65,7 @@ class RedisLockHealthIndicatorTest {
     void aFailureShorterThanTheTimeoutIsReportedButStaysUp() {
         contextRunner("3s").run(context -> {
             Locker locker = context.getBean(Locker.class);
-            LockWatchdog watchdog = context.getBean(LockWatchdog.class);
+            WatchdogState watchdog = context.getBean(RedisLocker.class).watchdogState();
             locker.lock("health-short");
             HealthReading health;
             redis.pause();

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.redislock.Locker;
-import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.observation.LockObservationAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,7 +25,7 @@ class DistributedLockIntegrationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.METRICS), AopAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class, LockObservationAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class, RedisLockObservationAutoConfiguration.class))
             .withUserConfiguration(Ledger.Configuration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 

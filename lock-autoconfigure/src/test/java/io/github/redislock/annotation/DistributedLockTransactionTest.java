@@ -11,7 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
@@ -38,7 +38,7 @@ class DistributedLockTransactionTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.JDBC_TRANSACTIONS), AopAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withUserConfiguration(CounterConfiguration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),
                     "spring.datasource.url=jdbc:h2:mem:lock-tx;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",

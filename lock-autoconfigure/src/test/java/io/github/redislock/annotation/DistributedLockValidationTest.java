@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.stream.Stream;
 
-import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
@@ -19,7 +19,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class DistributedLockValidationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
-            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
     static Stream<Arguments> brokenAnnotations() {

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redislock.LockerFixture;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -81,7 +81,7 @@ class ReactiveLockingTest {
             // The script runs when the pause ends and takes the lock for a subscriber that is gone.
             await().atMost(Duration.ofMillis(1500)).until(() -> !instance.locker.isLocked("report:" + id));
             assertThat(instance.locker.heldLockCount()).as("holds left").isZero();
-            assertThat(instance.watchdog.watchedCount()).as("locks still renewed").isZero();
+            assertThat(instance.locker.watchdogState().watchedCount()).as("locks still renewed").isZero();
             instance.close();
         }
     }

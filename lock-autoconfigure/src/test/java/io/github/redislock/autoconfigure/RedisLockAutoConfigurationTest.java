@@ -1,5 +1,7 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.core.Internals;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,11 +14,9 @@ import java.util.Map;
 
 import io.github.redislock.LockUtil;
 import io.github.redislock.Locker;
-import io.github.redislock.RedisLocker;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
 
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ class RedisLockAutoConfigurationTest {
     @Test
     void providesALockerOnTheApplicationsRedis() {
         contextRunner.run(context -> {
-            assertThat(context).hasSingleBean(Locker.class).hasSingleBean(LockWatchdog.class).hasSingleBean(ReleaseSubscriptions.class);
+            assertThat(context).hasSingleBean(Locker.class).hasSingleBean(RedisLocker.class);
             Locker locker = context.getBean(Locker.class);
             locker.lock("autoconfigured");
             assertThat(context.getBean(StringRedisTemplate.class).hasKey("lock:autoconfigured")).isTrue();
@@ -56,7 +56,7 @@ class RedisLockAutoConfigurationTest {
         contextRunner.withPropertyValues("redis-lock.key-prefix=shop:locks:", "redis-lock.watchdog-timeout=2s").run(context -> {
             RedisLocker locker = context.getBean(RedisLocker.class);
             assertThat(locker.getKeyPrefix()).isEqualTo("shop:locks:");
-            assertThat(context.getBean(LockWatchdog.class).timeout()).hasSeconds(2);
+            assertThat(context.getBean(RedisLocker.class).watchdogState().timeout()).hasSeconds(2);
             locker.lock("prefixed");
             StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
             assertThat(redis.hasKey("shop:locks:prefixed")).isTrue();
@@ -77,7 +77,7 @@ class RedisLockAutoConfigurationTest {
     @Test
     void canBeSwitchedOff() {
         contextRunner.withPropertyValues("redis-lock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(Locker.class).doesNotHaveBean(LockWatchdog.class));
+                .run(context -> assertThat(context).doesNotHaveBean(Locker.class).doesNotHaveBean(RedisLocker.class));
     }
 
     @Test
@@ -98,10 +98,10 @@ class RedisLockAutoConfigurationTest {
     @ExtendWith(OutputCaptureExtension.class)
     void closingTheContextClosesThePubSubConnectionBeforeTheConnectionFactoryStops(boolean pooled, CapturedOutput output) {
         contextRunner.withPropertyValues("spring.data.redis.lettuce.pool.enabled=" + pooled).run(context -> {
-            ReleaseSubscriptions subscriptions = context.getBean(ReleaseSubscriptions.class);
+            RedisLocker locker = context.getBean(RedisLocker.class);
             // A waiter opens the pub/sub connection; it stays open (on its anchor channel) after the waiter leaves.
-            try (ReleaseSubscriptions.Waiting waiting = subscriptions.join("lock:{lock:shutdown-order}:released")) {
-                assertThat(subscriptions.subscribedChannelCount()).isPositive();
+            try (AutoCloseable waiting = Internals.join(locker, "lock:{lock:shutdown-order}:released")) {
+                assertThat(Internals.subscribedChannelCount(locker)).isPositive();
             }
         });
 
@@ -166,9 +166,9 @@ class RedisLockAutoConfigurationTest {
         Locker locker;
 
         @Bean
-        Locker myLocker(io.github.redislock.LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+        Locker myLocker(org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory,
                         org.springframework.context.ApplicationEventPublisher events) {
-            locker = new RedisLocker(commands, watchdog, subscriptions, "custom:", events);
+            locker = RedisLocker.builder(connectionFactory).keyPrefix("custom:").events(events).build();
             return locker;
         }
     }

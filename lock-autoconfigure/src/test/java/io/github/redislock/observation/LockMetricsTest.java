@@ -1,5 +1,9 @@
 package io.github.redislock.observation;
 
+import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
+
+import io.github.redislock.core.Internals;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,12 +19,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockRedisException;
-import io.github.redislock.RedisLocker;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.watchdog.LockWatchdog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
@@ -38,7 +41,7 @@ class LockMetricsTest {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.METRICS), RedisLockAutoConfiguration.class,
-                    LockObservationAutoConfiguration.class))
+                    RedisLockObservationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
                     "spring.data.redis.port=" + TestRedis.shared().port());
 
@@ -151,7 +154,7 @@ class LockMetricsTest {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
             locker.lock("metrics-lost-watchdog");
             context.getBean(StringRedisTemplate.class).delete("lock:metrics-lost-watchdog");
-            context.getBean(LockWatchdog.class).renewNow();
+            Internals.renewNow(context.getBean(RedisLocker.class));
 
             assertThatThrownBy(() -> locker.unlock("metrics-lost-watchdog")).isInstanceOf(LockLostException.class);
             assertThat(meters.get("redis.lock.lost").tags("lock.name", "locker", "lock.kind", "reentrant", "detected.by", "watchdog")
@@ -180,7 +183,7 @@ class LockMetricsTest {
             RedisLocker locker = context.getBean(RedisLocker.class);
             locker.lock("metrics-renew-1");
             locker.lock("metrics-renew-2");
-            context.getBean(LockWatchdog.class).renewNow(); // the 30 s default timeout keeps the scheduled tick away
+            Internals.renewNow(context.getBean(RedisLocker.class)); // the 30 s default timeout keeps the scheduled tick away
             locker.unlock("metrics-renew-1");
             locker.unlock("metrics-renew-2");
 

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
-import io.github.redislock.OverlapDetector;
-import io.github.redislock.RedlockLocker;
+import io.github.redislock.core.OverlapDetector;
+import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 

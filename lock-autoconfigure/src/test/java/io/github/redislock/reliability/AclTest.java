@@ -1,5 +1,8 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.WatchdogState;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -23,8 +26,6 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -115,8 +116,8 @@ class AclTest {
             assertThat(locker.isLocked("acl")).isTrue();
             assertThat(locker.getHoldCount("acl")).isEqualTo(1);
             CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(locker, "acl");
-            await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
-            LockWatchdog watchdog = context.getBean(LockWatchdog.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(RedisLocker.class).waiterCount() == 1);
+            WatchdogState watchdog = context.getBean(RedisLocker.class).watchdogState();
             await().atMost(Duration.ofSeconds(5)).until(() -> watchdog.lastRenewal() != null);
             locker.unlock("acl");
             assertThat(waiter.get(5, TimeUnit.SECONDS)).as("waiter woken by the release message and got the lock").isTrue();

@@ -1,5 +1,9 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.core.Internals;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.WatchdogState;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,7 +19,6 @@ import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
-import io.github.redislock.watchdog.LockWatchdog;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,10 +76,10 @@ class ClusterTest {
             Locker locker = context.getBean(Locker.class);
             List<String> keys = keysOnEveryMaster();
             keys.forEach(locker::lock);
-            LockWatchdog watchdog = context.getBean(LockWatchdog.class);
-            watchdog.renewNow(); // the first tick also loads the script on each master (NOSCRIPT, then EVAL)
+            RedisLocker redisLocker = context.getBean(RedisLocker.class);
+            Internals.renewNow(redisLocker); // the first tick also loads the script on each master (NOSCRIPT, then EVAL)
             long before = scriptCalls();
-            watchdog.renewNow();
+            Internals.renewNow(redisLocker);
             assertThat(scriptCalls() - before).as("renewal script calls for %d locks in %d slots", keys.size(), keys.size()).isEqualTo(keys.size());
             keys.forEach(locker::unlock);
             assertThat(keys.stream().noneMatch(locker::isLocked)).isTrue();
@@ -90,7 +93,7 @@ class ClusterTest {
             List<String> keys = keysOnEveryMaster();
             keys.forEach(locker::lock);
             await().pollInSameThread().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> keys.stream().allMatch(locker::isHeldByCurrentThread));
-            assertThat(context.getBean(LockWatchdog.class).consecutiveFailures()).isZero();
+            assertThat(context.getBean(RedisLocker.class).watchdogState().consecutiveFailures()).isZero();
             keys.forEach(locker::unlock);
         });
     }
@@ -114,7 +117,7 @@ class ClusterTest {
                 hanging.resume();
             }
             long pausedMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
-            LockWatchdog watchdog = context.getBean(LockWatchdog.class);
+            WatchdogState watchdog = context.getBean(RedisLocker.class).watchdogState();
             assertThat(watchdog.consecutiveFailures()).as("ticks that could not renew the paused master's locks").isPositive();
             results.add("| Cluster master hanging while other masters' locks are held | `kill -STOP` of 1 of 3 masters for " + pausedMillis
                     + " ms (watchdog timeout 1 s, command timeout 10 s), " + keys.size() + " watchdog locks spread over the masters | "

@@ -1,5 +1,7 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.core.Internals;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -13,7 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
-import io.github.redislock.LockerFixture;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -122,9 +124,9 @@ class ConnectionFaultTest {
             } finally {
                 thread.shutdownNow();
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 0
+            await().atMost(Duration.ofSeconds(5)).until(() -> Internals.subscribedChannelCount(waiter.locker) == 0
                     && subscribers("lock:{lock:outage}:released") == 0);
-            assertThat(waiter.subscriptions.waiterCount()).isZero();
+            assertThat(waiter.locker.waiterCount()).isZero();
         }
     }
 
@@ -140,12 +142,12 @@ class ConnectionFaultTest {
             try {
                 Future<Boolean> patient = patientThread.submit(() -> waiter.locker.tryLock("patient", 30, -1, TimeUnit.SECONDS));
                 Future<Boolean> impatient = impatientThread.submit(() -> waiter.locker.tryLock("impatient", 2, -1, TimeUnit.SECONDS));
-                await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.waiterCount() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> waiter.locker.waiterCount() == 2);
 
                 proxy.dropAllAndRefuse();
                 // its wait ends during the outage (false, or LockRedisException from its last attempt): its unsubscribe cannot reach Redis
                 await().atMost(Duration.ofSeconds(10)).until(impatient::isDone);
-                await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 1);
+                await().atMost(Duration.ofSeconds(5)).until(() -> Internals.subscribedChannelCount(waiter.locker) == 1);
                 proxy.heal();
                 await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:{lock:patient}:released") == 1);
                 holder.locker.unlock("patient");
@@ -156,7 +158,7 @@ class ConnectionFaultTest {
                 impatientThread.shutdownNow();
                 holder.locker.unlock("impatient");
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.subscriptions.subscribedChannelCount() == 0
+            await().atMost(Duration.ofSeconds(5)).until(() -> Internals.subscribedChannelCount(waiter.locker) == 0
                     && subscribers("lock:{lock:patient}:released") == 0 && subscribers("lock:{lock:impatient}:released") == 0);
         }
     }
@@ -178,7 +180,7 @@ class ConnectionFaultTest {
 
             assertThat(lockRedis.command("EXISTS", "lock:phantom")).as("lock left in Redis after the thread's only unlock").isEqualTo(0L);
             assertThat(instance.locker.heldLockCount()).isZero();
-            assertThat(instance.watchdog.watchedCount()).isZero();
+            assertThat(instance.locker.watchdogState().watchedCount()).isZero();
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockLostEvent;
-import io.github.redislock.LockerFixture;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -105,7 +105,7 @@ class LeftBehindTest {
             assertThat(event.getReason()).isEqualTo(LockLostEvent.OWNER_THREAD_TERMINATED);
         });
         assertThat(instance.locker.heldLockCount()).isZero();
-        assertThat(instance.watchdog.watchedCount()).isZero();
+        assertThat(instance.locker.watchdogState().watchedCount()).isZero();
     }
 
     @Test

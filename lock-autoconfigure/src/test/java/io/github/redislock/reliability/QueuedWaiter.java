@@ -3,7 +3,7 @@ package io.github.redislock.reliability;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.LockerFixture;
+import io.github.redislock.core.LockerFixture;
 
 /**
  * An application instance that does nothing but wait for one lock, run as its own JVM so a test can

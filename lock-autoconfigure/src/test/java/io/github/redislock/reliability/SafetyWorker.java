@@ -1,5 +1,7 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.Locker;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.LockCommands;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
-import io.github.redislock.RedisLocker;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.Internals;
+import io.github.redislock.core.RedisLocker;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -56,20 +56,17 @@ public final class SafetyWorker {
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
         factory.afterPropertiesSet();
         factory.start();
-        LockCommands commands = new LockCommands(factory);
-        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
-        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, SafetyStore.LOCK_PREFIX + "__anchor");
         // '<threadId>|<key>' -> that thread's hold on that key now. A loss the watchdog reports after the hold ended (its
         // unlock then threw LockLostException, which named the hold) names none; one delivered after the thread took the
         // same key again would name the new hold, a window of the event's delivery time.
         Map<String, String> holdByOwnerThreadAndKey = new ConcurrentHashMap<>();
-        RedisLocker locker = new RedisLocker(commands, watchdog, subscriptions, SafetyStore.LOCK_PREFIX, event -> {
+        RedisLocker locker = RedisLocker.builder(factory).keyPrefix(SafetyStore.LOCK_PREFIX).watchdogTimeout(watchdogTimeout).events(event -> {
             if (event instanceof LockLostEvent lost) {
                 String threadId = lost.getOwner().substring(lost.getOwner().lastIndexOf(':') + 1);
                 String hold = holdByOwnerThreadAndKey.getOrDefault(threadId + "|" + lost.getKey(), worker + ".ended-hold");
                 store.lockLost(worker, hold, lost.getKey(), "LockLostEvent");
             }
-        });
+        }).build();
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(3))); // never outlive the test JVM
         store.started(worker, ProcessHandle.current().pid(), true);
 
@@ -91,10 +88,10 @@ public final class SafetyWorker {
         }
         // Idle: report what this instance still holds or waits for, then wait to be told to exit.
         long idleSince = System.nanoTime();
-        while (subscriptions.subscribedChannelCount() > 0 && millisSince(idleSince) < 3000) {
+        while (Internals.subscribedChannelCount(locker) > 0 && millisSince(idleSince) < 3000) {
             Thread.sleep(20);
         }
-        store.idle(worker, locker.heldLockCount(), subscriptions.waiterCount(), subscriptions.subscribedChannelCount(), watchdog.watchedCount());
+        store.idle(worker, locker.heldLockCount(), locker.waiterCount(), Internals.subscribedChannelCount(locker), locker.watchdogState().watchedCount());
         while (!store.exitRequested() && millisSince(idleSince) < 15_000) {
             Thread.sleep(20);
         }

@@ -1,5 +1,8 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.WatchdogState;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,9 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.Locker;
-import io.github.redislock.LockerFixture;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.LockerFixture;
 
 import org.springframework.context.ApplicationContext;
 
@@ -42,7 +43,7 @@ final class Waiters {
      * the waiter's own retries (every ninth of it) slower than that, or a wake-up could not be told from a retry.
      */
     static void assertAReleaseWakesAWaiter(ApplicationContext context, String key) throws Exception {
-        long retryMillis = context.getBean(LockWatchdog.class).timeout().toMillis() / 9;
+        long retryMillis = context.getBean(WatchdogState.Source.class).watchdogState().timeout().toMillis() / 9;
         assertThat(retryMillis).as("ms between a waiter's own retries (set redis-lock.watchdog-timeout=30s for a wake-up test)")
                 .isGreaterThan(2 * LockerFixture.WOKEN_WITHIN.toMillis());
         Locker locker = context.getBean(Locker.class);
@@ -59,7 +60,7 @@ final class Waiters {
             return at;
         });
         // Released right after the waiter parks: its own next look at the lock is a whole retry period away.
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> context.getBean(ReleaseSubscriptions.class).waiterCount() == 1);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> context.getBean(RedisLocker.class).waiterCount() == 1);
         long releasedAt = System.nanoTime();
         locker.unlock(key);
         assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))

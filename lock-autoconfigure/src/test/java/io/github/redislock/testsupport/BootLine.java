@@ -45,8 +45,8 @@ public final class BootLine {
 
     /** Our {@code redisLock} health indicator, whose auto-configuration is per line. */
     public static final List<String> LOCK_HEALTH = List.of(
-            "io.github.redislock.actuate.RedisLockHealthAutoConfiguration",
-            "io.github.redislock.actuate.RedisLockBoot3HealthAutoConfiguration");
+            "io.github.redislock.autoconfigure.RedisLockHealthAutoConfiguration",
+            "io.github.redislock.autoconfigure.RedisLockBoot3HealthAutoConfiguration");
 
     private static final String BOOT_4_MARKER = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
 

@@ -2,11 +2,8 @@ package io.github.redislock.benchmarks.clients;
 
 import java.util.Optional;
 
-import io.github.redislock.LockCommands;
-import io.github.redislock.LockInternals;
-import io.github.redislock.RedisLocker;
-import io.github.redislock.waiting.ReleaseSubscriptions;
-import io.github.redislock.watchdog.LockWatchdog;
+import io.github.redislock.core.LockInternals;
+import io.github.redislock.core.RedisLocker;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -16,16 +13,11 @@ final class RedisLockClient implements LockClient {
     private static final String PREFIX = "lock:";
 
     private final LettuceConnectionFactory connectionFactory;
-    private final LockWatchdog watchdog;
-    private final ReleaseSubscriptions subscriptions;
     private final RedisLocker locker;
 
     RedisLockClient(LockImplementation.ClientSettings settings) {
         connectionFactory = Connections.lettuceFactory(settings);
-        LockCommands commands = new LockCommands(connectionFactory);
-        watchdog = new LockWatchdog(settings.watchdogTimeout(), commands);
-        subscriptions = new ReleaseSubscriptions(connectionFactory, PREFIX + "__anchor");
-        locker = new RedisLocker(commands, watchdog, subscriptions, PREFIX, event -> { });
+        locker = RedisLocker.builder(connectionFactory).keyPrefix(PREFIX).watchdogTimeout(settings.watchdogTimeout()).build();
     }
 
     static LockImplementation implementation() {
@@ -55,8 +47,6 @@ final class RedisLockClient implements LockClient {
     @Override
     public void close() {
         locker.close();
-        subscriptions.close();
-        watchdog.close();
         connectionFactory.destroy();
     }
 }

@@ -1,0 +1,79 @@
+package io.github.redislock.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.redislock.Locker;
+import io.github.redislock.core.RedlockLocker;
+import io.lettuce.core.RedisURI;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * When {@code redis-lock.redlock.nodes} lists independent masters, the Locker follows the Redlock
+ * algorithm over them instead of using the application's Redis.
+ */
+@AutoConfiguration(before = RedisLockAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(RedisLockRedlockAutoConfiguration.OnRedlockNodes.class)
+@EnableConfigurationProperties(RedisLockProperties.class)
+public class RedisLockRedlockAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedlockConnections redlockConnections(RedisLockProperties properties) {
+        RedisLockProperties.Redlock redlock = properties.getRedlock();
+        List<LettuceConnectionFactory> factories = new ArrayList<>();
+        for (String url : redlock.getNodes()) {
+            factories.add(LockConnectionFactories.standalone(RedisURI.create(url), redlock.getNodeTimeout()));
+        }
+        return new RedlockConnections(factories, redlock.getNodes().stream().map(RedisLockProperties::withoutPassword).toList());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(Locker.class)
+    RedlockLocker locker(RedlockConnections connections, RedisLockProperties properties, ApplicationEventPublisher events) {
+        RedisLockProperties.Redlock redlock = properties.getRedlock();
+        return new RedlockLocker(connections.asFactories(), connections.names(), redlock.getNodeTimeout(),
+                redlock.getRetryDelay(), properties.getWatchdogTimeout(), properties.getKeyPrefix(), events);
+    }
+
+    /** The masters' connections; closed with the context, after the Locker that uses them. */
+    record RedlockConnections(List<LettuceConnectionFactory> factories, List<String> names) implements AutoCloseable {
+
+        List<RedisConnectionFactory> asFactories() {
+            return List.copyOf(factories);
+        }
+
+        @Override
+        public void close() {
+            factories.forEach(LettuceConnectionFactory::destroy);
+        }
+    }
+
+    /** Matches when the nodes list is bound, in either its comma-separated or its indexed form. */
+    static class OnRedlockNodes extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            List<String> nodes = Binder.get(context.getEnvironment())
+                    .bind("redis-lock.redlock.nodes", Bindable.listOf(String.class)).orElse(List.of());
+            return nodes.isEmpty() ? ConditionOutcome.noMatch("redis-lock.redlock.nodes is empty")
+                    : ConditionOutcome.match("redis-lock.redlock.nodes lists " + nodes.size() + " masters");
+        }
+    }
+}

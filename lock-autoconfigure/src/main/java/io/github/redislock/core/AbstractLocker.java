@@ -1,0 +1,104 @@
+package io.github.redislock.core;
+
+import io.github.redislock.Locker;
+import io.github.redislock.LockAcquisitionException;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * What every {@link Locker} of this library shares: its client id and owner fields, the key checks,
+ * and the convenience methods defined by the primitive ones.
+ */
+abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoCloseable {
+
+    /** Prepended to every key to form its Redis key. */
+    final String keyPrefix;
+    /** This instance's id: the first part of every owner field it writes. */
+    final String clientId = UUID.randomUUID().toString();
+    volatile boolean closed;
+
+    AbstractLocker(String keyPrefix) {
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("Lock key prefix must not be blank");
+        }
+        this.keyPrefix = keyPrefix;
+    }
+
+    /** This instance's id, the first part of every owner field it writes. */
+    public String getClientId() {
+        return clientId;
+    }
+
+    /** The prefix of every lock's Redis key. */
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    /** Takes the plain lock on {@code key} for the calling thread, waiting as long as needed and keeping interrupts for later. */
+    abstract void lockUninterruptibly(String key, long leaseMillis);
+
+    @Override
+    public void lock(String key) {
+        lockUninterruptibly(key, WATCHDOG_LEASE);
+    }
+
+    @Override
+    public void lock(String key, int leaseSeconds) {
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
+    }
+
+    @Override
+    public void lock(String key, TimeUnit unit, int leaseTime) {
+        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread(String key) {
+        return getHoldCount(key) > 0;
+    }
+
+    @Override
+    public <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
+        Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
+        boolean acquired;
+        try {
+            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(key, waitTime, e);
+        }
+        if (!acquired) {
+            throw new LockAcquisitionException(key, waitTime);
+        }
+        try {
+            return action.get();
+        } finally {
+            unlock(key);
+        }
+    }
+
+    LockKeys keys(String key) {
+        if (closed) {
+            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+        }
+        return LockKeys.of(keyPrefix, key);
+    }
+
+    String currentOwner() {
+        return clientId + ":" + Thread.currentThread().getId();
+    }
+
+    /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
+    String tokenOwner(String ownerToken) {
+        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
+            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
+                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
+        }
+        return clientId + ":~" + ownerToken;
+    }
+}

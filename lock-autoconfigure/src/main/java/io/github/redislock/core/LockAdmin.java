@@ -1,0 +1,126 @@
+package io.github.redislock.core;
+
+import io.github.redislock.Locker;
+import io.github.redislock.LockRedisException;
+import io.github.redislock.LockLostException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.data.redis.connection.DataType;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * What an operator needs beyond the {@link Locker}: the Redis-side state of any lock and a
+ * force-release. Used by the {@code locks} Actuator endpoint; application code should not need it.
+ */
+public final class LockAdmin {
+
+    private final LockCommands commands;
+    private final String keyPrefix;
+
+    LockAdmin(LockCommands commands, String keyPrefix) {
+        this.commands = commands;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * A lock as Redis has it now.
+     *
+     * @param type      the Redis type of the lock key: {@code hash} for a lock, {@code none} when free
+     * @param holds     hold count per owner field ({@code <owner>:r} / {@code <owner>:w} for a read-write lock); empty when free
+     * @param ttlMillis remaining lease in ms; -2 when the key does not exist, -1 when it has no expiry
+     */
+    public record RedisState(String key, String redisKey, String type, Map<String, Long> holds, long ttlMillis) {
+    }
+
+    /** @throws IllegalArgumentException when the key is invalid */
+    public RedisState state(String key) {
+        LockKeys keys = LockKeys.of(keyPrefix, key);
+        byte[] name = bytes(keys.name());
+        return commands.call(keys.name(), connection -> {
+            DataType type = connection.keyCommands().type(name);
+            Map<String, Long> holds = new LinkedHashMap<>();
+            if (type == DataType.HASH) {
+                Map<byte[], byte[]> fields = connection.hashCommands().hGetAll(name);
+                boolean readWrite = fields.keySet().stream().anyMatch(field -> string(field).equals("mode"));
+                fields.forEach((owner, count) -> {
+                    if (!readWrite || isReadWriteHold(string(owner))) {
+                        holds.put(string(owner), holdCount(keys, string(owner), string(count)));
+                    }
+                });
+            }
+            Long ttl = connection.keyCommands().pTtl(name);
+            return new RedisState(key, keys.name(), type == null ? "none" : type.code(), holds, ttl == null ? -2 : ttl);
+        });
+    }
+
+    /**
+     * Frees the lock whoever holds it, of whatever kind (plain, fair, read-write: its leases go too),
+     * and wakes its waiters. The former holders keep running: the watchdog reports their lock lost,
+     * and their unlock throws {@link LockLostException}.
+     *
+     * @return the holds removed (hold count per owner field; {@code <owner>:r} and {@code <owner>:w} for
+     *         a read-write lock's read and write holds); empty when the lock was free
+     * @throws LockRedisException when Redis fails, or the key exists but is not a lock
+     */
+    public Map<String, Long> forceRelease(String key) {
+        LockKeys keys = LockKeys.of(keyPrefix, key);
+        List<?> flat = commands.run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 5, bytes(keys.name()), bytes(keys.channel()),
+                bytes(keys.leases()), bytes(keys.fence()), bytes(keys.queue()), bytes(keys.turnChannelPrefix()));
+        Map<String, Long> removed = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            String owner = string((byte[]) flat.get(i));
+            removed.put(owner, holdCount(keys, owner, string((byte[]) flat.get(i + 1))));
+        }
+        return removed;
+    }
+
+    /**
+     * The remaining lease of each lock, in one pipelined round trip.
+     *
+     * @return ms per Redis key; -2 when the key is gone, -1 when it has no expiry
+     */
+    public Map<String, Long> remainingLeases(Collection<String> redisKeys) {
+        if (redisKeys.isEmpty()) {
+            return Map.of();
+        }
+        List<String> ordered = List.copyOf(redisKeys);
+        List<Object> ttls = commands.call("(" + ordered.size() + " held locks)", connection -> {
+            connection.openPipeline();
+            ordered.forEach(redisKey -> connection.keyCommands().pTtl(bytes(redisKey)));
+            return connection.closePipeline();
+        });
+        Map<String, Long> byKey = new HashMap<>();
+        for (int i = 0; i < ordered.size(); i++) {
+            byKey.put(ordered.get(i), ((Number) ttls.get(i)).longValue());
+        }
+        return byKey;
+    }
+
+    /** A read-write lock's hash also keeps its mode, writer and owners' tokens; only these fields count holds. */
+    private static boolean isReadWriteHold(String field) {
+        return field.endsWith(":r") || field.endsWith(":w");
+    }
+
+    private static long holdCount(LockKeys keys, String owner, String count) {
+        try {
+            return Long.parseLong(count);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("Redis key " + keys.name() + " is not a lock of this version: field '" + owner
+                    + "' holds '" + count + "', not a hold count", e);
+        }
+    }
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(byte[] value) {
+        return new String(value, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,704 @@
+package io.github.redislock.core;
+
+import io.github.redislock.Locker;
+import io.github.redislock.LockException;
+import io.github.redislock.LockRedisException;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The Redis side of every lock: runs the lock scripts with EVALSHA (falling back to EVAL when Redis
+ * lost its script cache, e.g. after {@code SCRIPT FLUSH} or a restart) and turns Redis failures into
+ * {@link LockRedisException}s that name the key. Shared by the {@link Locker} and the watchdog;
+ * applications use {@link Locker}.
+ */
+final class LockCommands implements RenewalClient {
+
+    /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
+    static final int MAX_RENEWAL_BATCH = 1000;
+
+    private static final int MAX_OPEN_ATTEMPTS = 3;
+
+    private final RedisConnectionFactory connectionFactory;
+    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
+    private final Duration replyBackstop;
+    /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
+    private final Duration replicaSync;
+    private volatile Boolean cluster;
+    /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
+    private final boolean sharesNativeConnection;
+    private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
+
+    public LockCommands(RedisConnectionFactory connectionFactory) {
+        this(connectionFactory, null);
+    }
+
+    /**
+     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
+     *                    replica to acknowledge it and fails, released again, when none did
+     */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
+        this.replicaSync = replicaSync;
+        this.connectionFactory = connectionFactory;
+        this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
+        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
+                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
+    }
+
+    /**
+     * The answer of an acquire script.
+     *
+     * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
+     * @param tokens          per lock, the fencing token of the hold; empty when blocked
+     * @param blockedIndex    when blocked, the 0-based position of the lock held by another owner
+     * @param holderTtlMillis when blocked, how long until that holder's lease ends (-1 unknown)
+     */
+    record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
+
+        static Acquisition of(List<?> reply) {
+            if (((Number) reply.get(0)).longValue() != 1) {
+                return new Acquisition(false, new long[0], new long[0],
+                        ((Number) reply.get(1)).intValue() - 1, ((Number) reply.get(2)).longValue());
+            }
+            int locks = (reply.size() - 1) / 2;
+            long[] holdCounts = new long[locks];
+            long[] tokens = new long[locks];
+            for (int i = 0; i < locks; i++) {
+                holdCounts[i] = ((Number) reply.get(1 + 2 * i)).longValue();
+                tokens[i] = ((Number) reply.get(2 + 2 * i)).longValue();
+            }
+            return new Acquisition(true, holdCounts, tokens, -1, 0);
+        }
+    }
+
+    /**
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
+     *
+     * @param firstHolds per lock, whether the owner holds no hold of it as far as the caller knows; Redis
+     *                   then starts the count at 1 whatever it counted before, so a hold whose reply timed
+     *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
+     */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
+        return acquire(group, owner, leaseMillis, firstHolds, 0, null, false);
+    }
+
+    /**
+     * Like {@link #acquire(List, String, long, boolean[])}; with {@code keepPlaceMillis > 0} (one lock only)
+     * a blocked owner also queues for the lock, and a release hands it over (see {@code release.lua}).
+     *
+     * @param keepPlaceMillis how long the queue place lasts unless the owner tries again; 0 = do not queue
+     * @param queueMember     with {@code keepPlaceMillis > 0}, the wait's {@link #queueMember}
+     * @param queuedBefore    whether an earlier try of the same wait may have queued it
+     */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
+                        boolean queuedBefore) {
+        int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
+        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore);
+        long[] leases = new long[group.size()];
+        Arrays.fill(leases, leaseMillis);
+        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
+                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases)));
+    }
+
+    /**
+     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
+     * waits on the same connection for a replica's acknowledgement and is undone without one.
+     *
+     * @param undo releases what the acquisition took, on the connection it ran on
+     */
+    private Acquisition acquireSynced(String redisKey, LockScript script, int keyCount, byte[][] keysAndArgs, Consumer<RedisConnection> undo) {
+        if (replicaSync == null) {
+            return Acquisition.of(run(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs));
+        }
+        return call(redisKey, connection -> {
+            Acquisition acquisition = Acquisition.of(script(connection, script, ReturnType.MULTI, keyCount, keysAndArgs));
+            if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
+                awaitReplica(connection, redisKey, undo);
+            }
+            return acquisition;
+        });
+    }
+
+    /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
+    static int acquireKeyCount(int locks, long keepPlaceMillis) {
+        if (keepPlaceMillis > 0 && locks != 1) {
+            throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
+        }
+        return keepPlaceMillis > 0 ? 4 : locks * 2;
+    }
+
+    /** KEYS then ARGV of {@code acquire.lua}; also what the benchmark's Redis ceiling sends. */
+    static byte[][] acquireKeysAndArgs(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
+                                       String queueMember, boolean queuedBefore) {
+        int locks = group.size();
+        int keyCount = acquireKeyCount(locks, keepPlaceMillis);
+        byte[][] keysAndArgs = new byte[keyCount + 5 + locks][];
+        for (int i = 0; i < locks; i++) {
+            keysAndArgs[2 * i] = bytes(group.get(i).name());
+            keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
+            keysAndArgs[keyCount + 5 + i] = firstHolds[i] ? ONE : ZERO;
+        }
+        if (keepPlaceMillis > 0) {
+            keysAndArgs[2] = bytes(group.get(0).waitQueue());
+            keysAndArgs[3] = bytes(group.get(0).waitDeadlines());
+        }
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        keysAndArgs[keyCount + 1] = bytes(owner);
+        keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
+        keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
+        keysAndArgs[keyCount + 4] = queuedBefore ? ONE : ZERO;
+        return keysAndArgs;
+    }
+
+    /**
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
+     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
+     * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
+     * hand-off message names.
+     */
+    static String queueMember(String inboxField, String waitName, long leaseMillis) {
+        return leaseMillis + "|" + inboxField + waitName;
+    }
+
+    /**
+     * The part of a queue member naming the channel to announce the hand-off on
+     * ({@code ReleaseSubscriptions.inbox()}), preceded by its length in bytes so any name parses; fixed
+     * per instance, so built once rather than on every lock call.
+     */
+    static String inboxField(String inbox) {
+        return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
+    }
+
+    /**
+     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
+     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     */
+    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
+        if (replicasAcknowledging(connection) >= 1) {
+            return;
+        }
+        undo.accept(connection);
+        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
+                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+    }
+
+    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
+    private long replicasAcknowledging(RedisConnection connection) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
+        }
+        return awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
+    }
+
+    /**
+     * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
+     *
+     * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
+     *                     what it still counts for it (left by an acquisition whose reply timed out)
+     * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     */
+    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
+        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+                connection -> script(connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
+                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0")));
+    }
+
+    /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
+    long releaseReadWrite(LockKeys keys, LockKind kind, String owner) {
+        return run(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
+                kind == LockKind.READ ? "unread" : "unwrite", owner, "0"));
+    }
+
+    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
+        byte[][] keysAndArgs = new byte[6 + args.length][];
+        keysAndArgs[0] = bytes(keys.name());
+        keysAndArgs[1] = bytes(keys.leases());
+        keysAndArgs[2] = bytes(keys.fence());
+        keysAndArgs[3] = bytes(keys.channel());
+        keysAndArgs[4] = bytes(action);
+        keysAndArgs[5] = bytes(owner);
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[6 + i] = bytes(args[i]);
+        }
+        return keysAndArgs;
+    }
+
+    /**
+     * Takes a fair lock when {@code owner} is next in its queue.
+     *
+     * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
+     */
+    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return acquireSynced(keys.name(), LockScript.FAIR, 4, fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                connection -> script(connection, LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
+    }
+
+    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
+    long releaseFair(LockKeys keys, String owner, long leaseMillis) {
+        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false));
+    }
+
+    /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
+    void leaveFairQueue(LockKeys keys, String owner) {
+        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
+    }
+
+    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
+                bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
+                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO};
+    }
+
+    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
+    long release(LockKeys keys, String owner, long leaseMillis) {
+        return release(List.of(keys), owner, new long[] {leaseMillis})[0];
+    }
+
+    /**
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
+     * becomes free is handed to the first live waiter queued for it.
+     *
+     * @param restoreLeases per lock, the lease to restore when holds remain
+     * @return per lock, the holds left, or -1 when {@code owner} did not hold it
+     */
+    long[] release(List<LockKeys> group, String owner, long[] restoreLeases) {
+        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 5,
+                releaseKeysAndArgs(group, owner, "", restoreLeases));
+        long[] remaining = new long[reply.size()];
+        for (int i = 0; i < remaining.length; i++) {
+            remaining[i] = ((Number) reply.get(i)).longValue();
+        }
+        return remaining;
+    }
+
+    /**
+     * Takes a waiter that gives up out of the lock's wait queue. A release may have handed it the lock
+     * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
+     *
+     * @param queueMember the wait's {@link #queueMember}
+     * @return whether the lock had been handed to {@code owner}
+     */
+    boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, 5,
+                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}));
+        return ((Number) reply.get(0)).longValue() == 0;
+    }
+
+    /** KEYS (5 per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
+    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases) {
+        int keyCount = group.size() * 5;
+        byte[][] keysAndArgs = new byte[keyCount + 2 + group.size()][];
+        for (int i = 0; i < group.size(); i++) {
+            LockKeys keys = group.get(i);
+            keysAndArgs[5 * i] = bytes(keys.name());
+            keysAndArgs[5 * i + 1] = bytes(keys.channel());
+            keysAndArgs[5 * i + 2] = bytes(keys.fence());
+            keysAndArgs[5 * i + 3] = bytes(keys.waitQueue());
+            keysAndArgs[5 * i + 4] = bytes(keys.waitDeadlines());
+            keysAndArgs[keyCount + 2 + i] = bytes(Long.toString(restoreLeases[i]));
+        }
+        keysAndArgs[keyCount] = bytes(owner);
+        keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
+        return keysAndArgs;
+    }
+
+    /**
+     * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
+     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
+     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
+     * than the claim lease or replica-sync is on.
+     *
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
+     * @throws LockRedisException when no replica acknowledged it; it was released again
+     */
+    boolean confirmHandOff(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
+            return true;
+        }
+        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        if (replicaSync == null) {
+            return this.<Long>run(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+        }
+        return call(keys.name(), connection -> {
+            boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+            if (held) {
+                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, 5,
+                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis})));
+            }
+            return held;
+        });
+    }
+
+    boolean exists(LockKeys keys) {
+        return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
+    }
+
+    /** @param field the owner field, or for a read-write lock the owner's read or write field */
+    int holdCount(LockKeys keys, String field) {
+        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
+        return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Locks whose hash carries the lease cost one script call per batch; owners with a lease of their
+     * own in a lease set (read-write locks) a second kind of call, made only when there are such holds.
+     *
+     * <p>Every batch stands alone: all are sent at once, and a batch whose node fails or does not answer
+     * within a third of {@code leaseMillis} (whatever the client's command timeout) does not keep the
+     * others, on healthy nodes, from being renewed in this tick.
+     *
+     * @throws PartialRenewalException when some batches failed; it carries what the others found lost
+     */
+    @Override
+    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
+        List<WatchedLock> byHash = new ArrayList<>();
+        List<WatchedLock> byLeaseSet = new ArrayList<>();
+        for (WatchedLock lock : locks) {
+            (lock.leaseSet() == null ? byHash : byLeaseSet).add(lock);
+        }
+        List<RenewalCall> calls = new ArrayList<>();
+        for (List<WatchedLock> batch : batches(byHash)) {
+            calls.add(new RenewalCall(batch, LockScript.RENEW, 1, lock -> new String[] {lock.redisKey()}, leaseMillis));
+        }
+        for (List<WatchedLock> batch : batches(byLeaseSet)) {
+            calls.add(new RenewalCall(batch, LockScript.RENEW_LEASES, 2, lock -> new String[] {lock.redisKey(), lock.leaseSet()}, leaseMillis));
+        }
+        Duration bound = Duration.ofMillis(Math.max(1, leaseMillis / 3));
+        long deadline = System.nanoTime() + bound.toNanos();
+        Set<WatchedLock> lost = new HashSet<>();
+        RuntimeException failure = null;
+        int unrenewed = 0;
+        for (RenewalCall call : calls) {
+            try {
+                call.collectLost(deadline, bound, lost);
+            } catch (RuntimeException e) {
+                unrenewed += call.batch.size();
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            String which = unrenewed == locks.size() ? "None of the " + locks.size() + " lock(s) could be renewed: "
+                    : unrenewed + " of " + locks.size() + " lock(s) could not be renewed (the others were): ";
+            throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
+        }
+        return lost;
+    }
+
+    /** One renewal script call, sent when created (on Lettuce's shared connection) and awaited by {@link #collectLost}. */
+    private final class RenewalCall {
+        final List<WatchedLock> batch;
+        private final LockScript script;
+        private final byte[][] keys;
+        private final byte[][] args;
+        private final RedisClusterAsyncCommands<byte[], byte[]> lettuce;
+        private RedisFuture<List<Object>> reply;
+
+        RenewalCall(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf, long leaseMillis) {
+            this.batch = batch;
+            this.script = script;
+            byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
+            this.keys = Arrays.copyOfRange(keysAndArgs, 0, batch.size() * keysPerLock);
+            this.args = Arrays.copyOfRange(keysAndArgs, batch.size() * keysPerLock, keysAndArgs.length);
+            this.lettuce = guarded(redisKey(), () -> sharedCommands(redisKey()));
+            if (lettuce != null) {
+                reply = guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
+            }
+        }
+
+        String redisKey() {
+            return batch.get(0).redisKey();
+        }
+
+        void collectLost(long deadline, Duration bound, Set<WatchedLock> lost) {
+            List<?> positions = lettuce == null
+                    ? run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args))
+                    : guarded(redisKey(), () -> awaitBounded(deadline, bound));
+            for (Object position : positions) {
+                lost.add(batch.get(((Number) position).intValue() - 1));
+            }
+        }
+
+        private List<Object> awaitBounded(long deadline, Duration bound) {
+            boolean retried = false;
+            while (true) {
+                try {
+                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (ExecutionException e) {
+                    if (retried || !isNoScript(e)) {
+                        throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+                    }
+                    retried = true;
+                    reply = lettuce.eval(script.body(), ScriptOutputType.MULTI, keys, args);
+                } catch (TimeoutException e) {
+                    reply.cancel(true);
+                    throw new IllegalStateException("No reply within " + bound.toMillis() + " ms (a third of the watchdog timeout) renewing "
+                            + batch.size() + " lock(s) from " + redisKey(), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted renewing " + batch.size() + " lock(s) from " + redisKey(), e);
+                }
+            }
+        }
+    }
+
+    private static byte[][] concat(byte[][] first, byte[][] second) {
+        byte[][] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
+    }
+
+    private static byte[][] renewalKeysAndArgs(List<WatchedLock> batch, int keysPerLock, Function<WatchedLock, String[]> keysOf,
+                                               long leaseMillis) {
+        int keyCount = batch.size() * keysPerLock;
+        byte[][] keysAndArgs = new byte[keyCount + 1 + batch.size()][];
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        for (int i = 0; i < batch.size(); i++) {
+            String[] keys = keysOf.apply(batch.get(i));
+            for (int k = 0; k < keysPerLock; k++) {
+                keysAndArgs[i * keysPerLock + k] = bytes(keys[k]);
+            }
+            keysAndArgs[keyCount + 1 + i] = bytes(batch.get(i).ownerField());
+        }
+        return keysAndArgs;
+    }
+
+    /** One batch per hash slot in a cluster (a script may not cross slots), otherwise as few as the batch size allows. */
+    private List<List<WatchedLock>> batches(List<WatchedLock> locks) {
+        Function<WatchedLock, Integer> group = isCluster() ? lock -> ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : lock -> 0;
+        Map<Integer, List<WatchedLock>> bySlot = new LinkedHashMap<>();
+        for (WatchedLock lock : locks) {
+            bySlot.computeIfAbsent(group.apply(lock), slot -> new ArrayList<>()).add(lock);
+        }
+        List<List<WatchedLock>> batches = new ArrayList<>();
+        for (Collection<WatchedLock> slotLocks : bySlot.values()) {
+            List<WatchedLock> list = new ArrayList<>(slotLocks);
+            for (int from = 0; from < list.size(); from += MAX_RENEWAL_BATCH) {
+                batches.add(list.subList(from, Math.min(list.size(), from + MAX_RENEWAL_BATCH)));
+            }
+        }
+        return batches;
+    }
+
+    private boolean isCluster() {
+        Boolean known = cluster;
+        if (known == null) {
+            known = call("(topology check)", connection -> connection instanceof RedisClusterConnection);
+            cluster = known;
+        }
+        return known;
+    }
+
+    /**
+     * Runs a lock script. With Lettuce the call goes through its asynchronous API and is awaited here,
+     * ignoring interrupts until the reply is in: a script that changed a lock must never be abandoned
+     * half-way by an interrupt, or the caller would not know whether it holds the lock.
+     */
+    @SuppressWarnings("unchecked")
+    <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce = sharedCommands(redisKey);
+        if (lettuce == null) {
+            return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
+        }
+        return guarded(redisKey, () -> (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs));
+    }
+
+    /**
+     * The connection factory's shared Lettuce connection, kept between calls: asking the factory for a
+     * connection wrapper on every lock operation costs more client time than the script itself. A
+     * closed one (the factory was stopped or reset) is looked up again; null when the factory hands out
+     * a dedicated connection per call (pooling) or is not Lettuce's, which then goes through {@link #call}.
+     */
+    @SuppressWarnings("unchecked")
+    private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(String redisKey) {
+        if (!sharesNativeConnection) {
+            return null;
+        }
+        RedisClusterAsyncCommands<byte[], byte[]> commands = shared;
+        if (commands != null && isOpen(commands)) {
+            return commands;
+        }
+        commands = call(redisKey, connection -> connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce
+                ? (RedisClusterAsyncCommands<byte[], byte[]>) lettuce : null);
+        shared = commands;
+        return commands;
+    }
+
+    /**
+     * Asks the connection behind the commands, not the commands: Lettuce 7 (Spring Boot 4) dropped
+     * {@code isOpen()} from the command interfaces, while {@code getStatefulConnection().isOpen()} is on
+     * both Lettuce 6 and 7. Commands of an unknown kind count as closed, so they are looked up again.
+     */
+    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+            return standalone.getStatefulConnection().isOpen();
+        }
+        return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
+            return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
+        }
+        try {
+            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
+        }
+    }
+
+    private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
+                              int keyCount, byte[][] keysAndArgs) {
+        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
+        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+        try {
+            return awaitUninterruptibly(lettuce.evalsha(script.sha1Hex(), output, keys, args));
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return awaitUninterruptibly(lettuce.eval(script.body(), output, keys, args));
+        }
+    }
+
+    /** Waits for the reply, keeping (not obeying) interrupts; bounded by the command timeout as a backstop. */
+    private <T> T awaitUninterruptibly(RedisFuture<T> reply) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + replyBackstop.toNanos();
+        try {
+            while (true) {
+                try {
+                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+                } catch (TimeoutException e) {
+                    reply.cancel(true);
+                    throw new IllegalStateException("No reply from Redis within " + replyBackstop, e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Runs one Redis interaction. The interrupt flag is cleared for its duration and set again
+     * afterwards: the Redis client refuses to start a command on an interrupted thread, and an
+     * interrupted thread must still be able to release its locks.
+     */
+    <T> T call(String redisKey, Function<RedisConnection, T> action) {
+        return guarded(redisKey, () -> {
+            try (RedisConnection connection = openConnection()) {
+                return action.apply(connection);
+            }
+        });
+    }
+
+    /** The interrupt flag handling and failure naming of {@link #call}, for work that has its connection already. */
+    private static <T> T guarded(String redisKey, Supplier<T> action) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return action.get();
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Opening (possibly connecting) is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
+    private RedisConnection openConnection() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connectionFactory.getConnection();
+            } catch (RuntimeException e) {
+                if (attempt == MAX_OPEN_ATTEMPTS || !causedByInterrupt(e)) {
+                    throw e;
+                }
+                Thread.interrupted();
+            }
+        }
+    }
+
+    private static boolean causedByInterrupt(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isNoScript(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+    private static final byte[] EMPTY = {};
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+}

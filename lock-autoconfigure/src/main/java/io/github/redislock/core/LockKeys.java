@@ -1,0 +1,81 @@
+package io.github.redislock.core;
+
+/**
+ * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
+ * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
+ * touches two slots.
+ *
+ * @param fence the fencing-token counter; it expires with the lease it was drawn for and goes with the lock, and a
+ *              missing one restarts from the Redis clock in microseconds, so tokens keep rising per key even after
+ *              Redis lost its data
+ */
+record LockKeys(String prefix, String key, String name, String channel, String fence) {
+
+    /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
+    static final int MAX_KEY_LENGTH = 1024;
+
+    static LockKeys of(String prefix, String key) {
+        validate(key);
+        String name = prefix + key;
+        return new LockKeys(prefix, key, name, helperName(prefix, name, "released"), helperName(prefix, name, "fence"));
+    }
+
+    /** The read-write lock's sorted set of owners by lease deadline (ms), so each reader's lease ends alone. */
+    String leases() {
+        return helperName(prefix, name, "leases");
+    }
+
+    /** The plain lock's wait queue: a list of waiting owners (with their leases) a release hands the lock to, oldest first. */
+    String waitQueue() {
+        return helperName(prefix, name, "wait-queue");
+    }
+
+    /** The plain lock's sorted set of queued waiters by the deadline (ms) after which a silent waiter is skipped. */
+    String waitDeadlines() {
+        return helperName(prefix, name, "wait-deadlines");
+    }
+
+    /** The fair lock's queue: a list of waiting owners, first come first served. */
+    String queue() {
+        return helperName(prefix, name, "queue");
+    }
+
+    /** The fair lock's sorted set of waiting owners by the deadline (ms) after which a silent waiter is dropped. */
+    String waiters() {
+        return helperName(prefix, name, "waiters");
+    }
+
+    /** Prefix of the fair lock's per-waiter wake-up channels; the owner field follows it. */
+    String turnChannelPrefix() {
+        return helperName(prefix, name, "turn:");
+    }
+
+    static void validate(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("Lock key must not be null or blank, but was " + (key == null ? "null" : "'" + key + "'"));
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("Lock key is " + key.length() + " characters long, more than the limit of "
+                    + MAX_KEY_LENGTH + ": '" + key.substring(0, 40) + "...'");
+        }
+    }
+
+    /**
+     * A name under the prefix that hashes to the same cluster slot as {@code name}: when the name has a
+     * hash tag of its own it is kept as it is, otherwise the whole name becomes the tag.
+     */
+    static String helperName(String prefix, String name, String suffix) {
+        String tagged = hasHashTag(name) ? name : "{" + name + "}";
+        return prefix + tagged + ":" + suffix;
+    }
+
+    /** Redis Cluster's rule: the text between the first '{' and the next '}', when not empty, decides the slot. */
+    static boolean hasHashTag(String name) {
+        int open = name.indexOf('{');
+        if (open < 0) {
+            return false;
+        }
+        int close = name.indexOf('}', open + 1);
+        return close > open + 1;
+    }
+}

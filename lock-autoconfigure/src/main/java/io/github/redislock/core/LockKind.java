@@ -1,0 +1,23 @@
+package io.github.redislock.core;
+
+/** The kinds of lock a key can be taken as; each has its own Redis script and its own hold per owner. */
+enum LockKind {
+
+    /** Reentrant exclusive lock: the hash holds one owner field with its hold count. */
+    PLAIN,
+    /** Like {@link #PLAIN}, but waiters queue in Redis and are granted the lock in arrival order. */
+    FAIR,
+    /** A read hold of a read-write lock: shared with other readers. */
+    READ,
+    /** The write hold of a read-write lock: exclusive, but its owner may also read. */
+    WRITE;
+
+    /** Plain and fair acquisitions of one key by one owner are the same hold: they share the hash field. */
+    LockKind holdSlot() {
+        return this == FAIR ? PLAIN : this;
+    }
+
+    boolean readWrite() {
+        return this == READ || this == WRITE;
+    }
+}

@@ -1,0 +1,67 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.github.redislock.LockObserver;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Builds a {@link RedisLocker} with its parts (script calls, watchdog, release subscriptions), which
+ * stay package-private: the Locker owns them and closes them with itself. Each setting has the
+ * default of its {@code redis-lock.*} property.
+ */
+public final class RedisLockerBuilder {
+
+    private final RedisConnectionFactory connectionFactory;
+    private String keyPrefix = "lock:";
+    private Duration watchdogTimeout = Duration.ofSeconds(30);
+    private Duration replicaSync;
+    private ApplicationEventPublisher events = event -> {
+    };
+    private LockObserver observer = LockObserver.NONE;
+
+    RedisLockerBuilder(RedisConnectionFactory connectionFactory) {
+        this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+    }
+
+    /** Prepended to every key to form its Redis key ({@code redis-lock.key-prefix}). */
+    public RedisLockerBuilder keyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+        return this;
+    }
+
+    /** Lease of a lock taken without one, renewed every third of it ({@code redis-lock.watchdog-timeout}). */
+    public RedisLockerBuilder watchdogTimeout(Duration watchdogTimeout) {
+        this.watchdogTimeout = Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
+        return this;
+    }
+
+    /** How long an acquisition waits for a replica to confirm it ({@code redis-lock.replica-sync}); null = no wait. */
+    public RedisLockerBuilder replicaSync(Duration replicaSync) {
+        this.replicaSync = replicaSync;
+        return this;
+    }
+
+    /** Receives a {@link io.github.redislock.LockLostEvent} for every lock found gone before its holder released it. */
+    public RedisLockerBuilder events(ApplicationEventPublisher events) {
+        this.events = Objects.requireNonNull(events, "events");
+        return this;
+    }
+
+    /** Hears acquisitions, releases, losses and renewals, for metrics and traces. */
+    public RedisLockerBuilder observer(LockObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+        return this;
+    }
+
+    /** A Locker that starts its watchdog now and opens its pub/sub connection at the first wait. */
+    public RedisLocker build() {
+        LockCommands commands = new LockCommands(connectionFactory, replicaSync);
+        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, observer);
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, keyPrefix + "__anchor");
+        return new RedisLocker(commands, watchdog, subscriptions, keyPrefix, events, observer);
+    }
+}

@@ -1,0 +1,429 @@
+package io.github.redislock.core;
+
+import io.github.redislock.Locker;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisMultiLock;
+import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockLostEvent;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: the same owner
+ * field is written to every node with a short per-node timeout, and the lock counts as taken only when
+ * a majority took it while the lease still has time left (validity = lease - elapsed - clock drift,
+ * drift = 1% of the lease + 2 ms). Failed attempts are undone on every node and retried after a random
+ * delay, as the algorithm prescribes, so competing clients do not retry in lock-step. The watchdog's
+ * renewals must also reach a majority; a round too few masters answer in time is retried, and the
+ * lock is reported lost only when a majority denies having it or its validity has run out.
+ *
+ * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
+ * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
+ */
+public class RedlockLocker extends AbstractLocker {
+
+    private static final Log log = LogFactory.getLog(RedlockLocker.class);
+
+    private final RedlockMasters masters;
+    private final RedlockRenewal renewal;
+    private final int quorum;
+    private final Duration retryDelay;
+    private final LockWatchdog watchdog;
+    private final LostLockEvents lostEvents;
+    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+    /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
+    private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
+
+    /**
+     * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
+     * @param nodeNames   how log lines and errors name each node (its URL without password)
+     * @param nodeTimeout how long one node may take to answer before it counts as failed
+     * @param retryDelay  the average pause between two attempts of a waiting caller
+     */
+    public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
+                         Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
+        super(keyPrefix);
+        this.masters = new RedlockMasters(nodes, nodeNames, nodeTimeout, keyPrefix);
+        this.renewal = new RedlockRenewal(masters);
+        this.quorum = masters.quorum();
+        this.retryDelay = retryDelay;
+        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
+        this.watchdog = new LockWatchdog(watchdogTimeout, renewal::renew);
+    }
+
+    @Override
+    public WatchdogState watchdogState() {
+        return watchdog;
+    }
+
+    /** How many masters must agree. */
+    public int getQuorum() {
+        return quorum;
+    }
+
+    @Override
+    public void lockInterruptibly(String key) throws InterruptedException {
+        acquire(keys(key), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
+    }
+
+    @Override
+    public boolean tryLock(String key) {
+        try {
+            return acquire(keys(key), currentOwner(), 0, WATCHDOG_LEASE, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return acquire(keys(key), currentOwner(), LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return acquire(keys(key), tokenOwner(ownerToken), LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+    }
+
+    @Override
+    public void unlock(String key) {
+        release(keys(key), currentOwner());
+    }
+
+    @Override
+    public void unlockAs(String ownerToken, String key) {
+        release(keys(key), tokenOwner(ownerToken));
+    }
+
+    /** Whether a majority of the masters has the lock. */
+    @Override
+    public boolean isLocked(String key) {
+        LockKeys keys = keys(key);
+        return masters.onEvery(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+    }
+
+    /** The hold count a majority of the masters agree on (at least). */
+    @Override
+    public int getHoldCount(String key) {
+        LockKeys keys = keys(key);
+        String owner = currentOwner();
+        List<Integer> counts = new ArrayList<>(masters.onEvery(node -> node.holdCount(keys, owner)).stream()
+                .map(count -> count == null ? 0 : count).toList());
+        counts.sort((a, b) -> Integer.compare(b, a));
+        return counts.get(quorum - 1);
+    }
+
+    @Override
+    public long fencingToken(String key) {
+        throw unsupported("fencing tokens", "each master counts its own tokens, and no majority rule makes them one increasing sequence");
+    }
+
+    @Override
+    public RedisLock getLock(String key) {
+        LockKeys.validate(key);
+        return new View(key);
+    }
+
+    @Override
+    public RedisLock getFairLock(String key) {
+        throw unsupported("fair locks", "the wait queue would have to be agreed on by a majority");
+    }
+
+    @Override
+    public RedisReadWriteLock getReadWriteLock(String key) {
+        throw unsupported("read-write locks", "their per-reader leases are not part of the Redlock algorithm");
+    }
+
+    @Override
+    public RedisMultiLock getMultiLock(String... keys) {
+        throw unsupported("multi-locks", "take the keys one by one in a fixed order instead");
+    }
+
+    /** Stops renewing; held locks expire on every master within the watchdog timeout. */
+    @Override
+    public void close() {
+        closed = true;
+        watchdog.close();
+        lostEvents.close();
+        holds.clear();
+        renewal.clear();
+        pendingUndos.clear();
+        masters.close();
+    }
+
+    @Override
+    void lockUninterruptibly(String key, long leaseMillis) {
+        try {
+            acquire(keys(key), currentOwner(), WAIT_FOREVER, leaseMillis, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("An uninterruptible wait cannot be interrupted", e);
+        }
+    }
+
+    private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
+            throw new InterruptedException("Interrupted before trying to take '" + keys.key() + "'");
+        }
+        long start = System.nanoTime();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                long attemptStart = System.nanoTime();
+                long holdCount = attemptOnMajority(keys, owner, redisLease);
+                if (holdCount > 0) {
+                    acquired(keys, owner, holdCount, leaseMillis, attemptStart);
+                    return true;
+                }
+                long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+                if (remaining <= 0) {
+                    return false;
+                }
+                long delay = Math.min(remaining, randomRetryDelayNanos());
+                if (interruptible) {
+                    TimeUnit.NANOSECONDS.sleep(delay);
+                } else {
+                    LockSupport.parkNanos(delay);
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * One round of the algorithm: ask every master at once, count the ones that took the lock in time.
+     * A master still undoing this owner's previous failed round (see {@link #undo}) is not asked and
+     * counts as failed: sent before that undo, this round's acquire could be the one the undo deletes.
+     *
+     * @return the hold count on success, 0 when no majority took it in time (what was taken is undone)
+     */
+    private long attemptOnMajority(LockKeys keys, String owner, long leaseMillis) {
+        long start = System.nanoTime();
+        String id = holdId(keys, owner);
+        Hold known = holds.get(id);
+        boolean[] firstHold = {known == null || known.lost};
+        List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
+        List<CompletableFuture<LockCommands.Acquisition>> calls = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
+            boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
+            calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
+                    : masters.call(masters.node(i), node -> node.acquire(List.of(keys), owner, leaseMillis, firstHold)));
+        }
+        List<LockCommands.Acquisition> answers = masters.answersBy(calls, start + masters.nodeTimeout().toNanos());
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long validity = leaseMillis - elapsedMillis - RedlockRenewal.drift(leaseMillis);
+        int took = 0;
+        long holdCount = 0;
+        for (LockCommands.Acquisition answer : answers) {
+            if (answer != null && answer.acquired()) {
+                took++;
+                holdCount = Math.max(holdCount, answer.holdCounts()[0]);
+            }
+        }
+        if (took >= quorum && validity > 0) {
+            return holdCount;
+        }
+        undo(keys, owner, calls, undoing);
+        if (log.isDebugEnabled()) {
+            log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + masters.size()
+                    + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
+        }
+        return 0;
+    }
+
+    /**
+     * Gives back exactly what the attempt took, on each master once its answer is in, also when it
+     * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo.
+     * Until an undo is done, the owner's next attempts leave that master out (see
+     * {@link #attemptOnMajority}), so the undo cannot land after their acquire and delete the hold
+     * they counted.
+     *
+     * @param undoing the undos of the owner's earlier attempt, still running on the masters this attempt left out
+     */
+    private void undo(LockKeys keys, String owner, List<CompletableFuture<LockCommands.Acquisition>> calls,
+                      List<CompletableFuture<Void>> undoing) {
+        Hold hold = holds.get(holdId(keys, owner));
+        long restore = hold == null ? 1 : restoreLease(hold);
+        List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            LockCommands node = masters.node(i);
+            String name = masters.name(i);
+            CompletableFuture<Void> undo = calls.get(i).handle((answer, failure) -> {
+                if (answer != null && answer.acquired()) {
+                    try {
+                        node.release(keys, owner, restore);
+                    } catch (RuntimeException e) {
+                        log.debug("Redlock master " + name + " could not undo " + keys.name() + "; it expires with its lease: " + e);
+                    }
+                }
+                return null;
+            });
+            undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
+        }
+        String id = holdId(keys, owner);
+        pendingUndos.put(id, undos);
+        CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
+    }
+
+    /** @param validFromNanos when the attempt that took it started: its validity runs from then */
+    private void acquired(LockKeys keys, String owner, long holdCount, long leaseMillis, long validFromNanos) {
+        String id = holdId(keys, owner);
+        Hold hold = holds.get(id);
+        if (holdCount == 1 || hold == null) {
+            if (hold != null) {
+                forget(hold);
+            }
+            hold = new Hold(keys, owner, LockKind.PLAIN, 0, holdCount, leaseMillis, owner.equals(currentOwner()), this::publishLost);
+            holds.put(id, hold);
+        }
+        hold.count = holdCount;
+        if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
+            hold.watched = true;
+            renewal.confirmed(hold, validFromNanos);
+            watchdog.watch(hold);
+        }
+    }
+
+    private void release(LockKeys keys, String owner) {
+        Hold hold = holds.get(holdId(keys, owner));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Cannot unlock '" + keys.key() + "' (Redis key " + keys.name()
+                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
+        }
+        boolean finalRelease = hold.count <= 1;
+        if (finalRelease && hold.watched) {
+            watchdog.unwatch(hold);
+        }
+        long restore = restoreLease(hold);
+        List<long[]> answers = masters.onEvery(node -> node.release(List.of(keys), owner, new long[] {restore}));
+        long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
+        if (hold.lost || confirmed < quorum) {
+            forget(hold);
+            throw new LockLostException(keys.key(), "Lock '" + keys.key() + "' (Redis key " + keys.name() + ") was lost before owner "
+                    + owner + " unlocked it: only " + confirmed + " of " + masters.size() + " masters still had it (quorum " + quorum
+                    + "). Another owner may have held it meanwhile.");
+        }
+        hold.count = finalRelease ? 0 : hold.count - 1;
+        if (hold.count == 0) {
+            forget(hold);
+        }
+    }
+
+    private long randomRetryDelayNanos() {
+        long average = retryDelay.toNanos();
+        return average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
+    }
+
+    private long restoreLease(Hold hold) {
+        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
+    }
+
+    private void forget(Hold hold) {
+        holds.remove(holdId(hold.keys, hold.owner), hold);
+        if (hold.watched) {
+            watchdog.unwatch(hold);
+        }
+        renewal.forget(hold); // after the unwatch: a renewal in flight may still confirm it
+    }
+
+    private void publishLost(Hold hold, String reason) {
+        if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
+            forget(hold); // nobody is left to unlock it
+        }
+        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner, reason)); // off the watchdog thread
+    }
+
+    private static String holdId(LockKeys keys, String owner) {
+        return keys.name() + " " + owner;
+    }
+
+    private static UnsupportedOperationException unsupported(String what, String why) {
+        return new UnsupportedOperationException("Redlock (redis-lock.redlock.nodes) does not offer " + what + ": " + why);
+    }
+
+
+    /** One key seen as a {@link RedisLock}; the calling thread is the owner. */
+    private final class View implements RedisLock {
+        private final String key;
+
+        View(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String getKey() {
+            return key;
+        }
+
+        @Override
+        public long fencingToken() {
+            return RedlockLocker.this.fencingToken(key);
+        }
+
+        @Override
+        public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+            return RedlockLocker.this.tryLock(key, waitTime, leaseTime, unit);
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return RedlockLocker.this.isHeldByCurrentThread(key);
+        }
+
+        @Override
+        public int getHoldCount() {
+            return RedlockLocker.this.getHoldCount(key);
+        }
+
+        @Override
+        public void lock() {
+            RedlockLocker.this.lock(key);
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            RedlockLocker.this.lockInterruptibly(key);
+        }
+
+        @Override
+        public boolean tryLock() {
+            return RedlockLocker.this.tryLock(key);
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return RedlockLocker.this.tryLock(key, Math.max(0, time), WATCHDOG_LEASE, unit);
+        }
+
+        @Override
+        public void unlock() {
+            RedlockLocker.this.unlock(key);
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("Distributed lock '" + key + "' does not support conditions");
+        }
+    }
+}

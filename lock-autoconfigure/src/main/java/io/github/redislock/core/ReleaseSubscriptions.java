@@ -1,0 +1,526 @@
+package io.github.redislock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
+
+/**
+ * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
+ *
+ * <p>Each lock's release channel is subscribed while at least one local thread waits for that lock
+ * (reference counted) and unsubscribed in the background once nobody has waited for it for
+ * {@link #LINGER}: the hot path of a waiter that got its lock never pays for an unsubscribe, and a
+ * lock contended again and again does not pay for a SUBSCRIBE and an UNSUBSCRIBE per wait. The
+ * connection also stays subscribed to this instance's own channel, its {@link #inbox()}: it keeps the
+ * connection open between waits (an empty subscription would close it) and receives the hand-offs of
+ * locks to this instance's waiters.
+ *
+ * <p>A release published while the connection is down is never delivered. When the client reconnects
+ * and Redis confirms a channel again, every waiter of that channel is woken to look at the lock
+ * itself, so a waiter never sleeps through a release until the holder's lease would have run out.
+ *
+ * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
+ * that does not win goes back to waiting; a wake-up taken by a waiter that leaves, or used by one that
+ * then waits for another lock instead ({@link Waiting#passOnWakeUp()}), is passed on to the next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
+ * may enter) wakes every local waiter of the channel. A hand-off message ({@code granted:<token>:<wait>},
+ * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
+ * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
+ * inbox, not to the lock's channel, it costs Redis one write and no other instance any work.
+ */
+final class ReleaseSubscriptions implements AutoCloseable {
+
+    /** The release message that wakes every local waiter of its channel instead of one. */
+    public static final String WAKE_ALL = "all";
+
+    private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
+    private static final String GRANTED = "granted:";
+
+    /** Hand-offs kept for waits that have not joined yet; one is needed for a few microseconds. */
+    private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
+
+    /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
+    static final Duration LINGER = Duration.ofMillis(500);
+
+    private final RedisConnectionFactory connectionFactory;
+    private final String inbox;
+    private final byte[] inboxName;
+    /** The queued waits of this instance by wait name, for their hand-offs. Guarded by itself. */
+    private final Map<String, Waiting> handOffWaits = new HashMap<>();
+    /**
+     * Hand-offs to waits that had not joined yet: a wait queues in Redis before it joins, so its
+     * hand-off can come first. Guarded by {@link #handOffWaits}.
+     */
+    private final Map<String, Long> unclaimedHandOffs = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_UNCLAIMED_HAND_OFFS;
+        }
+    };
+    /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not yet. */
+    private volatile long inboxConfirmedAt;
+    private volatile boolean inboxConfirmedBefore;
+    /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
+    private final ReentrantLock commandLock = new ReentrantLock();
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService unsubscriber;
+    private final Listener listener = new Listener();
+    private RedisConnection connection;
+    private volatile boolean closed;
+
+    /**
+     * @param anchorChannel the base of this instance's {@link #inbox()} channel (a random suffix follows it),
+     *                      under the lock key prefix so an ACL that
+     *                      allows the prefix's channels allows it
+     */
+    public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
+        this.connectionFactory = connectionFactory;
+        this.inbox = anchorChannel + ":" + UUID.randomUUID();
+        this.inboxName = inbox.getBytes(StandardCharsets.UTF_8);
+        this.unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-unsubscriber");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Starts listening for releases on {@code channel}; returns once Redis confirmed the subscription,
+     * so a release published after this call is never missed.
+     *
+     * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+     */
+    public Waiting join(String channel) {
+        return join(channel, null);
+    }
+
+    /**
+     * Like {@link #join(String)}, for a waiter that a release may hand the lock to directly.
+     *
+     * @param waitName the name the wait queued under ({@code <wait id>:<owner>}); a hand-off to it wakes this waiter alone
+     */
+    public Waiting join(String channel, String waitName) {
+        boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
+        commandLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
+            }
+            Channel entry = channels.get(channel);
+            if (entry == null) {
+                entry = new Channel(channel); // registered first: its confirmation may arrive before subscribe returns
+                channels.put(channel, entry);
+                try {
+                    subscribe(channel);
+                } catch (RuntimeException e) {
+                    channels.remove(channel, entry);
+                    throw e;
+                }
+            } else if (connection == null) {
+                subscribe(channel); // after disconnect(): a new connection for every channel, this one included
+            }
+            entry.waiters++;
+            Waiting waiting = new Waiting(entry, waitName);
+            entry.queue.addLast(waiting);
+            if (waitName != null) {
+                synchronized (handOffWaits) {
+                    handOffWaits.put(waitName, waiting);
+                    Long token = unclaimedHandOffs.remove(waitName);
+                    if (token != null) {
+                        waiting.grant(token);
+                    }
+                }
+            }
+            return waiting;
+        } finally {
+            commandLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * This instance's own channel, subscribed whenever anything is: releases publish the hand-offs of
+     * locks to this instance's queued waiters here.
+     */
+    public String inbox() {
+        return inbox;
+    }
+
+    /** Channels subscribed now, including those whose background unsubscribe is still pending. */
+    public int subscribedChannelCount() {
+        return channels.size();
+    }
+
+    /** Threads parked on {@code channel} now, for tests. */
+    int parkedOn(String channel) {
+        Channel entry = channels.get(channel);
+        return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.wakeUps.hasQueuedThreads()).count();
+    }
+
+    /** Local threads waiting now, over all locks. */
+    public int waiterCount() {
+        commandLock.lock();
+        try {
+            return channels.values().stream().mapToInt(channel -> channel.waiters).sum();
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    private void subscribe(String channel) {
+        byte[] name = channel.getBytes(StandardCharsets.UTF_8);
+        if (connection != null && connection.isSubscribed()) {
+            connection.getSubscription().subscribe(name);
+            return;
+        }
+        // A new connection: it must also carry every channel that still has waiters.
+        closeConnection();
+        List<byte[]> names = new ArrayList<>();
+        names.add(inboxName);
+        channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
+        RedisConnection fresh = connectionFactory.getConnection();
+        try {
+            fresh.subscribe(listener, names.toArray(byte[][]::new));
+        } catch (RuntimeException e) {
+            fresh.close();
+            throw e;
+        }
+        connection = fresh;
+    }
+
+    private void leave(Channel entry) {
+        commandLock.lock();
+        try {
+            entry.waiters--;
+            if (entry.waiters == 0 && !closed) {
+                entry.idleSince = System.nanoTime();
+                if (!entry.unsubscribeScheduled) {
+                    entry.unsubscribeScheduled = true;
+                    unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos(), TimeUnit.NANOSECONDS);
+                }
+            }
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    private void unsubscribeIfIdle(Channel entry) {
+        commandLock.lock();
+        try {
+            entry.unsubscribeScheduled = false;
+            if (entry.waiters > 0 || channels.get(entry.name) != entry || closed) {
+                return;
+            }
+            long idleFor = System.nanoTime() - entry.idleSince;
+            if (idleFor < LINGER.toNanos()) { // waited on again meanwhile: count the linger from the latest wait
+                entry.unsubscribeScheduled = true;
+                unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos() - idleFor, TimeUnit.NANOSECONDS);
+                return;
+            }
+            channels.remove(entry.name);
+            unsubscribe(entry.name);
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    private void unsubscribeIfUnused(String channel) {
+        commandLock.lock();
+        try {
+            if (!channels.containsKey(channel)) {
+                unsubscribe(channel);
+            }
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    /** Under commandLock. A failure is harmless: releases on a channel nobody waits for are ignored. */
+    private void unsubscribe(String channel) {
+        try {
+            if (connection != null && connection.isSubscribed()) {
+                connection.getSubscription().unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (RuntimeException e) {
+            log.debug("Could not unsubscribe from " + channel + "; it stays subscribed until the connection closes", e);
+        }
+    }
+
+    /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
+    private final class Listener implements MessageListener, SubscriptionListener {
+
+        @Override
+        public void onMessage(Message message, byte[] pattern) {
+            if (Arrays.equals(message.getChannel(), inboxName)) {
+                handedOver(new String(message.getBody(), StandardCharsets.UTF_8));
+                return;
+            }
+            Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+            if (entry == null) {
+                return;
+            }
+            if (Arrays.equals(message.getBody(), WAKE_ALL_BODY)) {
+                entry.queue.forEach(Waiting::wake);
+            } else {
+                entry.wakeNext();
+            }
+        }
+
+        private void handedOver(String text) {
+            if (!text.startsWith(GRANTED)) {
+                log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
+                return;
+            }
+            int waitStart = text.indexOf(':', GRANTED.length());
+            long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
+            String waitName = text.substring(waitStart + 1);
+            synchronized (handOffWaits) {
+                Waiting waiting = handOffWaits.get(waitName);
+                if (waiting != null) {
+                    waiting.grant(token);
+                } else {
+                    unclaimedHandOffs.put(waitName, token);
+                }
+            }
+        }
+
+        /**
+         * A channel that already has waiters is confirmed again only after the client reconnected (or a
+         * fresh connection took over): releases published meanwhile were never delivered, so every
+         * waiter of the channel looks at the lock again instead of sleeping until its holder's lease ends.
+         */
+        @Override
+        public void onChannelSubscribed(byte[] channel, long count) {
+            if (Arrays.equals(channel, inboxName)) {
+                inboxConfirmedAt = System.nanoTime();
+                if (inboxConfirmedBefore) { // hand-offs published while the connection was down never arrive
+                    synchronized (handOffWaits) {
+                        handOffWaits.values().forEach(Waiting::wake);
+                    }
+                }
+                inboxConfirmedBefore = true;
+                return;
+            }
+            Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
+            if (entry == null) {
+                String name = new String(channel, StandardCharsets.UTF_8);
+                if (!closed) {
+                    // An unsubscribe lost in an outage, which the reconnect subscribed again: nobody waits there.
+                    unsubscriber.execute(() -> unsubscribeIfUnused(name));
+                }
+            } else {
+                if (!entry.firstConfirmationPending.getAndSet(false)) {
+                    entry.queue.forEach(Waiting::wake);
+                }
+            }
+        }
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (RuntimeException e) {
+                log.debug("Closing the pub/sub connection failed", e);
+            }
+            connection = null;
+            inboxConfirmedAt = 0;
+        }
+    }
+
+    /**
+     * Closes the pub/sub connection now, while its connection factory still runs (see
+     * {@code ReleaseSubscriptionsLifecycle}); {@link #close()} would come too late, after the factory
+     * stopped. Not final: the next {@link #join} opens a new connection carrying every channel that
+     * still has waiters. Threads waiting meanwhile wake when the holder's lease runs out instead.
+     */
+    public void disconnect() {
+        commandLock.lock();
+        try {
+            closeConnection();
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        commandLock.lock();
+        try {
+            closed = true;
+            channels.clear();
+            closeConnection();
+        } finally {
+            commandLock.unlock();
+        }
+        unsubscriber.shutdownNow();
+    }
+
+    private static final class Channel {
+        final String name;
+        /** The confirmation of the channel's own SUBSCRIBE wakes nobody; only a later one (a re-subscription) does. */
+        final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
+        /** Its waiters, the next one a release wakes first: the one that has waited longest. */
+        final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
+        /** Written under commandLock; read without it when a message arrives. */
+        volatile int waiters;
+        /** When the last waiter left (under commandLock). */
+        long idleSince;
+        /** Whether a background unsubscribe check is pending (under commandLock). */
+        boolean unsubscribeScheduled;
+
+        Channel(String name) {
+            this.name = name;
+        }
+
+        /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
+        synchronized void wakeNext() {
+            for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
+                if (!next.left) {
+                    queue.addLast(next);
+                    next.wake();
+                    return;
+                }
+            }
+        }
+
+        /** Under the same monitor as {@link #wakeNext}, so a wake-up never lands on a waiter that already left. */
+        synchronized void remove(Waiting waiting) {
+            waiting.left = true;
+            queue.remove(waiting);
+            if (waiting.wakeUps.tryAcquire()) {
+                wakeNext(); // it left without using this wake-up: the next waiter may need it
+            }
+        }
+    }
+
+    /** One waiter's membership in a channel's waiters; close it when done waiting. */
+    public final class Waiting implements AutoCloseable {
+
+        private final Channel channel;
+        private final String waitName;
+        private final Semaphore wakeUps = new Semaphore(0);
+        private volatile long grantedToken = -1;
+        private volatile boolean left;
+        /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
+        private boolean woken;
+
+        private Waiting(Channel channel, String waitName) {
+            this.channel = channel;
+            this.waitName = waitName;
+        }
+
+        /**
+         * Waits until a release is announced or {@code nanos} pass.
+         *
+         * @return whether a release woke it
+         */
+        public boolean await(long nanos) throws InterruptedException {
+            woken = false;
+            return wokenBy(wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS));
+        }
+
+        /** Like {@link #await}, but an interrupt neither ends the wait early nor gets lost: the flag is set again on return. */
+        public boolean awaitUninterruptibly(long nanos) {
+            boolean interrupted = false;
+            long deadline = System.nanoTime() + nanos;
+            woken = false;
+            try {
+                while (true) {
+                    try {
+                        return wokenBy(wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private boolean wokenBy(boolean wakeUp) {
+            woken = wakeUp && grantedToken < 0;
+            return wakeUp;
+        }
+
+        /**
+         * Hands the release's wake-up this waiter last consumed to the next local waiter of the lock: it
+         * stops waiting for this lock having neither taken it nor seen it taken (a multi-lock that found
+         * another of its keys held), so the lock may be free and only one local waiter was woken for it.
+         * Without this, the others would sleep until the holder's lease would have ended.
+         */
+        public void passOnWakeUp() {
+            if (woken) {
+                woken = false;
+                channel.wakeNext();
+            }
+        }
+
+        /**
+         * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter:
+         * the inbox subscription was confirmed before then. A wait that queued after that moment need not
+         * look at the lock again after joining; a hand-off that came before the join was kept for it.
+         */
+        public boolean hearsEverythingSince(long nanos) {
+            long confirmed = inboxConfirmedAt;
+            return confirmed != 0 && confirmed - nanos < 0;
+        }
+
+        /**
+         * The fencing token of the hold a release handed to this wait, or -1 when none did:
+         * the owner then holds the lock in Redis already.
+         */
+        public long grantedToken() {
+            return grantedToken;
+        }
+
+        private void wake() {
+            wakeUps.release();
+        }
+
+        private void grant(long token) {
+            grantedToken = token;
+            wakeUps.release();
+        }
+
+        @Override
+        public void close() {
+            if (!left) {
+                channel.remove(this);
+                if (waitName != null) {
+                    synchronized (handOffWaits) {
+                        handOffWaits.remove(waitName, this);
+                    }
+                }
+                leave(channel);
+            }
+        }
+    }
+}

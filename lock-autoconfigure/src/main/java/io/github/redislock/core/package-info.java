@@ -1,0 +1,12 @@
+/**
+ * The implementation of the locks on Redis: {@link io.github.redislock.core.RedisLocker} (one Redis,
+ * Sentinel or Cluster, built with {@link io.github.redislock.core.RedisLockerBuilder}) and
+ * {@link io.github.redislock.core.RedlockLocker} (several independent masters), with their lock
+ * protocol (the {@code .lua} scripts beside these classes in the resources), the batched watchdog and
+ * the pub/sub waiting with its queued hand-off.
+ *
+ * <p>Only the two Lockers, their builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
+ * read-only {@link io.github.redislock.core.WatchdogState} are public; script calls, holds, renewal and
+ * subscriptions are package-private, so they can change without breaking anyone.
+ */
+package io.github.redislock.core;

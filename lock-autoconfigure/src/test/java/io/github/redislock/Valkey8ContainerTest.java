@@ -1,9 +1,0 @@
-package io.github.redislock;
-
-/** The official Valkey 8 image. */
-class Valkey8ContainerTest extends ContainerContractTest {
-
-    Valkey8ContainerTest() {
-        super("valkey/valkey:8");
-    }
-}

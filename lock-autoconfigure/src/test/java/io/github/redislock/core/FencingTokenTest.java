@@ -1,0 +1,112 @@
+package io.github.redislock.core;
+
+import io.github.redislock.RedisLock;
+import io.github.redislock.LockLostException;
+import io.github.redislock.FencingTokens;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+/** Every first acquisition draws a token larger than any before it for that key, whoever takes it. */
+class FencingTokenTest extends TwoInstances {
+
+    @Test
+    void tokensStrictlyIncreaseAcrossInstancesAndLeaseExpiries() throws Exception {
+        List<Long> tokens = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (LockerFixture instance : List.of(first, second)) {
+                instance.locker.lock(key);
+                tokens.add(instance.locker.fencingToken(key));
+                instance.locker.unlock(key);
+            }
+            // a holder that never unlocks: the next one gets the lock when the lease ends, and a higher token
+            assertThat(first.locker.tryLock(key, 0, 200, TimeUnit.MILLISECONDS)).isTrue();
+            tokens.add(first.locker.fencingToken(key));
+            assertThat(second.locker.tryLock(key, 5, -1, TimeUnit.SECONDS)).isTrue();
+            tokens.add(second.locker.fencingToken(key));
+            second.locker.unlock(key);
+            assertThatThrownBy(() -> first.locker.unlock(key)).isInstanceOf(LockLostException.class);
+        }
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token %d of %s", i, tokens).isGreaterThan(tokens.get(i - 1));
+        }
+    }
+
+    @Test
+    void aReentrantAcquisitionKeepsTheTokenOfTheHoldItEnters() {
+        RedisLock lock = first.locker.getLock(key);
+        lock.lock();
+        long token = lock.fencingToken();
+        lock.lock();
+        assertThat(lock.fencingToken()).isEqualTo(token);
+        assertThat(FencingTokens.current(key)).isEqualTo(token);
+        lock.unlock();
+        assertThat(FencingTokens.current(key)).as("still held once").isEqualTo(token);
+        lock.unlock();
+
+        assertThatThrownBy(lock::fencingToken).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(key);
+        assertThatThrownBy(() -> FencingTokens.current(key)).isInstanceOf(IllegalStateException.class).hasMessageContaining(key);
+        lock.lock();
+        assertThat(lock.fencingToken()).isGreaterThan(token);
+        lock.unlock();
+    }
+
+    @Test
+    void aHolderPausedPastItsLeaseIsRejectedByATokenCheckingResource() throws Exception {
+        FencedStore store = new FencedStore();
+        assertThat(first.locker.tryLock(key, 0, 300, TimeUnit.MILLISECONDS)).isTrue();
+        long pausedToken = first.locker.fencingToken(key);
+        // the first holder now "pauses" (a GC pause, a stalled VM): its lease ends meanwhile
+        assertThat(second.locker.tryLock(key, 5, -1, TimeUnit.SECONDS)).isTrue();
+        long newToken = second.locker.fencingToken(key);
+        assertThat(store.write(newToken, "written by the second holder")).isTrue();
+        second.locker.unlock(key);
+
+        // the paused holder wakes up, still believing it holds the lock
+        assertThat(store.write(pausedToken, "stale write")).isFalse();
+        assertThat(store.value).isEqualTo("written by the second holder");
+        assertThatThrownBy(() -> first.locker.unlock(key)).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
+    void theCounterSharesTheLocksHashSlotExpiresWithTheLeaseAndGoesWithTheLock() {
+        first.locker.lock(key);
+        String fence = LockKeys.of(LockerFixture.PREFIX, key).fence();
+        assertThat(fence).isEqualTo("lock:{lock:" + key + "}:fence");
+        assertThat(first.redis.getExpire(fence, TimeUnit.MILLISECONDS)).isBetween(1L, WATCHDOG_TIMEOUT.toMillis());
+        assertThat(first.redis.opsForValue().get(fence)).isEqualTo(Long.toString(first.locker.fencingToken(key)));
+        first.locker.unlock(key);
+        assertThat(first.redis.hasKey(fence)).as("counter left after the release").isFalse();
+    }
+
+    @Test
+    void aNewCounterStartsFromTheRedisClockInMicroseconds() {
+        List<?> time = (List<?>) io.github.redislock.testsupport.TestRedis.shared().command("TIME");
+        long redisMicros = Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
+        first.locker.lock(key);
+        long token = first.locker.fencingToken(key);
+        first.locker.unlock(key);
+        assertThat(token).isBetween(redisMicros, redisMicros + TimeUnit.SECONDS.toMicros(5));
+    }
+
+    /** A resource that protects itself with fencing tokens: a write with a token lower than one it has seen is refused. */
+    static final class FencedStore {
+        private long highestToken;
+        String value;
+
+        synchronized boolean write(long token, String newValue) {
+            if (token < highestToken) {
+                return false;
+            }
+            highestToken = token;
+            value = newValue;
+            return true;
+        }
+    }
+}

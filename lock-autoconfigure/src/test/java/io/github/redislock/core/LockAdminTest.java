@@ -1,0 +1,60 @@
+package io.github.redislock.core;
+
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisReadWriteLock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** An operator's view and force-release work on a read-write lock as on a plain one (the actuator tests cover the plain lock). */
+class LockAdminTest extends TwoInstances {
+
+    LockAdmin admin;
+    ExecutorService threads;
+
+    @BeforeEach
+    void startAdmin() {
+        admin = new LockAdmin(first.commands, LockerFixture.PREFIX);
+        threads = Executors.newCachedThreadPool();
+    }
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    @Test
+    void aForceReleasedReadWriteLockIsFreeLeasesAndAllAndItsWaitingWriterGetsIn() throws Exception {
+        RedisReadWriteLock lock = first.locker.getReadWriteLock(key);
+        assertThat(lock.readLock().tryLock(0, 30, TimeUnit.SECONDS)).isTrue();
+        String reader = first.locker.getClientId() + ":" + Thread.currentThread().getId();
+        assertThat(admin.state(key).holds()).containsExactly(Map.entry(reader + ":r", 1L));
+        Future<Boolean> writer = threads.submit(() -> {
+            RedisLock write = second.locker.getReadWriteLock(key).writeLock();
+            boolean taken = write.tryLock(20, -1, TimeUnit.SECONDS);
+            if (taken) {
+                write.unlock();
+            }
+            return taken;
+        });
+        await().until(() -> second.subscriptions.waiterCount() == 1);
+
+        long forcedAt = System.nanoTime();
+        assertThat(admin.forceRelease(key)).containsExactly(Map.entry(reader + ":r", 1L));
+
+        assertThat(writer.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - forcedAt)).as("ms until the writer got in (the reader's lease: 30 s)")
+                .isLessThan(3000);
+        assertThat(first.redis.hasKey(LockKeys.of(LockerFixture.PREFIX, key).leases())).as("lease set left").isFalse();
+    }
+}

@@ -1,0 +1,105 @@
+package io.github.redislock.core;
+
+import io.github.redislock.LockLostEvent;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** One application instance's worth of redis-lock, wired by hand on a real Redis: what the auto-configuration builds. Public for the reliability suite. */
+public final class LockerFixture implements AutoCloseable {
+
+    public static final String PREFIX = "lock:";
+
+    /**
+     * A watchdog timeout for the waiting instance of a wake-up test. A waiter looks at a held lock again
+     * on its own only every watchdog-timeout / 9 (a queued waiter refreshing its place: 3.3 s here) or
+     * when the holder's lease ends, so a waiter of such an instance that gets a long-leased lock within
+     * {@link #WOKEN_WITHIN} of its release was woken by a message, not by its own retry. With a 1 s
+     * timeout it retries every 111 ms, and any wake-up limit would pass with the messages gone.
+     */
+    public static final Duration SLOW_RETRIES = Duration.ofSeconds(30);
+
+    /** How soon after the release a woken waiter must hold the lock: well inside the {@link #SLOW_RETRIES} retry period. */
+    public static final Duration WOKEN_WITHIN = Duration.ofMillis(1500);
+
+    public final LettuceConnectionFactory connectionFactory;
+    final LockCommands commands;
+    final LockWatchdog watchdog;
+    final ReleaseSubscriptions subscriptions;
+    public final RedisLocker locker;
+    public final StringRedisTemplate redis;
+    public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
+
+    private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
+        this.connectionFactory = connectionFactory;
+        this.locker = RedisLocker.builder(connectionFactory).keyPrefix(PREFIX).watchdogTimeout(watchdogTimeout).replicaSync(replicaSync)
+                .events(event -> {
+                    if (event instanceof LockLostEvent lost) {
+                        lostEvents.add(lost);
+                    }
+                }).build();
+        this.commands = locker.commands();
+        this.watchdog = locker.watchdog();
+        this.subscriptions = locker.subscriptions();
+        this.redis = new StringRedisTemplate(connectionFactory);
+    }
+
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout) {
+        return connect(host, port, watchdogTimeout, Duration.ofSeconds(5));
+    }
+
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
+        return connect(host, port, watchdogTimeout, commandTimeout, null);
+    }
+
+    /** @param replicaSync {@code redis-lock.replica-sync}; null = off */
+    public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout, Duration replicaSync) {
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
+        factory.afterPropertiesSet();
+        factory.start();
+        return new LockerFixture(factory, watchdogTimeout, replicaSync);
+    }
+
+    public String redisKey(String key) {
+        return PREFIX + key;
+    }
+
+    private boolean closed;
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        locker.close();
+        destroyWithin(connectionFactory, Duration.ofSeconds(20));
+    }
+
+    /**
+     * Lettuce's client shutdown waits without a bound for its connections to close; it was once seen
+     * to wait forever in a full test run (not reproduced since). A test must fail, not hang: give it
+     * a bound and say so.
+     */
+    private static void destroyWithin(LettuceConnectionFactory factory, Duration bound) {
+        Thread destroyer = new Thread(factory::destroy, "fixture-connection-shutdown");
+        destroyer.setDaemon(true);
+        destroyer.start();
+        try {
+            destroyer.join(bound.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (destroyer.isAlive()) {
+            throw new IllegalStateException("The Lettuce connection factory did not shut down within " + bound);
+        }
+    }
+}

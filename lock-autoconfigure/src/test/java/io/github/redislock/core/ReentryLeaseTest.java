@@ -1,0 +1,68 @@
+package io.github.redislock.core;
+
+import io.github.redislock.RedisLock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+/** A re-entry may lengthen a lock's life, never shorten it: the outer section keeps the lock it entered with. */
+class ReentryLeaseTest extends TwoInstances {
+
+    static final long SHORT_LEASE_MILLIS = 300;
+
+    @Test
+    void aReentryWithAShorterLeaseDoesNotShortenAWatchdogHold() throws Exception {
+        first.locker.lock(key);
+        first.locker.lock(key, TimeUnit.MILLISECONDS, (int) SHORT_LEASE_MILLIS);
+
+        assertStillHeldAfterTheShortLease(first.locker.getLock(key));
+        first.locker.unlock(key);
+        first.locker.unlock(key);
+        assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void aReentryWithAShorterLeaseDoesNotShortenALeasedHold() throws Exception {
+        assertThat(first.locker.tryLock(key, 0, 5000, TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(first.locker.tryLock(key, 0, SHORT_LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+
+        assertStillHeldAfterTheShortLease(first.locker.getLock(key));
+        first.locker.unlock(key);
+        assertStillHeldAfterTheShortLease(first.locker.getLock(key)); // the inner release does not restore the short lease either
+        first.locker.unlock(key);
+    }
+
+    @Test
+    void aFairReentryWithAShorterLeaseDoesNotShortenAWatchdogHold() throws Exception {
+        RedisLock fair = first.locker.getFairLock(key);
+        fair.lock();
+        assertThat(fair.tryLock(0, SHORT_LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+
+        assertStillHeldAfterTheShortLease(fair);
+        fair.unlock();
+        fair.unlock();
+    }
+
+    @Test
+    void aReadReentryWithAShorterLeaseDoesNotShortenAWatchdogReadHold() throws Exception {
+        RedisLock read = first.locker.getReadWriteLock(key).readLock();
+        read.lock();
+        assertThat(read.tryLock(0, SHORT_LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+
+        Thread.sleep(3 * SHORT_LEASE_MILLIS);
+        assertThat(second.locker.getReadWriteLock(key).writeLock().tryLock()).as("another instance's writer got in").isFalse();
+        assertThat(read.getHoldCount()).isEqualTo(2);
+        read.unlock();
+        read.unlock();
+    }
+
+    /** Past the short lease the lock is still the outer holder's: no other instance gets it. */
+    private void assertStillHeldAfterTheShortLease(RedisLock lock) throws InterruptedException {
+        Thread.sleep(3 * SHORT_LEASE_MILLIS);
+        assertThat(second.locker.tryLock(key)).as("another instance got the lock").isFalse();
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+    }
+}

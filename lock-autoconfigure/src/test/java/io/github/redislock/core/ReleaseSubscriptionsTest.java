@@ -1,0 +1,86 @@
+package io.github.redislock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+class ReleaseSubscriptionsTest {
+
+    LettuceConnectionFactory connectionFactory;
+    ReleaseSubscriptions subscriptions;
+    StringRedisTemplate redis;
+
+    @BeforeEach
+    void connect() {
+        connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(TestRedis.shared().host(), TestRedis.shared().port()));
+        connectionFactory.afterPropertiesSet();
+        connectionFactory.start();
+        subscriptions = new ReleaseSubscriptions(connectionFactory, "lock:__anchor");
+        redis = new StringRedisTemplate(connectionFactory);
+    }
+
+    @AfterEach
+    void disconnect() {
+        subscriptions.close();
+        connectionFactory.destroy();
+    }
+
+    @Test
+    void aReleaseWakesTheLocalWaiterThatHasWaitedLongest() throws Exception {
+        String channel = "lock:{lock:fair-wake}:released";
+        String markerChannel = "lock:{lock:fair-wake-marker}:released";
+        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(channel);
+             ReleaseSubscriptions.Waiting later = subscriptions.join(channel);
+             ReleaseSubscriptions.Waiting marker = subscriptions.join(markerChannel)) {
+            redis.convertAndSend(channel, "released");
+            redis.convertAndSend(markerChannel, "released");
+            // One connection's messages are handled one after the other: once the marker woke its waiter, the release was handled in full.
+            assertThat(marker.await(TimeUnit.SECONDS.toNanos(5))).as("marker handled").isTrue();
+
+            assertThat(earlier.await(0)).as("the earlier waiter is woken").isTrue();
+            assertThat(later.await(0)).as("the later waiter is woken by the same release").isFalse();
+            redis.convertAndSend(channel, "released");
+            assertThat(later.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
+        }
+    }
+
+    @Test
+    void afterADisconnectTheNextJoinSubscribesAgainIncludingTheChannelsStillWaitedOn() throws Exception {
+        String earlierChannel = "lock:{lock:before-disconnect}:released";
+        String laterChannel = "lock:{lock:after-disconnect}:released";
+        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(earlierChannel)) {
+            subscriptions.disconnect();
+            try (ReleaseSubscriptions.Waiting later = subscriptions.join(laterChannel)) {
+                redis.convertAndSend(earlierChannel, "released");
+                redis.convertAndSend(laterChannel, "released");
+
+                assertThat(earlier.await(TimeUnit.SECONDS.toNanos(5))).as("woken on the channel joined before").isTrue();
+                assertThat(later.await(TimeUnit.SECONDS.toNanos(5))).as("woken on the channel joined after").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aHandOffOnTheInboxWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
+        String channel = "lock:{lock:hand-off}:released";
+        try (ReleaseSubscriptions.Waiting laterWait = subscriptions.join(channel, "2:client:7");
+             ReleaseSubscriptions.Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
+            redis.convertAndSend(subscriptions.inbox(), "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
+            redis.convertAndSend(subscriptions.inbox(), "granted:42:2:client:7");
+
+            assertThat(laterWait.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
+            assertThat(laterWait.grantedToken()).isEqualTo(42);
+            assertThat(otherOwner.await(TimeUnit.MILLISECONDS.toNanos(200))).as("another wait woken").isFalse();
+            assertThat(otherOwner.grantedToken()).isEqualTo(-1);
+        }
+    }
+}

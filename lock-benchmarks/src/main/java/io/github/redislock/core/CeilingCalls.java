@@ -1,0 +1,47 @@
+package io.github.redislock.core;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The acquire and release script calls redis-lock sends for an uncontended {@code lock(key)} and
+ * {@code unlock(key)}, built by the library's own code, so the benchmark's Redis ceiling sends
+ * exactly what the library sends. In the library's package to reach its package-private builders.
+ */
+public final class CeilingCalls {
+
+    /** One script call: the script's SHA-1 and its KEYS and ARGV. */
+    public record Call(String sha1, byte[][] keys, byte[][] args) {
+    }
+
+    private CeilingCalls() {
+    }
+
+    /** What {@code lock(key)} sends first with the watchdog's lease: it may wait, so a blocked try would queue. */
+    public static Call acquire(String prefix, String key, String owner, long leaseMillis, long keepPlaceMillis) {
+        List<LockKeys> group = List.of(LockKeys.of(prefix, key));
+        byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(group, owner, leaseMillis, new boolean[] {true}, keepPlaceMillis,
+                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false);
+        return split(LockScript.ACQUIRE, keysAndArgs, LockCommands.acquireKeyCount(1, keepPlaceMillis));
+    }
+
+    /** What the final {@code unlock(key)} sends. */
+    public static Call release(String prefix, String key, String owner, long leaseMillis) {
+        List<LockKeys> group = List.of(LockKeys.of(prefix, key));
+        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}), 5);
+    }
+
+    /** The script body, for loading it into Redis. */
+    public static String body(Call call) {
+        for (LockScript script : LockScript.values()) {
+            if (script.sha1Hex().equals(call.sha1())) {
+                return new String(script.body(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        throw new IllegalArgumentException("Not a redis-lock script: " + call.sha1());
+    }
+
+    private static Call split(LockScript script, byte[][] keysAndArgs, int keyCount) {
+        return new Call(script.sha1Hex(), Arrays.copyOfRange(keysAndArgs, 0, keyCount), Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length));
+    }
+}

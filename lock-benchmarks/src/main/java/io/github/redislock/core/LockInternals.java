@@ -1,0 +1,21 @@
+package io.github.redislock.core;
+
+/**
+ * Facts of the library the scale scenarios check against, read from its package-private code so they
+ * stay true when the library changes: the renewal batch size and the Redis key of a lock's wait queue.
+ */
+public final class LockInternals {
+
+    private LockInternals() {
+    }
+
+    /** Most locks one renewal script call renews ({@code LockCommands.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
+    public static int renewalBatchSize() {
+        return LockCommands.MAX_RENEWAL_BATCH;
+    }
+
+    /** The list in which a plain lock queues its waiters, oldest first, for a release to hand the lock to. */
+    public static String waitQueueKey(String prefix, String key) {
+        return LockKeys.of(prefix, key).waitQueue();
+    }
+}
