@@ -4,6 +4,7 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockAcquisitionException;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,22 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
 
     /** Takes the plain lock on {@code key} for the calling thread, waiting as long as needed and keeping interrupts for later. */
     abstract void lockUninterruptibly(String key, long leaseMillis);
+
+    // What a LockView calls: one kind of lock on its keys (FAIR, READ and WRITE take exactly one), the calling thread the owner.
+
+    abstract void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis);
+
+    abstract void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException;
+
+    abstract boolean tryLock(LockKind kind, List<String> keys);
+
+    abstract boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    abstract void unlock(LockKind kind, String key);
+
+    abstract int holdCount(LockKind kind, String key);
+
+    abstract long fencingToken(LockKind kind, String key);
 
     @Override
     public void lock(String key) {

@@ -250,8 +250,7 @@ public class RedisLocker extends AbstractLocker {
         watchdog.close();
     }
 
-    // The lock views call the kind-aware methods below; FAIR, READ and WRITE take exactly one key.
-
+    @Override
     void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis) {
         try {
             acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, leaseMillis, false);
@@ -260,10 +259,12 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
+    @Override
     void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException {
         acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
     }
 
+    @Override
     boolean tryLock(LockKind kind, List<String> keys) {
         try {
             return acquire(kind, keys(keys), currentOwner(), 0, WATCHDOG_LEASE, false);
@@ -272,12 +273,14 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
+    @Override
     boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String name = describe(keys);
         List<LockKeys> lockKeys = keys(keys);
         return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), true);
     }
 
+    @Override
     void unlock(LockKind kind, String key) {
         unlock(kind, key, currentOwner());
     }
@@ -409,6 +412,7 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
+    @Override
     int holdCount(LockKind kind, String key) {
         String owner = currentOwner();
         return commands.holdCount(keys(key), switch (kind) {
@@ -418,6 +422,7 @@ public class RedisLocker extends AbstractLocker {
         });
     }
 
+    @Override
     long fencingToken(LockKind kind, String key) {
         LockKeys keys = keys(key);
         String owner = currentOwner();

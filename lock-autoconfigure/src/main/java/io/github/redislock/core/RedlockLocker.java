@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 
 
@@ -138,7 +137,7 @@ public class RedlockLocker extends AbstractLocker {
     @Override
     public RedisLock getLock(String key) {
         LockKeys.validate(key);
-        return new View(key);
+        return new LockView(this, LockKind.PLAIN, key);
     }
 
     @Override
@@ -358,72 +357,51 @@ public class RedlockLocker extends AbstractLocker {
         return keys.name() + " " + owner;
     }
 
-    private static UnsupportedOperationException unsupported(String what, String why) {
-        return new UnsupportedOperationException("Redlock (redis-lock.redlock.nodes) does not offer " + what + ": " + why);
+    // Behind the LockView of getLock(key): only the plain kind exists here.
+
+    @Override
+    void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis) {
+        lockUninterruptibly(plainKey(kind, keys), leaseMillis);
     }
 
+    @Override
+    void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException {
+        lockInterruptibly(plainKey(kind, keys));
+    }
 
-    /** One key seen as a {@link RedisLock}; the calling thread is the owner. */
-    private final class View implements RedisLock {
-        private final String key;
+    @Override
+    boolean tryLock(LockKind kind, List<String> keys) {
+        return tryLock(plainKey(kind, keys));
+    }
 
-        View(String key) {
-            this.key = key;
+    @Override
+    boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return tryLock(plainKey(kind, keys), waitTime, leaseTime, unit);
+    }
+
+    @Override
+    void unlock(LockKind kind, String key) {
+        unlock(plainKey(kind, List.of(key)));
+    }
+
+    @Override
+    int holdCount(LockKind kind, String key) {
+        return getHoldCount(plainKey(kind, List.of(key)));
+    }
+
+    @Override
+    long fencingToken(LockKind kind, String key) {
+        return fencingToken(plainKey(kind, List.of(key)));
+    }
+
+    private static String plainKey(LockKind kind, List<String> keys) {
+        if (kind != LockKind.PLAIN || keys.size() != 1) {
+            throw new IllegalStateException("Redlock offers only single-key plain locks, not " + kind + " on " + keys);
         }
+        return keys.get(0);
+    }
 
-        @Override
-        public String getKey() {
-            return key;
-        }
-
-        @Override
-        public long fencingToken() {
-            return RedlockLocker.this.fencingToken(key);
-        }
-
-        @Override
-        public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-            return RedlockLocker.this.tryLock(key, waitTime, leaseTime, unit);
-        }
-
-        @Override
-        public boolean isHeldByCurrentThread() {
-            return RedlockLocker.this.isHeldByCurrentThread(key);
-        }
-
-        @Override
-        public int getHoldCount() {
-            return RedlockLocker.this.getHoldCount(key);
-        }
-
-        @Override
-        public void lock() {
-            RedlockLocker.this.lock(key);
-        }
-
-        @Override
-        public void lockInterruptibly() throws InterruptedException {
-            RedlockLocker.this.lockInterruptibly(key);
-        }
-
-        @Override
-        public boolean tryLock() {
-            return RedlockLocker.this.tryLock(key);
-        }
-
-        @Override
-        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-            return RedlockLocker.this.tryLock(key, Math.max(0, time), WATCHDOG_LEASE, unit);
-        }
-
-        @Override
-        public void unlock() {
-            RedlockLocker.this.unlock(key);
-        }
-
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("Distributed lock '" + key + "' does not support conditions");
-        }
+    private static UnsupportedOperationException unsupported(String what, String why) {
+        return new UnsupportedOperationException("Redlock (redis-lock.redlock.nodes) does not offer " + what + ": " + why);
     }
 }
