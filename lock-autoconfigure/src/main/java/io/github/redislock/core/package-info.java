@@ -6,7 +6,9 @@
  * the pub/sub waiting with its queued hand-off.
  *
  * <p>Only the two Lockers, their builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
- * read-only {@link io.github.redislock.core.WatchdogState} are public; script calls, holds, renewal and
- * subscriptions are package-private, so they can change without breaking anyone.
+ * read-only {@link io.github.redislock.core.WatchdogState} are public, with two measuring hooks for the
+ * benchmarks ({@link io.github.redislock.core.CeilingCalls}, {@link io.github.redislock.core.LockInternals});
+ * script calls, holds, renewal and subscriptions are package-private, so they can change without
+ * breaking anyone.
  */
 package io.github.redislock.core;

@@ -3,6 +3,8 @@ package io.github.redislock.core;
 /**
  * Facts of the library the scale scenarios check against, read from its package-private code so they
  * stay true when the library changes: the renewal batch size and the Redis key of a lock's wait queue.
+ *
+ * <p>A measuring hook for {@code lock-benchmarks}, like {@link CeilingCalls}; applications have no use for it.
  */
 public final class LockInternals {
 

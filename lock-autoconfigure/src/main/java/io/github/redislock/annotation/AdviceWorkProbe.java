@@ -8,14 +8,16 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.framework.AopProxyUtils;
 
 /**
- * Runs the per-call work of the application's own {@link DistributedLockInterceptor} except the
- * {@code Locker} calls themselves, so the annotation's own cost can be timed without Redis round trips:
- * {@link DistributedLockInterceptor#prepare} (definition lookup, SpEL key evaluation, wait resolution),
- * the caller-transaction check, and the two {@link DistributedLockInterceptor#locker()} lookups of an
- * acquire and a release, through the suppliers the auto-configuration gave the advisor. It lives in
- * the library's package (in the benchmark module: it is a measuring instrument, not part of the
- * library) because those steps are package-private; it calls them rather than copying them, so it
- * follows the interceptor when that changes.
+ * A measuring hook: runs the per-call work of the application's own {@link DistributedLockInterceptor}
+ * except the {@code Locker} calls themselves, so that the annotation's own cost can be timed without
+ * Redis round trips. That work is {@link DistributedLockInterceptor#prepare} (definition lookup, SpEL
+ * key evaluation, wait resolution), the caller-transaction check, and the two
+ * {@link DistributedLockInterceptor#locker()} lookups of an acquire and a release, through the
+ * suppliers the auto-configuration gave the advisor.
+ *
+ * <p>Why it is part of the library: the steps are package-private, and a probe that called copies of
+ * them would time the copies. {@code lock-benchmarks} uses it for its annotation-overhead scenario;
+ * applications have no use for it at run time.
  */
 public final class AdviceWorkProbe {
 

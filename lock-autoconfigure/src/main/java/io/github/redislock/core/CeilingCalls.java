@@ -6,7 +6,11 @@ import java.util.List;
 /**
  * The acquire and release script calls redis-lock sends for an uncontended {@code lock(key)} and
  * {@code unlock(key)}, built by the library's own code, so the benchmark's Redis ceiling sends
- * exactly what the library sends. In the library's package to reach its package-private builders.
+ * exactly what the library sends.
+ *
+ * <p>A measuring hook for {@code lock-benchmarks}: part of the library because the builders are
+ * package-private, and a copy of them would drift from what the Locker really sends. Applications
+ * have no use for it.
  */
 public final class CeilingCalls {
 
