@@ -21,6 +21,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
 
 /**
@@ -80,7 +81,7 @@ class WithRedisServerLifecycleTest {
 
         results.containerEvents().assertStatistics(stats -> stats.failed(1));
         Throwable failure = results.containerEvents().failed().stream().findFirst().orElseThrow()
-                .getPayload(org.junit.platform.engine.TestExecutionResult.class).orElseThrow().getThrowable().orElseThrow();
+                .getPayload(TestExecutionResult.class).orElseThrow().getThrowable().orElseThrow();
         assertThat(failure).isInstanceOf(ExtensionConfigurationException.class)
                 .hasMessageContaining(ExtensionWithoutAnnotation.class.getName())
                 .hasMessageContaining("@WithRedisServer");
