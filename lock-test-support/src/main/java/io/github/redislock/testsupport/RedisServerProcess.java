@@ -1,35 +1,17 @@
 package io.github.redislock.testsupport;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One real {@code redis-server} process listening on {@code 127.0.0.1} and a free port, for tests
@@ -44,11 +26,9 @@ import java.util.stream.Stream;
  * directory, so {@link #restart()} always comes back with an empty dataset. Its stdout/stderr go to
  * {@link #logFile()}, and the last lines of that log are included in every startup failure.
  *
- * <p>Processes never outlive the JVM: every started process is registered with one JVM shutdown
- * hook that destroys them all, and because a SIGKILLed JVM (for example a surefire fork that timed
- * out) runs no shutdown hooks, on Unix each server also gets a tiny {@code sh} "reaper" that polls
- * the JVM's pid and {@code kill -9}s the server once the JVM is gone. Still, always {@link #stop()}
- * (or {@link #close()}) what you start.
+ * <p>Processes never outlive the JVM: a shutdown hook destroys them and, on Unix, a watcher process
+ * ends a server whose JVM was SIGKILLed. Still, always {@link #stop()} (or {@link #close()}) what you
+ * start.
  *
  * <p>The helpers {@link #command(String...)}, {@link #info(String)} and {@link #commandCount(String)}
  * speak RESP over a plain socket, so this class needs nothing but the JDK (no Spring, no Lettuce).
@@ -66,39 +46,19 @@ public final class RedisServerProcess implements AutoCloseable {
     private static final Duration PROBE_READ_TIMEOUT = Duration.ofSeconds(1);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
     private static final int MAX_PORT_ATTEMPTS = 10;
-    private static final int LOG_TAIL_LINES = 40;
-    private static final int HIGHEST_CLUSTER_PORT = 65535 - 10000;
     private static final String BIND_FAILURE = "Address already in use";
-    private static final String RUN_MARKER = "===== redis-lock test support: starting ";
-    private static final boolean UNIX = !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
-    private static final String KEEP_DIRS_PROPERTY = "redislock.test.keepRedisDirs";
-
-    /** Servers whose process is (or may be) alive; the shutdown hook destroys them. */
-    private static final Set<RedisServerProcess> LIVE = ConcurrentHashMap.newKeySet();
-    /** Every work directory ever created, removed at JVM exit unless {@value #KEEP_DIRS_PROPERTY} is true. */
-    private static final Set<Path> WORK_DIRS = ConcurrentHashMap.newKeySet();
-    /**
-     * Ports already given to a server of this JVM. Never reused, so a server that was killed keeps
-     * its port free for {@link #restart()} and two servers never race for the same port.
-     */
-    private static final Set<Integer> PORTS_HANDED_OUT = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(RedisServerProcess::destroyAllAtShutdown,
-                "redis-server-shutdown-hook"));
-    }
 
     private final List<String> extraArgs;
     private final boolean clusterEnabled;
     /** Sentinel mode needs a writable config file as the first argument; the directives come as arguments. */
     private final boolean sentinel;
     private final Path workDir;
-    private final Path logFile;
+    private final ServerLog log;
     private volatile int port;
     private volatile String username;
     private volatile String password;
     private volatile Process process;
-    private volatile Process reaper;
+    private volatile Process watcher;
     private volatile boolean paused;
 
     private RedisServerProcess(List<String> extraArgs) {
@@ -112,8 +72,8 @@ public final class RedisServerProcess implements AutoCloseable {
         catch (IOException ex) {
             throw new UncheckedIOException("Could not create a temporary directory for redis-server", ex);
         }
-        WORK_DIRS.add(workDir);
-        this.logFile = workDir.resolve("redis-server.log");
+        ServerReaper.deleteAtExit(workDir);
+        this.log = new ServerLog(workDir.resolve("redis-server.log"));
     }
 
     /**
@@ -162,7 +122,7 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /** The file receiving the server's stdout and stderr (appended to across restarts). */
     public Path logFile() {
-        return logFile;
+        return log.file();
     }
 
     /**
@@ -211,7 +171,7 @@ public final class RedisServerProcess implements AutoCloseable {
         try {
             if (current.isAlive()) {
                 if (paused) {
-                    signal(current, "CONT");
+                    UnixSignals.send(current, "CONT");
                     paused = false;
                 }
                 requestShutdown();
@@ -276,7 +236,7 @@ public final class RedisServerProcess implements AutoCloseable {
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException("Could not restart redis-server on port " + port
                         + ": the port stayed in use for " + STARTUP_TIMEOUT.toSeconds() + " s. Log tail:\n"
-                        + logTail());
+                        + log.tail());
             }
             sleep(100);
         }
@@ -287,13 +247,13 @@ public final class RedisServerProcess implements AutoCloseable {
      * stuck in a long GC pause or a network partition. Undo with {@link #resume()}. Unix only.
      */
     public synchronized void pause() {
-        signal(requireRunning(), "STOP");
+        UnixSignals.send(requireRunning(), "STOP");
         paused = true;
     }
 
     /** Lets a {@linkplain #pause() paused} server continue with SIGCONT. Unix only. */
     public synchronized void resume() {
-        signal(requireRunning(), "CONT");
+        UnixSignals.send(requireRunning(), "CONT");
         paused = false;
     }
 
@@ -325,7 +285,7 @@ public final class RedisServerProcess implements AutoCloseable {
      */
     public Map<String, String> info(String section) {
         Object reply = command("INFO", section);
-        return parseInfo(reply instanceof String text ? text : "");
+        return RespConnection.infoFields(reply instanceof String text ? text : "");
     }
 
     /**
@@ -367,45 +327,14 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private synchronized void launchOnFreePort() {
         for (int attempt = 1; attempt <= MAX_PORT_ATTEMPTS; attempt++) {
-            port = choosePort();
+            port = FreePorts.next(clusterEnabled);
             if (launch()) {
                 return;
             }
             // Another process grabbed the port between our probe and redis-server's bind: pick again.
         }
         throw new IllegalStateException("redis-server could not bind a free port in " + MAX_PORT_ATTEMPTS
-                + " attempts. Log tail:\n" + logTail());
-    }
-
-    private int choosePort() {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int candidate;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                candidate = socket.getLocalPort();
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException("Could not find a free port", ex);
-            }
-            if (clusterEnabled && (candidate > HIGHEST_CLUSTER_PORT || !isFree(candidate + 10000))) {
-                continue; // the cluster bus listens on port + 10000
-            }
-            if (PORTS_HANDED_OUT.add(candidate)) {
-                if (clusterEnabled) {
-                    PORTS_HANDED_OUT.add(candidate + 10000);
-                }
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("Could not find a free port for redis-server");
-    }
-
-    private static boolean isFree(int candidate) {
-        try (ServerSocket ignored = new ServerSocket(candidate)) {
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
+                + " attempts. Log tail:\n" + log.tail());
     }
 
     /**
@@ -415,6 +344,58 @@ public final class RedisServerProcess implements AutoCloseable {
      * @throws IllegalStateException for any other failure
      */
     private boolean launch() {
+        List<String> commandLine = commandLine();
+        Process started;
+        try {
+            log.markStart(port);
+            started = new ProcessBuilder(commandLine)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.file().toFile()))
+                    .start();
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start " + commandLine.get(0) + ": " + ex.getMessage(), ex);
+        }
+        process = started;
+        paused = false;
+        watcher = ServerReaper.track(started);
+        try {
+            started.getOutputStream().close();
+        }
+        catch (IOException ignored) {
+            // The server reads nothing from stdin; an unclosed pipe is harmless.
+        }
+
+        Instant deadline = Instant.now().plus(STARTUP_TIMEOUT);
+        while (true) {
+            if (!started.isAlive()) {
+                int exitCode = exitCode(started);
+                processEnded();
+                String tail = log.tail();
+                if (tail.contains(BIND_FAILURE)) {
+                    return false;
+                }
+                throw new IllegalStateException("redis-server exited with code " + exitCode
+                        + " during startup on port " + port + ". Command: " + describe(commandLine)
+                        + "\nLog tail (" + log.file() + "):\n" + tail);
+            }
+            if (answersPing(started)) {
+                return true;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                started.destroyForcibly();
+                processEnded();
+                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                        + STARTUP_TIMEOUT.toSeconds() + " s. Command: " + describe(commandLine)
+                        + "\nLog tail (" + log.file() + "):\n" + log.tail());
+            }
+            sleep(20);
+        }
+    }
+
+    /** The binary, a Sentinel's config file if any, the managed defaults, then the caller's options. */
+    private List<String> commandLine() {
         List<String> commandLine = new ArrayList<>(List.of(RedisBinary.path().toString()));
         if (sentinel) {
             Path config = workDir.resolve("sentinel.conf");
@@ -437,50 +418,7 @@ public final class RedisServerProcess implements AutoCloseable {
                 "--dir", workDir.toString(),
                 "--protected-mode", "no"));
         commandLine.addAll(extraArgs);
-        Process started;
-        try {
-            Files.writeString(logFile, RUN_MARKER + Instant.now() + " port " + port + "\n",
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            started = new ProcessBuilder(commandLine)
-                    .directory(workDir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                    .start();
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Could not start " + commandLine.get(0) + ": " + ex.getMessage(), ex);
-        }
-        process = started;
-        paused = false;
-        LIVE.add(this);
-        closeQuietly(started.getOutputStream());
-        startReaper(started.pid());
-
-        Instant deadline = Instant.now().plus(STARTUP_TIMEOUT);
-        while (true) {
-            if (!started.isAlive()) {
-                int exitCode = exitCode(started);
-                processEnded();
-                String tail = logTail();
-                if (tail.contains(BIND_FAILURE)) {
-                    return false;
-                }
-                throw new IllegalStateException("redis-server exited with code " + exitCode
-                        + " during startup on port " + port + ". Command: " + describe(commandLine)
-                        + "\nLog tail (" + logFile + "):\n" + tail);
-            }
-            if (answersPing(started)) {
-                return true;
-            }
-            if (Instant.now().isAfter(deadline)) {
-                started.destroyForcibly();
-                processEnded();
-                throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
-                        + STARTUP_TIMEOUT.toSeconds() + " s. Command: " + describe(commandLine)
-                        + "\nLog tail (" + logFile + "):\n" + logTail());
-            }
-            sleep(20);
-        }
+        return commandLine;
     }
 
     /**
@@ -502,7 +440,7 @@ public final class RedisServerProcess implements AutoCloseable {
             if (!(info instanceof String text)) {
                 return started.isAlive();
             }
-            String pid = parseInfo(text).get("process_id");
+            String pid = RespConnection.infoFields(text).get("process_id");
             return pid == null || pid.equals(Long.toString(started.pid()));
         }
         catch (IOException | RuntimeException ex) {
@@ -532,78 +470,14 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------------------------------
-    // Process bookkeeping
-
-    /**
-     * Starts {@code sh} watching this JVM's pid: if the JVM dies without running shutdown hooks
-     * (SIGKILL), the reaper {@code kill -9}s the redis-server. Destroyed on a normal stop.
-     */
-    private void startReaper(long redisPid) {
-        if (!UNIX) {
-            return;
-        }
-        long javaPid = ProcessHandle.current().pid();
-        String script = "while kill -0 " + javaPid + " 2>/dev/null; do sleep 1; done; kill -9 " + redisPid
-                + " 2>/dev/null";
-        try {
-            Process started = new ProcessBuilder("sh", "-c", script)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            closeQuietly(started.getOutputStream());
-            reaper = started;
-        }
-        catch (IOException ex) {
-            // Only a safety net for a SIGKILLed JVM; the shutdown hook still covers normal exits.
-            reaper = null;
-        }
-    }
+    // Small helpers
 
     /** Called whenever the redis process is gone (stopped, killed or failed to start). */
     private void processEnded() {
-        Process currentReaper = reaper;
-        reaper = null;
-        if (currentReaper != null) {
-            currentReaper.destroyForcibly();
-        }
+        ServerReaper.release(process, watcher);
+        watcher = null;
         process = null;
         paused = false;
-        LIVE.remove(this);
-    }
-
-    private static void destroyAllAtShutdown() {
-        List<Process> dying = new ArrayList<>();
-        for (RedisServerProcess server : LIVE) {
-            Process current = server.process;
-            if (current != null) {
-                dying.add(current.destroyForcibly());
-            }
-            Process currentReaper = server.reaper;
-            if (currentReaper != null) {
-                currentReaper.destroyForcibly();
-            }
-        }
-        for (Process current : dying) {
-            try {
-                current.waitFor(2, TimeUnit.SECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        if (!Boolean.getBoolean(KEEP_DIRS_PROPERTY)) {
-            WORK_DIRS.forEach(RedisServerProcess::deleteRecursively);
-        }
-    }
-
-    private static void deleteRecursively(Path directory) {
-        try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
-        catch (IOException | UncheckedIOException ignored) {
-            // Best effort at JVM exit.
-        }
     }
 
     private Process requireRunning() {
@@ -612,58 +486,6 @@ public final class RedisServerProcess implements AutoCloseable {
             throw new IllegalStateException(this + " is not running");
         }
         return current;
-    }
-
-    private static void signal(Process target, String signalName) {
-        if (!UNIX) {
-            throw new UnsupportedOperationException("Sending SIG" + signalName + " needs a Unix-like system");
-        }
-        try {
-            Process kill = new ProcessBuilder("sh", "-c", "kill -" + signalName + " " + target.pid())
-                    .redirectErrorStream(true)
-                    .start();
-            closeQuietly(kill.getOutputStream());
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                kill.destroyForcibly();
-                throw new IllegalStateException("kill -" + signalName + " " + target.pid() + " did not finish");
-            }
-            if (kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signalName + " " + target.pid() + " failed with exit code "
-                        + kill.exitValue() + ": " + output);
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Could not send SIG" + signalName + " to pid " + target.pid(), ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while sending SIG" + signalName, ex);
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Small helpers
-
-    /** The last lines of the log written since the most recent start. */
-    private String logTail() {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-        }
-        catch (IOException ex) {
-            return "(could not read " + logFile + ": " + ex.getMessage() + ")";
-        }
-        int from = 0;
-        for (int i = lines.size() - 1; i >= 0; i--) {
-            if (lines.get(i).startsWith(RUN_MARKER)) {
-                from = i + 1;
-                break;
-            }
-        }
-        from = Math.max(from, lines.size() - LOG_TAIL_LINES);
-        List<String> tail = lines.subList(from, lines.size());
-        return tail.isEmpty() ? "(empty)" : String.join("\n", tail);
     }
 
     private static String describe(List<String> commandLine) {
@@ -686,20 +508,6 @@ public final class RedisServerProcess implements AutoCloseable {
         return value;
     }
 
-    static Map<String, String> parseInfo(String text) {
-        Map<String, String> result = new LinkedHashMap<>();
-        for (String line : text.split("\r?\n")) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            int colon = line.indexOf(':');
-            if (colon > 0) {
-                result.put(line.substring(0, colon), line.substring(colon + 1).trim());
-            }
-        }
-        return Collections.unmodifiableMap(result);
-    }
-
     private static Object throwIfError(Object reply) {
         if (reply instanceof ErrorReplyException error) {
             throw new ErrorReplyException(error.getMessage());
@@ -714,15 +522,6 @@ public final class RedisServerProcess implements AutoCloseable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return -1;
-        }
-    }
-
-    private static void closeQuietly(Closeable closeable) {
-        try {
-            closeable.close();
-        }
-        catch (IOException ignored) {
-            // Nothing useful to do.
         }
     }
 
@@ -741,123 +540,24 @@ public final class RedisServerProcess implements AutoCloseable {
 
         private static final long serialVersionUID = 1L;
 
+        /**
+         * An error reply with the text Redis sent after the {@code -}.
+         *
+         * @param message the error text, starting with its code (e.g. {@code ERR})
+         */
         public ErrorReplyException(String message) {
             super(message);
         }
 
-        /** The first word of the error, e.g. {@code ERR}, {@code WRONGTYPE} or {@code NOAUTH}. */
+        /**
+         * The first word of the error, e.g. {@code ERR}, {@code WRONGTYPE} or {@code NOAUTH}.
+         *
+         * @return the error code
+         */
         public String errorCode() {
             String message = getMessage();
             int space = message.indexOf(' ');
             return space < 0 ? message : message.substring(0, space);
-        }
-    }
-
-    /** A minimal RESP2 client on one socket: enough for admin commands in tests. */
-    private static final class RespConnection implements Closeable {
-
-        private final Socket socket;
-        private final OutputStream out;
-        private final InputStream in;
-
-        RespConnection(String host, int port, Duration connectTimeout, Duration readTimeout) throws IOException {
-            socket = new Socket();
-            try {
-                socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
-                socket.setSoTimeout((int) readTimeout.toMillis());
-                socket.setTcpNoDelay(true);
-                out = new BufferedOutputStream(socket.getOutputStream());
-                in = new BufferedInputStream(socket.getInputStream());
-            }
-            catch (IOException ex) {
-                socket.close();
-                throw ex;
-            }
-        }
-
-        Object call(String... args) throws IOException {
-            send(args);
-            return read();
-        }
-
-        void send(String... args) throws IOException {
-            out.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            for (String arg : args) {
-                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-                out.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-                out.write(bytes);
-                out.write('\r');
-                out.write('\n');
-            }
-            out.flush();
-        }
-
-        Object read() throws IOException {
-            int type = in.read();
-            if (type == -1) {
-                throw new EOFException("redis-server closed the connection");
-            }
-            String line = readLine();
-            switch (type) {
-                case '+':
-                    return line;
-                case '-':
-                    return new ErrorReplyException(line);
-                case ':':
-                    return Long.parseLong(line);
-                case '$': {
-                    int length = Integer.parseInt(line);
-                    if (length < 0) {
-                        return null;
-                    }
-                    byte[] bytes = in.readNBytes(length);
-                    if (bytes.length < length || in.read() != '\r' || in.read() != '\n') {
-                        throw new EOFException("Truncated bulk string from redis-server");
-                    }
-                    return new String(bytes, StandardCharsets.UTF_8);
-                }
-                case '*': {
-                    int count = Integer.parseInt(line);
-                    if (count < 0) {
-                        return null;
-                    }
-                    List<Object> items = new ArrayList<>(count);
-                    for (int i = 0; i < count; i++) {
-                        items.add(read());
-                    }
-                    return items;
-                }
-                default:
-                    throw new IOException("Unexpected RESP reply type '" + (char) type + "' followed by: " + line);
-            }
-        }
-
-        private String readLine() throws IOException {
-            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-            while (true) {
-                int b = in.read();
-                if (b == -1) {
-                    throw new EOFException("redis-server closed the connection mid-reply");
-                }
-                if (b == '\r') {
-                    int next = in.read();
-                    if (next == '\n') {
-                        return buffer.toString(StandardCharsets.UTF_8);
-                    }
-                    buffer.write(b);
-                    if (next == -1) {
-                        throw new EOFException("redis-server closed the connection mid-reply");
-                    }
-                    buffer.write(next);
-                    continue;
-                }
-                buffer.write(b);
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
         }
     }
 }

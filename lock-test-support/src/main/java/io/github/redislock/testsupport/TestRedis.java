@@ -13,8 +13,7 @@ import java.lang.System.Logger.Level;
  *
  * <p>Rules for callers: never stop, kill or pause the shared server; use unique key names on it
  * (other tests use it too); close every server from {@code startNew} yourself (try-with-resources,
- * {@code @AfterEach} or {@code @AfterAll}). The JVM shutdown hook in {@link RedisServerProcess}
- * ends whatever is left, including the shared server.
+ * {@code @AfterEach} or {@code @AfterAll}). A JVM shutdown hook ends whatever is left, including the shared server.
  */
 public final class TestRedis {
 

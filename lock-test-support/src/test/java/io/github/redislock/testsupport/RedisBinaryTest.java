@@ -19,16 +19,16 @@ class RedisBinaryTest {
 
     @Test
     void hidingTheInstalledServersLeavesTheEmbeddedJarAlone() {
-        List<RedisBinary.Resolved> candidates = RedisBinary.candidates(
+        List<RedisBinaryCandidate> candidates = RedisBinaryCandidates.find(
                 Map.of("PATH", "/usr/bin:/usr/local/bin", RedisBinary.IGNORE_INSTALLED_VARIABLE, "true"), "Linux", "amd64");
-        assertThat(candidates).extracting(RedisBinary.Resolved::source).containsExactly(RedisBinary.Source.EMBEDDED_REDIS_JAR);
+        assertThat(candidates).extracting(RedisBinaryCandidate::source).containsExactly(RedisBinary.Source.EMBEDDED_REDIS_JAR);
     }
 
     @Test
     void theEnvironmentVariableComesFirstAndTheEmbeddedJarLast() throws IOException {
         Path named = executable(directory.resolve("named"));
         Path onPath = executable(directory.resolve("bin"));
-        List<RedisBinary.Resolved> candidates = RedisBinary.candidates(
+        List<RedisBinaryCandidate> candidates = RedisBinaryCandidates.find(
                 Map.of("PATH", onPath.getParent().toString(), RedisBinary.ENV_VARIABLE, named.toString()), "Linux", "amd64");
         assertThat(candidates.get(0).executable()).isEqualTo(named);
         assertThat(candidates.get(1).executable()).isEqualTo(onPath);
@@ -40,7 +40,7 @@ class RedisBinaryTest {
         Path real = executable(directory.resolve("real"));
         Path linkDirectory = Files.createDirectories(directory.resolve("link"));
         Files.createSymbolicLink(linkDirectory.resolve("redis-server"), real);
-        List<RedisBinary.Resolved> candidates = RedisBinary.candidates(
+        List<RedisBinaryCandidate> candidates = RedisBinaryCandidates.find(
                 Map.of("PATH", linkDirectory.toString(), RedisBinary.ENV_VARIABLE, real.toString()), "Linux", "amd64");
         assertThat(candidates).filteredOn(candidate -> candidate.executable() != null && candidate.executable().startsWith(directory))
                 .hasSize(1);

@@ -1,0 +1,183 @@
+package io.github.redislock.testsupport;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Locates the {@code redis-server} executables that the tests and benchmarks start, once per JVM.
+ *
+ * <p>Why: the library must be tested against a real Redis (Lua scripts, pub/sub, expiry,
+ * {@code INFO commandstats}), on every server version it claims, and a developer machine or CI
+ * runner may or may not have Redis installed. The candidates, in this order, each real file once:
+ * <ol>
+ *   <li>the environment variable {@value #ENV_VARIABLE}, which must name an executable file
+ *       (for testing against a specific Redis version); an invalid value fails loudly instead of
+ *       silently falling back, so a typo never makes a build test the wrong server;</li>
+ *   <li>{@code redis-server} found on the {@code PATH};</li>
+ *   <li>{@code redis-server} in the usual install locations ({@code /usr/bin}, {@code /usr/local/bin},
+ *       {@code /opt/homebrew/bin}), for a
+ *       build whose {@code PATH} is narrower than the shell's;</li>
+ *   <li>the binary shipped as a classpath resource by {@code com.github.codemonstur:embedded-redis}
+ *       (an optional dependency of this module: add it to use this fallback),
+ *       chosen by {@code os.name}/{@code os.arch} and extracted to a temporary directory that is
+ *       deleted when the JVM exits.</li>
+ * </ol>
+ * An empty or blank {@value #ENV_VARIABLE} counts as unset. With {@value #IGNORE_INSTALLED_VARIABLE}
+ * set to {@code true} the {@code PATH} and the install locations are not searched, which is how a
+ * machine without an installed Redis is reproduced on one that has it.
+ *
+ * <p>The server matrix: a JVM uses one candidate, its <em>leg</em>, named by the system property
+ * {@value #LEG_PROPERTY} (an index into the list above; 0, the first candidate, when unset). The
+ * build runs the whole suite on leg 0 and a chosen set of suites again on leg 1 (see the
+ * {@code server-matrix} execution in {@code lock-autoconfigure/pom.xml}), so with an installed Redis
+ * both it and the embedded 6.2 are tested. A leg with no candidate is skipped (see
+ * {@link #legUnavailableReason()}).
+ *
+ * <p>Plain JDK only (no Spring, no Lettuce) so a non-test main such as the benchmarks can use it.
+ */
+public final class RedisBinary {
+
+    /** Environment variable that names the {@code redis-server} executable to use. */
+    public static final String ENV_VARIABLE = "REDIS_SERVER";
+
+    /** Environment variable that, set to {@code true}, hides every installed {@code redis-server}. */
+    public static final String IGNORE_INSTALLED_VARIABLE = "REDIS_SERVER_IGNORE_INSTALLED";
+
+    /** System property naming the index of the candidate this JVM uses. */
+    public static final String LEG_PROPERTY = "redislock.test.server-leg";
+
+    /** Where the executable came from. */
+    public enum Source {
+        /** Named by the environment variable {@value RedisBinary#ENV_VARIABLE}. */
+        ENVIRONMENT_VARIABLE,
+        /** Found as {@code redis-server} in a directory of the {@code PATH}. */
+        PATH,
+        /** Found in one of the usual install locations. */
+        KNOWN_LOCATION,
+        /** Extracted from the embedded-redis jar's classpath resources. */
+        EMBEDDED_REDIS_JAR
+    }
+
+    private static List<RedisBinaryCandidate> candidates;
+    private static RedisBinaryCandidate resolved;
+    private static String version;
+
+    private RedisBinary() {
+    }
+
+    /**
+     * The {@code redis-server} executable to start, resolved on first call.
+     *
+     * @return the executable file
+     * @throws IllegalStateException if {@value #ENV_VARIABLE} is set to something that is not an
+     *     executable file, if no binary can be found or extracted for this platform, or if this
+     *     JVM's leg has no candidate (see {@link #legUnavailableReason()})
+     */
+    public static Path path() {
+        return resolved().executable();
+    }
+
+    /**
+     * Where {@link #path()} came from.
+     *
+     * @return the source of the executable
+     */
+    public static Source source() {
+        return resolved().source();
+    }
+
+    /**
+     * The server version reported by {@code redis-server --version} (e.g. {@code 6.2.11}),
+     * computed once. Never throws: on failure it returns {@code "unknown (<reason>)"}.
+     *
+     * @return the version
+     */
+    public static synchronized String version() {
+        if (version == null) {
+            version = RedisServerVersion.of(path());
+        }
+        return version;
+    }
+
+    /**
+     * One line for logs saying which binary was chosen, why, and its version, for example
+     * {@code redis-server 6.2.11 at /tmp/x/redis-server-6.2.6-v5-linux-amd64 (extracted from the
+     * embedded-redis classpath resource redis-server-6.2.6-v5-linux-amd64)}.
+     *
+     * @return the description
+     */
+    public static String describe() {
+        RedisBinaryCandidate r = resolved();
+        return "redis-server " + version() + " at " + r.executable() + " (" + r.detail() + ", matrix leg " + leg() + ")";
+    }
+
+    /**
+     * This JVM's leg: the index of the candidate it uses.
+     *
+     * @return the value of {@value #LEG_PROPERTY}, 0 when unset
+     * @throws IllegalStateException if {@value #LEG_PROPERTY} is not a non-negative integer
+     */
+    public static int leg() {
+        String value = System.getProperty(LEG_PROPERTY, "").trim();
+        if (value.isEmpty()) {
+            return 0;
+        }
+        try {
+            int leg = Integer.parseInt(value);
+            if (leg >= 0) {
+                return leg;
+            }
+        }
+        catch (NumberFormatException ignored) {
+            // Reported below.
+        }
+        throw new IllegalStateException("System property " + LEG_PROPERTY + " is '" + value
+                + "'; it must be the index (0, 1, ...) of a redis-server candidate");
+    }
+
+    /**
+     * Why this JVM's leg cannot run, naming what was found, or null when it can. Leg 0 always has a
+     * candidate where the embedded jar has a binary for this platform.
+     *
+     * @return the reason, or null
+     */
+    public static synchronized String legUnavailableReason() {
+        List<RedisBinaryCandidate> all = candidates();
+        int leg = leg();
+        if (leg < all.size()) {
+            return null;
+        }
+        StringBuilder found = new StringBuilder();
+        for (RedisBinaryCandidate candidate : all) {
+            found.append(found.length() == 0 ? "" : "; ").append(candidate.describe());
+        }
+        return "matrix leg " + leg + " has no redis-server: only " + all.size() + " distinct one(s) found (" + found
+                + "), and leg 0 runs the first. " + (Boolean.parseBoolean(System.getenv(IGNORE_INSTALLED_VARIABLE))
+                        ? IGNORE_INSTALLED_VARIABLE + "=true hides the installed ones"
+                        : "Install Redis (e.g. apt-get install redis-server) or set " + ENV_VARIABLE + " to run a second version");
+    }
+
+    private static synchronized RedisBinaryCandidate resolved() {
+        // Failures are not cached: every caller gets the same clear IllegalStateException.
+        if (resolved == null) {
+            String unavailable = legUnavailableReason();
+            if (unavailable != null) {
+                throw new IllegalStateException(unavailable);
+            }
+            RedisBinaryCandidate chosen = candidates().get(leg());
+            if (chosen.executable() == null) {
+                chosen = chosen.extractedTo(EmbeddedRedisBinary.extract(chosen.resource()));
+            }
+            resolved = chosen;
+        }
+        return resolved;
+    }
+
+    private static synchronized List<RedisBinaryCandidate> candidates() {
+        if (candidates == null) {
+            candidates = RedisBinaryCandidates.find(System.getenv(), System.getProperty("os.name", ""),
+                    System.getProperty("os.arch", ""));
+        }
+        return candidates;
+    }
+}
