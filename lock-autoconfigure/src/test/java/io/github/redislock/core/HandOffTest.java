@@ -22,6 +22,7 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
@@ -72,6 +73,8 @@ class HandOffTest extends TwoInstances {
         List<String> onLockChannel = new CopyOnWriteArrayList<>();
         RedisMessageListenerContainer listener = new RedisMessageListenerContainer();
         listener.setConnectionFactory(first.connectionFactory);
+        // The container's default executor runs each message on a thread of its own, which may reorder them.
+        listener.setTaskExecutor(new SyncTaskExecutor());
         listener.addMessageListener((message, pattern) -> onLockChannel.add(new String(message.getBody(), StandardCharsets.UTF_8)),
                 new ChannelTopic(keys.channel()));
         listener.afterPropertiesSet();
