@@ -48,7 +48,7 @@ public class RedisLocker extends AbstractLocker {
     private final LockObserver observer;
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     /** How soon a waiter whose try failed on Redis tries again. */
-    private static final long RETRY_AFTER_FAILURE_MILLIS = 100;
+    static final long RETRY_AFTER_FAILURE_MILLIS = 100;
 
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
     private final Set<Attempt> queuedWaits = ConcurrentHashMap.newKeySet();
@@ -229,7 +229,8 @@ public class RedisLocker extends AbstractLocker {
         unlock(kind, key, currentOwner());
     }
 
-    private void unlock(LockKind kind, String key, String owner) {
+    /** @param owner a thread's or a token's owner field */
+    void unlock(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
         Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
         if (hold == null) {
@@ -366,8 +367,12 @@ public class RedisLocker extends AbstractLocker {
     }
 
     long fencingToken(LockKind kind, String key) {
+        return fencingToken(kind, key, currentOwner());
+    }
+
+    /** @param owner a thread's or a token's owner field */
+    long fencingToken(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
-        String owner = currentOwner();
         Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
         if (hold == null) {
             throw new IllegalMonitorStateException("No fencing token for " + describe(kind, key) + ": it is not held by owner "
@@ -444,8 +449,7 @@ public class RedisLocker extends AbstractLocker {
             if (interruptible && Thread.interrupted()) {
                 throw new InterruptedException("Interrupted before waiting for " + what);
             }
-            LockRedisException failing = null;
-            long failingSince = 0;
+            OutageRideOut outage = new OutageRideOut(watchdog.timeout().toNanos());
             long expiredGrant = -1;
             while (true) {
                 long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
@@ -468,8 +472,8 @@ public class RedisLocker extends AbstractLocker {
                     // else try again: a release before the subscription is not missed
                 } else {
                     if (remaining <= 0) {
-                        if (failing != null) {
-                            throw failing;
+                        if (outage.failure() != null) {
+                            throw outage.failure();
                         }
                         return false;
                     }
@@ -497,17 +501,13 @@ public class RedisLocker extends AbstractLocker {
                 try {
                     blocked = attempt.tryOnce(true);
                 } catch (LockRedisException e) {
-                    // A waiter rides out a short outage (its queue place outlasts it); a long one, or a shutdown, ends the wait.
-                    long now = System.nanoTime();
-                    failingSince = failing == null ? now : failingSince;
-                    failing = e;
-                    if (closed || now - failingSince >= watchdog.timeout().toNanos()) {
+                    if (!outage.rideOut(e) || closed) { // a long outage, or a shutdown, ends the wait
                         throw e;
                     }
                     blocked = new Blocked(previous.channel(), RETRY_AFTER_FAILURE_MILLIS);
                     continue;
                 }
-                failing = null;
+                outage.answered();
                 if (blocked == null) {
                     acquired = true;
                     return true;
@@ -524,7 +524,7 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /** One lock request as the wait loop sees it; tried again after every release message or lease end. */
-    private interface Attempt {
+    interface Attempt {
 
         /**
          * @param queue whether the caller will wait (a fair lock then keeps its place in the queue)
@@ -552,7 +552,52 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /** @param channel where the release that may unblock the attempt is announced */
-    private record Blocked(String channel, long holderTtlMillis) {
+    record Blocked(String channel, long holderTtlMillis) {
+    }
+
+    /**
+     * The seams of the waits that park no thread ({@link AsyncWait}): the same attempt, queue place,
+     * hand-off and observation as a blocking wait for a single plain lock, driven by callbacks instead
+     * of the loop of {@link #tryAcquire}.
+     *
+     * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
+     */
+    Attempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
+        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        return queuingAttempt(keys, owner, leaseMillis, redisLease);
+    }
+
+    /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
+    LockObserver.Acquisition observeAcquisition(LockKeys keys) {
+        return observer.acquisitionStarted(observed(LockKind.PLAIN, List.of(keys)));
+    }
+
+    /** Joins a lock's release channel for a waiter that parks no thread; see {@link ReleaseSubscriptions#join(String, String, Runnable)}. */
+    ReleaseSubscriptions.Waiting joinWithoutThread(String channel, String waitName, String what, Runnable onWake) {
+        try {
+            return subscriptions.join(channel, waitName, onWake);
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(e), e);
+        }
+    }
+
+    /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
+    long heldToken(String key, String owner) {
+        Hold hold = holds.get(new Hold.Id(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN));
+        return hold == null ? 0 : hold.token;
+    }
+
+    java.time.Duration watchdogTimeout() {
+        return watchdog.timeout();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops a wait without the lock, withdrawing its queue place; a failure only leaves the place to lapse. */
+    static void abandonQuietly(Attempt attempt, String what) {
+        abandon(attempt, what);
     }
 
     private static void awaitNamingTheLock(ReleaseSubscriptions.Waiting waiting, long nanos, String what) throws InterruptedException {

@@ -34,6 +34,9 @@ public final class LockerFixture implements AutoCloseable {
     public final LockWatchdog watchdog;
     public final ReleaseSubscriptions subscriptions;
     public final RedisLocker locker;
+    /** The same instance's locks for callers that wait without a thread. */
+    public final RedisAsyncLocker async;
+    public final ReactiveLocker reactive;
     public final StringRedisTemplate redis;
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
@@ -47,6 +50,8 @@ public final class LockerFixture implements AutoCloseable {
                 lostEvents.add(lost);
             }
         });
+        this.async = new RedisAsyncLocker(locker);
+        this.reactive = new RedisReactiveLocker(async);
         this.redis = new StringRedisTemplate(connectionFactory);
     }
 
@@ -79,6 +84,7 @@ public final class LockerFixture implements AutoCloseable {
             return;
         }
         closed = true;
+        async.close();
         locker.close();
         subscriptions.close();
         watchdog.close();

@@ -123,6 +123,16 @@ public final class ReleaseSubscriptions implements AutoCloseable {
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}); a hand-off to it wakes this waiter alone
      */
     public Waiting join(String channel, String waitName) {
+        return join(channel, waitName, null);
+    }
+
+    /**
+     * Like {@link #join(String, String)}, for a waiter that parks no thread: {@code onWake} runs on
+     * every wake-up and hand-off meant for it (on the client's event loop, so it must only hand work
+     * on, never block), and the waiter looks at {@link Waiting#takeWakeUps()} and
+     * {@link Waiting#grantedToken()} when it runs.
+     */
+    public Waiting join(String channel, String waitName, Runnable onWake) {
         boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
         commandLock.lock();
         try {
@@ -143,7 +153,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 subscribe(channel); // after disconnect(): a new connection for every channel, this one included
             }
             entry.waiters++;
-            Waiting waiting = new Waiting(entry, waitName);
+            Waiting waiting = new Waiting(entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
                 synchronized (handOffWaits) {
@@ -425,14 +435,27 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         private final Channel channel;
         private final String waitName;
         private final Semaphore wakeUps = new Semaphore(0);
+        /** Told of every wake-up of a waiter that parks no thread; null for a parked one. */
+        private final Runnable onWake;
         private volatile long grantedToken = -1;
         private volatile boolean left;
         /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
         private boolean woken;
 
-        private Waiting(Channel channel, String waitName) {
+        private Waiting(Channel channel, String waitName, Runnable onWake) {
             this.channel = channel;
             this.waitName = waitName;
+            this.onWake = onWake;
+        }
+
+        /**
+         * For a waiter that parks no thread: consumes the wake-ups delivered so far, as a parked waiter's
+         * await would; one delivered after this call and never consumed is passed on when it leaves.
+         *
+         * @return whether there was any
+         */
+        public boolean takeWakeUps() {
+            return wakeUps.drainPermits() > 0;
         }
 
         /**
@@ -503,11 +526,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
         private void wake() {
             wakeUps.release();
+            if (onWake != null) {
+                onWake.run();
+            }
         }
 
         private void grant(long token) {
             grantedToken = token;
-            wakeUps.release();
+            wake();
         }
 
         @Override

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLocker;
 import io.github.redislock.RedlockLocker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
@@ -26,7 +28,7 @@ class RedlockAutoConfigurationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedlockAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
     @BeforeAll
@@ -46,7 +48,7 @@ class RedlockAutoConfigurationTest {
         application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
                         "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()))
                 .run(context -> {
-                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(RedisLocker.class);
+                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(RedisLocker.class).doesNotHaveBean(AsyncLocker.class);
                     RedlockLocker locker = context.getBean(RedlockLocker.class);
                     assertThat(locker.getQuorum()).isEqualTo(2);
                     locker.lock("configured");
