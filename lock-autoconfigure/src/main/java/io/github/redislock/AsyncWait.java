@@ -43,6 +43,8 @@ final class AsyncWait {
     private final LockObserver.Acquisition observation;
     private final CompletableFuture<LockHandle> result = new CompletableFuture<>();
     private final Runnable onEnd;
+    /** The metrics name of the caller's {@link LockNameScope}, which the steps on other threads take along. */
+    private final String name = LockNameScope.current();
     /** Signals not yet handled; the step that takes the count from 0 runs them all. */
     private final AtomicInteger signals = new AtomicInteger();
     /** Why the wait must stop (the locker closes); null while it may go on. */
@@ -102,14 +104,19 @@ final class AsyncWait {
 
     private void drain() {
         int pending = 1;
-        do {
-            try {
-                step();
-            } catch (RuntimeException | Error e) {
-                end(e);
-            }
-            pending = signals.addAndGet(-pending);
-        } while (pending != 0);
+        String previousName = LockNameScope.enter(name);
+        try {
+            do {
+                try {
+                    step();
+                } catch (RuntimeException | Error e) {
+                    end(e);
+                }
+                pending = signals.addAndGet(-pending);
+            } while (pending != 0);
+        } finally {
+            LockNameScope.exit(previousName);
+        }
     }
 
     private void step() {
