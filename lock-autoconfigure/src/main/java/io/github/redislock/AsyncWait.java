@@ -39,7 +39,7 @@ final class AsyncWait {
     /** {@link Locker#WAIT_FOREVER} or 0 and more. */
     private final long waitNanos;
     private final long startNanos = System.nanoTime();
-    private final RedisLocker.Attempt attempt;
+    private final LockAttempt attempt;
     private final LockObserver.Acquisition observation;
     private final CompletableFuture<LockHandle> result = new CompletableFuture<>();
     private final Runnable onEnd;
@@ -53,7 +53,7 @@ final class AsyncWait {
     // Touched by steps only, which never overlap.
     private boolean ended;
     private ReleaseSubscriptions.Waiting waiting;
-    private RedisLocker.Blocked blocked;
+    private LockAttempt.Blocked blocked;
     private ScheduledFuture<?> timer;
     private final OutageRideOut outage;
     private long expiredGrant = -1;
@@ -163,7 +163,7 @@ final class AsyncWait {
             end(null);
             return false;
         }
-        waiting = locker.joinWithoutThread(blocked.channel(), attempt.waitName(), what, this::signal);
+        waiting = locker.join(blocked.channel(), attempt.waitName(), what, this::signal);
         if (waiting.hearsEverythingSince(firstTry)) {
             sleep(); // queued while the inbox was heard: a hand-off cannot have been missed
             return false;
@@ -172,7 +172,7 @@ final class AsyncWait {
     }
 
     private void tryAgain() {
-        RedisLocker.Blocked previous = blocked;
+        LockAttempt.Blocked previous = blocked;
         try {
             blocked = attempt.tryOnce(true);
         } catch (LockRedisException e) {
@@ -180,7 +180,7 @@ final class AsyncWait {
                 end(e);
                 return;
             }
-            blocked = new RedisLocker.Blocked(previous.channel(), RedisLocker.RETRY_AFTER_FAILURE_MILLIS);
+            blocked = new LockAttempt.Blocked(previous.channel(), OutageRideOut.RETRY_AFTER_MILLIS);
             sleep();
             return;
         }
@@ -221,7 +221,7 @@ final class AsyncWait {
         }
         ended = true;
         cleanUp();
-        RedisLocker.abandonQuietly(attempt, what); // withdraws the queue place, passing on a lock handed over meanwhile
+        RedisLocker.abandon(attempt, what); // withdraws the queue place, passing on a lock handed over meanwhile
         if (result.isCancelled()) {
             observation.failed(new CancellationException("Cancelled while waiting for " + what));
         } else if (failure == null) {

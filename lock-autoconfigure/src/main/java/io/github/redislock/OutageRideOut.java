@@ -7,6 +7,9 @@ package io.github.redislock;
  */
 final class OutageRideOut {
 
+    /** How soon a waiter whose try failed on Redis tries again. */
+    static final long RETRY_AFTER_MILLIS = 100;
+
     private final long limitNanos;
     private LockRedisException failing;
     private long failingSince;
