@@ -8,7 +8,6 @@ import java.util.UUID;
 
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
-import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.observation.LockObservationAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
@@ -26,8 +25,7 @@ class DistributedLockIntegrationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.METRICS), AopAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, DistributedLockAutoConfiguration.class,
-                    LockObservationAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class, LockObservationAutoConfiguration.class))
             .withUserConfiguration(Ledger.Configuration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 

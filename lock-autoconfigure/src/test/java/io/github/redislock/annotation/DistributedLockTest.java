@@ -20,7 +20,6 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.OverlapDetector;
 import io.github.redislock.autoconfigure.DistributedLockAutoConfiguration;
-import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.testsupport.BootLine;
@@ -38,8 +37,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class DistributedLockTest {
 
     static final ApplicationContextRunner APPLICATION = new ApplicationContextRunner()
-            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class,
-                    DistributedLockAutoConfiguration.class))
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, DistributedLockAutoConfiguration.class))
             .withUserConfiguration(AnnotatedServices.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
                     "spring.data.redis.port=" + TestRedis.shared().port(),
