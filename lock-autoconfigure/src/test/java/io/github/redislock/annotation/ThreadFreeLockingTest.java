@@ -22,7 +22,6 @@ import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -107,13 +106,18 @@ class ThreadFreeLockingTest {
 
     @Test
     void aBusyLockSkipsAMonoOrFailsAFluxAsTheAnnotationSays() {
-        instance.locker.lock("job:" + id);
+        ProxyFactory proxy = new ProxyFactory(new AnnotatedServices.Orders());
+        proxy.setProxyTargetClass(true);
+        proxy.addAdvisor(new DistributedLockAdvisor(new DefaultListableBeanFactory(), () -> instance.locker, () -> instance.async,
+                () -> Duration.ofSeconds(5), false));
+        AnnotatedServices.Orders orders = (AnnotatedServices.Orders) proxy.getProxy();
+        instance.locker.lock("reactive:" + id);
         try {
-            assertThat(jobs.monoOrSkip(id).blockOptional(Duration.ofSeconds(5))).isEmpty();
-            assertThatThrownBy(() -> jobs.fluxOrThrow(id).blockLast(Duration.ofSeconds(5))).isInstanceOf(LockAcquisitionException.class);
+            assertThat(orders.monoOrSkip(id).blockOptional(Duration.ofSeconds(5))).isEmpty();
+            assertThatThrownBy(() -> orders.fluxOrThrow(id).blockLast(Duration.ofSeconds(5))).isInstanceOf(LockAcquisitionException.class);
             assertThat(instance.async.waitingCount()).isZero();
         } finally {
-            instance.locker.unlock("job:" + id);
+            instance.locker.unlock("reactive:" + id);
         }
     }
 
@@ -136,16 +140,6 @@ class ThreadFreeLockingTest {
         @DistributedLock(key = "'job:' + #id")
         public Flux<Integer> stream(String id, Flux<Integer> body) {
             return body;
-        }
-
-        @DistributedLock(key = "'job:' + #id", waitTime = 0, onFailure = LockFailurePolicy.SKIP)
-        public Mono<String> monoOrSkip(String id) {
-            return Mono.just("ran");
-        }
-
-        @DistributedLock(key = "'job:' + #id", waitTime = 0)
-        public Flux<String> fluxOrThrow(String id) {
-            return Flux.just("ran");
         }
     }
 }
