@@ -443,7 +443,7 @@ public class RedisLocker extends AbstractLocker {
 
     /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
     LockObserver.Acquisition observeAcquisition(LockKeys keys) {
-        return observer.acquisitionStarted(observed(LockKind.PLAIN, List.of(keys)));
+        return observer.acquisitionStartedWithoutThread(observed(LockKind.PLAIN, List.of(keys)));
     }
 
     /**
