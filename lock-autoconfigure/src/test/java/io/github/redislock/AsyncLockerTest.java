@@ -202,6 +202,22 @@ class AsyncLockerTest extends TwoInstances {
     }
 
     @Test
+    void theOnlyQueuedWaitCancelledLeavesAnEmptyQueueAndTheReleaseFreesTheLock() throws Exception {
+        first.locker.lock(key);
+        Disposable waiting = second.reactive.acquire(key, WAIT, null).subscribe();
+        await().atMost(Duration.ofSeconds(5)).until(this::queueLength, length -> length == 1);
+
+        waiting.dispose();
+        await().atMost(Duration.ofSeconds(5)).until(() -> second.async.waitingCount() == 0);
+        assertThat(queueLength()).isZero();
+        assertThat(first.redis.opsForZSet().size(keys.waitDeadlines())).as("queue deadlines").isZero();
+
+        first.locker.unlock(key);
+        assertThat(first.locker.isLocked(key)).as("handed to nobody").isFalse();
+        assertNothingLeft();
+    }
+
+    @Test
     void aWaitThatRunsOutWithdrawsItsPlaceAndFailsNamingTheKey() throws Exception {
         first.locker.lock(key);
         CompletableFuture<LockHandle> waiting = second.async.acquire(key, Duration.ofMillis(300), null);
