@@ -49,6 +49,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
  * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
  * inbox, not to the lock's channel, it costs Redis one write and no other instance any work.
+ *
+ * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
+ * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -192,7 +195,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.wakeUps.hasQueuedThreads()).count();
     }
 
-    /** Local threads waiting now, over all locks. */
+    /** Local waiters now, parked threads and asynchronous waits alike, over all locks. */
     public int waiterCount() {
         commandLock.lock();
         try {
