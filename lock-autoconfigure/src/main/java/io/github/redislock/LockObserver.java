@@ -7,8 +7,8 @@ package io.github.redislock;
  * Micrometer implementation is auto-configured when Micrometer is present.
  *
  * <p>An internal SPI: its methods may change with the lock kinds. Every method is called on the
- * thread doing the work (the acquiring or releasing thread, or the watchdog), so implementations
- * must be fast and must not throw.
+ * thread doing the work (the acquiring or releasing thread, or the watchdog; for an {@link AsyncLocker}
+ * one of its own threads), so implementations must be fast and must not throw.
  */
 public interface LockObserver {
 
@@ -19,6 +19,14 @@ public interface LockObserver {
     /** A thread starts taking {@code lock} (its wait included); the returned handle hears how it ended. */
     default Acquisition acquisitionStarted(ObservedLock lock) {
         return Acquisition.NONE;
+    }
+
+    /**
+     * An acquisition that waits without a thread ({@link AsyncLocker}): started on the caller's thread, it
+     * ends on another one, so nothing may stay bound to the starting thread (no observation scope).
+     */
+    default Acquisition acquisitionStartedWithoutThread(ObservedLock lock) {
+        return acquisitionStarted(lock);
     }
 
     /** The final hold of {@code lock} was released after {@code heldNanos}. */
@@ -46,7 +54,7 @@ public interface LockObserver {
     default void lost(ObservedLock lock, boolean byWatchdog) {
     }
 
-    /** How one acquisition ended; exactly one method is called, on the acquiring thread. */
+    /** How one acquisition ended; exactly one method is called, on the acquiring thread (for an {@link AsyncLocker}, one of its threads). */
     interface Acquisition {
 
         Acquisition NONE = new Acquisition() {

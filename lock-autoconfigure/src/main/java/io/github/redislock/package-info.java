@@ -1,7 +1,8 @@
 /**
  * The API of redis-lock: what application code uses and catches. The {@link io.github.redislock.Locker}
  * and its lock views ({@link io.github.redislock.RedisLock}, {@link io.github.redislock.RedisMultiLock},
- * {@link io.github.redislock.RedisReadWriteLock}), the exceptions and the {@link io.github.redislock.LockLostEvent},
+ * {@link io.github.redislock.RedisReadWriteLock}), the thread-free {@link io.github.redislock.AsyncLocker}
+ * and {@link io.github.redislock.ReactiveLocker} with their {@link io.github.redislock.LockHandle}, the exceptions and the {@link io.github.redislock.LockLostEvent},
  * the static {@link io.github.redislock.LockUtil} and {@link io.github.redislock.FencingTokens}, and the
  * {@link io.github.redislock.LockObserver} SPI that metrics and traces plug into.
  *

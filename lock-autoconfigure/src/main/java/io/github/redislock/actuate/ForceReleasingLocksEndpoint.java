@@ -1,10 +1,7 @@
 package io.github.redislock.actuate;
 
-import io.github.redislock.LockLostException;
-
 import java.util.Map;
 
-import io.github.redislock.core.LockAdmin;
 import io.github.redislock.core.RedisLocker;
 
 import org.apache.commons.logging.Log;

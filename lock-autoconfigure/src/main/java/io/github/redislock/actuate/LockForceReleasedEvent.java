@@ -1,7 +1,5 @@
 package io.github.redislock.actuate;
 
-import io.github.redislock.LockLostException;
-
 import java.util.Map;
 
 import org.springframework.context.ApplicationEvent;

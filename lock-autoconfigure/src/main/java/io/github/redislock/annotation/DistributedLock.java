@@ -1,7 +1,5 @@
 package io.github.redislock.annotation;
 
-import io.github.redislock.LockAcquisitionException;
-
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

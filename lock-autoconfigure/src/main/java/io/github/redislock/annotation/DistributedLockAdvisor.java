@@ -2,8 +2,10 @@ package io.github.redislock.annotation;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.Locker;
 
 import org.aopalliance.aop.Advice;
@@ -33,8 +35,19 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
      */
     public DistributedLockAdvisor(ConfigurableBeanFactory beanFactory, Supplier<Locker> locker, Supplier<Duration> defaultWait,
                                   boolean releaseAfterTransaction) {
+        this(beanFactory, locker, () -> null, defaultWait, releaseAfterTransaction);
+    }
+
+    /**
+     * @param asyncLocker called once, on first use, like {@code locker}; what it returns (null for none) takes the
+     *                    single-key locks of methods returning a future, {@code Mono} or {@code Flux} without a thread
+     */
+    public DistributedLockAdvisor(ConfigurableBeanFactory beanFactory, Supplier<Locker> locker, Supplier<AsyncLocker> asyncLocker,
+                                  Supplier<Duration> defaultWait, boolean releaseAfterTransaction) {
         this.definitions = new LockDefinitions(beanFactory);
-        this.interceptor = new DistributedLockInterceptor(definitions, SingletonSupplier.of(locker), defaultWait, releaseAfterTransaction);
+        SingletonSupplier<Optional<AsyncLocker>> async = SingletonSupplier.of(() -> Optional.ofNullable(asyncLocker.get()));
+        this.interceptor = new DistributedLockInterceptor(definitions, SingletonSupplier.of(locker), () -> async.obtain().orElse(null),
+                defaultWait, releaseAfterTransaction);
         this.pointcut = new StaticMethodMatcherPointcut() {
             {
                 setClassFilter(ClassFilter.TRUE);

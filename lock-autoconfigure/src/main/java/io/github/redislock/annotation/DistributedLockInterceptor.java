@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockNameScope;
 import io.github.redislock.Locker;
@@ -32,12 +33,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
     private final LockDefinitions definitions;
     private final Supplier<Locker> locker;
+    /** The locker that waits without a thread, or null when the application has none (a Redlock). */
+    private final Supplier<AsyncLocker> asyncLocker;
     private final Supplier<Duration> defaultWait;
     private final boolean releaseAfterTransaction;
 
-    DistributedLockInterceptor(LockDefinitions definitions, Supplier<Locker> locker, Supplier<Duration> defaultWait, boolean releaseAfterTransaction) {
+    DistributedLockInterceptor(LockDefinitions definitions, Supplier<Locker> locker, Supplier<AsyncLocker> asyncLocker,
+                               Supplier<Duration> defaultWait, boolean releaseAfterTransaction) {
         this.definitions = definitions;
         this.locker = locker;
+        this.asyncLocker = asyncLocker;
         this.defaultWait = defaultWait;
         this.releaseAfterTransaction = releaseAfterTransaction;
     }
@@ -50,8 +55,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         return switch (call.definition.returnKind) {
             case PLAIN -> call.runOnThisThread();
-            case COMPLETION_STAGE -> call.runUntilStageCompletes();
-            case MONO, FLUX -> ReactiveLocking.lock(call);
+            case COMPLETION_STAGE -> asyncLocker.get() != null && StageLocking.applies(call)
+                    ? StageLocking.lock(call, asyncLocker.get()) : call.runUntilStageCompletes();
+            case MONO, FLUX -> ReactiveLocking.lock(call, asyncLocker.get());
         };
     }
 
@@ -241,7 +247,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
 
         /** Runs the method body, with {@link CurrentLock} telling it what it holds. */
-        private Object proceed() throws Throwable {
+        Object proceed() throws Throwable {
             CurrentLock.enter(keys);
             try {
                 return invocation.proceed();

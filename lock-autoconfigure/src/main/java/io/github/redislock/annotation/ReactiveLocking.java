@@ -3,8 +3,11 @@ package io.github.redislock.annotation;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.LockHandle;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -18,13 +21,18 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Locking for methods returning {@code Mono} or {@code Flux}; loaded only when Reactor is present.
  *
- * <p>The lock is taken when the result is subscribed, on Reactor's bounded-elastic scheduler so no
- * event-loop thread ever waits for it, and held by a per-subscription owner token, so the stream may
- * complete on any thread. It is released on completion, error and cancellation, also when the
- * subscription is cancelled while the lock is still being taken: the acquisition is not interrupted
- * (an interrupt mid-call would leave a lock taken in Redis that nobody knows of) but finishes its wait,
- * at most the annotation's wait time, and gives back what it got. Each subscription is one call:
- * it takes the lock again and runs the advice inside this one (a transaction, say) again.
+ * <p>The lock is taken when the result is subscribed and held by a per-subscription owner, so the
+ * stream may complete on any thread. It is released on completion, error and cancellation, also when
+ * the subscription is cancelled while the lock is still being taken. Each subscription is one call: it
+ * takes the lock again and runs the advice inside this one (a transaction, say) again.
+ *
+ * <p>With an {@link AsyncLocker} (the auto-configured one next to a RedisLocker) and a single key, a
+ * waiting subscription holds no thread: it is a {@link LockHandle}'s acquisition, whose cancellation
+ * withdraws its queue place or gives back a grant that was on its way. Otherwise (several keys, a
+ * Redlock) the lock is taken with the blocking Locker on Reactor's bounded-elastic scheduler, so no
+ * event-loop thread waits for it; a cancelled subscription's acquisition is then not interrupted (an
+ * interrupt mid-call would leave a lock taken in Redis that nobody knows of) but finishes its wait, at
+ * most the annotation's wait time, and gives back what it got.
  */
 final class ReactiveLocking {
 
@@ -33,9 +41,13 @@ final class ReactiveLocking {
     private ReactiveLocking() {
     }
 
-    static Object lock(DistributedLockInterceptor.LockedCall call) {
+    /** @param asyncLocker null when there is none */
+    static Object lock(DistributedLockInterceptor.LockedCall call, AsyncLocker asyncLocker) {
         boolean mono = call.definition.returnKind == LockDefinition.ReturnKind.MONO;
         MethodInvocation unproceeded = unproceeded(call.invocation);
+        if (asyncLocker != null && call.keys.size() == 1) {
+            return lockWithoutThread(call, asyncLocker, mono, unproceeded);
+        }
         if (mono) {
             return Mono.defer(() -> {
                 LockedSubscription locked = new LockedSubscription(call);
@@ -48,6 +60,20 @@ final class ReactiveLocking {
             return Flux.usingWhen(locked.acquired(), owner -> proceed(unproceeded), owner -> locked.release(),
                     (owner, error) -> locked.release(), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
         }).onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
+    }
+
+    private static Object lockWithoutThread(DistributedLockInterceptor.LockedCall call, AsyncLocker locker, boolean mono,
+                                            MethodInvocation unproceeded) {
+        Mono<LockHandle> acquired = Mono.fromFuture(() -> StageLocking.acquire(call, locker).toCompletableFuture(), false)
+                .onErrorMap(LockAcquisitionException.class, NotAcquired::new);
+        // A release is never cancelled half-way: Redis would still run it, and nobody learn how it went.
+        Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> locker.release(handle).toCompletableFuture(), true);
+        if (mono) {
+            return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, (handle, error) -> release.apply(handle), release)
+                    .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
+        }
+        return Flux.usingWhen(acquired, handle -> proceed(unproceeded), release, (handle, error) -> release.apply(handle), release)
+                .onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
     }
 
     /**

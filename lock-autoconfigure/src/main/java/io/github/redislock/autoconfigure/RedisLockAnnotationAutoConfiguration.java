@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.Locker;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.DistributedLockAdvisor;
@@ -38,12 +39,13 @@ public class RedisLockAnnotationAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static DistributedLockAdvisor distributedLockAdvisor(ConfigurableListableBeanFactory beanFactory, Environment environment,
-                                                         ObjectProvider<Locker> locker, ObjectProvider<RedisLockProperties> properties) {
+                                                         ObjectProvider<Locker> locker, ObjectProvider<AsyncLocker> asyncLocker,
+                                                         ObjectProvider<RedisLockProperties> properties) {
         RedisLockProperties settings = Binder.get(environment).bindOrCreate("redis-lock", RedisLockProperties.class);
         // An injected ObjectProvider resolves the dependency anew on every getObject(), several microseconds
         // each: look the properties bean up once, and read its (changeable) wait on every call.
         SingletonSupplier<RedisLockProperties> lockProperties = SingletonSupplier.of(properties::getObject);
-        DistributedLockAdvisor advisor = new DistributedLockAdvisor(beanFactory, locker::getObject,
+        DistributedLockAdvisor advisor = new DistributedLockAdvisor(beanFactory, locker::getObject, asyncLocker::getIfAvailable,
                 () -> lockProperties.obtain().getDefaultWaitTime(), settings.isReleaseAfterTransaction());
         advisor.setOrder(settings.getAspectOrder());
         return advisor;

@@ -1,8 +1,5 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.Locker;
-import io.github.redislock.LockRedisException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,3 +5,4 @@
  * packages of their role; nothing here is needed by code that builds its Locker itself.
  */
 package io.github.redislock.autoconfigure;
+

@@ -1,6 +1,5 @@
 package io.github.redislock.core;
 
-import io.github.redislock.Locker;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockLostEvent;
 

@@ -12,6 +12,7 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.FencingTokens;
 import io.github.redislock.LockNameScope;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -58,11 +59,9 @@ public class RedisLocker extends AbstractLocker {
     private final LostLockEvents lostEvents;
     private final LockObserver observer;
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
-    /** How soon a waiter whose try failed on Redis tries again. */
-    private static final long RETRY_AFTER_FAILURE_MILLIS = 100;
 
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
-    private final Set<Attempt> queuedWaits = ConcurrentHashMap.newKeySet();
+    private final Set<LockAttempt> queuedWaits = ConcurrentHashMap.newKeySet();
 
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
@@ -240,7 +239,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     public void close() {
         closed = true;
-        for (Attempt wait : queuedWaits) {
+        for (LockAttempt wait : queuedWaits) {
             abandon(wait, "a queued wait of a closing Locker");
         }
         holds.values().forEach(watchdog::unwatch);
@@ -285,7 +284,8 @@ public class RedisLocker extends AbstractLocker {
         unlock(kind, key, currentOwner());
     }
 
-    private void unlock(LockKind kind, String key, String owner) {
+    /** @param owner a thread's or a token's owner field */
+    void unlock(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
         Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
         if (hold == null) {
@@ -424,8 +424,12 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     long fencingToken(LockKind kind, String key) {
+        return fencingToken(kind, key, currentOwner());
+    }
+
+    /** @param owner a thread's or a token's owner field */
+    long fencingToken(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
-        String owner = currentOwner();
         Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
         if (hold == null) {
             throw new IllegalMonitorStateException("No fencing token for " + describe(kind, key) + ": it is not held by owner "
@@ -467,171 +471,68 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Tries once, and while the lock is held elsewhere waits for a release message or for the holder's
-     * lease to run out, whichever comes first, then tries again.
+     * Builds the attempt of the lock kind and waits for it on the calling thread ({@link BlockingWait}).
      *
      * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
      */
     private boolean tryAcquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        Attempt attempt = switch (kind) {
+        LockAttempt attempt = switch (kind) {
             case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
             case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
-        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
-            throw new InterruptedException("Interrupted before trying to take " + what);
-        }
-        long firstTry = System.nanoTime();
-        boolean acquired = false;
-        ReleaseSubscriptions.Waiting waiting = null;
-        String channel = null;
-        long start = System.nanoTime();
+        return BlockingWait.run(this, attempt, what, waitNanos, interruptible);
+    }
+
+    /**
+     * The seams of the waits that park no thread ({@link AsyncWait}): the same attempt, queue place,
+     * hand-off and observation as a blocking wait for a single plain lock, driven by callbacks instead
+     * of the loop of {@link BlockingWait}.
+     *
+     * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
+     */
+    LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
+        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        return queuingAttempt(keys, owner, leaseMillis, redisLease);
+    }
+
+    /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
+    LockObserver.Acquisition observeAcquisition(LockKeys keys) {
+        return observer.acquisitionStartedWithoutThread(observed(LockKind.PLAIN, List.of(keys)));
+    }
+
+    /**
+     * Joins a lock's release channel, naming the lock when Redis refuses.
+     *
+     * @param onWake null for a waiter that parks its thread; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
+     */
+    ReleaseSubscriptions.Waiting join(String channel, String waitName, String what, Runnable onWake) {
         try {
-            // Inside the try: a first try whose reply failed may still have queued, and that place is withdrawn below.
-            Blocked blocked = attempt.tryOnce(waitNanos != 0);
-            if (blocked == null) {
-                acquired = true;
-                return true;
-            }
-            if (waitNanos == 0) {
-                return false;
-            }
-            if (interruptible && Thread.interrupted()) {
-                throw new InterruptedException("Interrupted before waiting for " + what);
-            }
-            LockRedisException failing = null;
-            long failingSince = 0;
-            long expiredGrant = -1;
-            while (true) {
-                long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-                if (!blocked.channel().equals(channel)) {
-                    if (waiting != null) {
-                        waiting.passOnWakeUp(); // it no longer waits for the lock it may have been woken for
-                    }
-                    if (channel != null && remaining <= 0) {
-                        return false; // a multi-lock found another key in the way as its wait ran out
-                    }
-                    if (waiting != null) {
-                        waiting.close();
-                        waiting = null;
-                    }
-                    waiting = join(blocked.channel(), attempt.waitName(), what);
-                    channel = blocked.channel();
-                    if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTry)) {
-                        continue; // queued while the channel was heard: a hand-off cannot have been missed
-                    }
-                    // else try again: a release before the subscription is not missed
-                } else {
-                    if (remaining <= 0) {
-                        if (failing != null) {
-                            throw failing;
-                        }
-                        return false;
-                    }
-                    // The holder's lease bounds the wait: an expiry publishes nothing. A key without expiry was not set by us; look again after a watchdog period.
-                    long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : watchdog.timeout().toMillis();
-                    long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
-                    if (interruptible) {
-                        awaitNamingTheLock(waiting, park, what);
-                    } else {
-                        waiting.awaitUninterruptibly(park);
-                    }
-                    long handedOverToken = waiting.grantedToken();
-                    if (handedOverToken >= 0 && handedOverToken != expiredGrant) {
-                        if (attempt.handedOver(handedOverToken)) {
-                            acquired = true;
-                            return true;
-                        }
-                        expiredGrant = handedOverToken; // its claim lease ran out; a later hand-off brings a new token
-                    }
-                }
-                if (closed) {
-                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what);
-                }
-                Blocked previous = blocked;
-                try {
-                    blocked = attempt.tryOnce(true);
-                } catch (LockRedisException e) {
-                    // A waiter rides out a short outage (its queue place outlasts it); a long one, or a shutdown, ends the wait.
-                    long now = System.nanoTime();
-                    failingSince = failing == null ? now : failingSince;
-                    failing = e;
-                    if (closed || now - failingSince >= watchdog.timeout().toNanos()) {
-                        throw e;
-                    }
-                    blocked = new Blocked(previous.channel(), RETRY_AFTER_FAILURE_MILLIS);
-                    continue;
-                }
-                failing = null;
-                if (blocked == null) {
-                    acquired = true;
-                    return true;
-                }
-            }
-        } finally {
-            if (waiting != null) {
-                waiting.close();
-            }
-            if (!acquired) {
-                abandon(attempt, what);
-            }
-        }
-    }
-
-    /** One lock request as the wait loop sees it; tried again after every release message or lease end. */
-    private interface Attempt {
-
-        /**
-         * @param queue whether the caller will wait (a fair lock then keeps its place in the queue)
-         * @return null when the locks are now held (and their holds registered), else what blocks them
-         */
-        Blocked tryOnce(boolean queue);
-
-        /** What a release that hands the lock to this wait names it by; null when it does not queue. */
-        default String waitName() {
-            return null;
-        }
-
-        /**
-         * A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token.
-         *
-         * @return false when the hand-off's claim lease ran out before it could be extended: the wait goes on
-         */
-        default boolean handedOver(long token) {
-            throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
-        }
-
-        /** The caller stops waiting without the lock. */
-        default void abandon() {
-        }
-    }
-
-    /** @param channel where the release that may unblock the attempt is announced */
-    private record Blocked(String channel, long holderTtlMillis) {
-    }
-
-    private static void awaitNamingTheLock(ReleaseSubscriptions.Waiting waiting, long nanos, String what) throws InterruptedException {
-        try {
-            waiting.await(nanos);
-        } catch (InterruptedException e) {
-            InterruptedException named = new InterruptedException("Interrupted while waiting for " + what);
-            named.initCause(e);
-            throw named;
-        }
-    }
-
-    private ReleaseSubscriptions.Waiting join(String channel, String waitName, String what) {
-        try {
-            return subscriptions.join(channel, waitName);
+            return subscriptions.join(channel, waitName, onWake);
         } catch (RuntimeException e) {
             throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(e), e);
         }
     }
 
-    private static void abandon(Attempt attempt, String what) {
+    /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
+    long heldToken(String key, String owner) {
+        Hold hold = holds.get(new Hold.Id(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN));
+        return hold == null ? 0 : hold.token;
+    }
+
+    Duration watchdogTimeout() {
+        return watchdog.timeout();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops a wait without the lock, withdrawing its queue place; a failure only leaves the place to lapse. */
+    static void abandon(LockAttempt attempt, String what) {
         try {
             attempt.abandon();
         } catch (RuntimeException e) {
@@ -643,7 +544,7 @@ public class RedisLocker extends AbstractLocker {
      * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
      * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
      */
-    private Attempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+    private LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         return keys.size() == 1 ? queuingAttempt(keys.get(0), owner, leaseMillis, redisLease) : multiLockAttempt(keys, owner, leaseMillis, redisLease);
     }
 
@@ -655,7 +556,7 @@ public class RedisLocker extends AbstractLocker {
      * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
      * free again within the watchdog timeout, whatever lease that waiter asked for.
      */
-    private Attempt queuingAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+    private LockAttempt queuingAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
         long claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
         List<LockKeys> group = List.of(keys);
@@ -664,7 +565,7 @@ public class RedisLocker extends AbstractLocker {
         return new QueuedWait() {
 
             @Override
-            public Blocked tryOnce(boolean queue) {
+            public LockAttempt.Blocked tryOnce(boolean queue) {
                 boolean[] firstHolds = firstHolds(group, owner);
                 boolean queuedBefore = queued();
                 if (queue && firstHolds[0]) {
@@ -683,7 +584,7 @@ public class RedisLocker extends AbstractLocker {
                 long ttl = attempt.holderTtlMillis();
                 // Come back before the place in the queue lapses, as the watchdog does for a lease.
                 long refresh = Math.max(1, keepPlace / 3);
-                return new Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+                return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
             }
 
             @Override
@@ -717,7 +618,7 @@ public class RedisLocker extends AbstractLocker {
      * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
      * closing Locker, withdraws the place, once.
      */
-    private abstract class QueuedWait implements Attempt {
+    private abstract class QueuedWait implements LockAttempt {
         /** Written by the waiting thread and a closing Locker. */
         private volatile boolean queued;
 
@@ -749,7 +650,7 @@ public class RedisLocker extends AbstractLocker {
         abstract void withdraw();
     }
 
-    private Attempt multiLockAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+    private LockAttempt multiLockAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         List<List<LockKeys>> groups = bySlot(keys);
         return queue -> {
             List<LockKeys> taken = new ArrayList<>();
@@ -764,7 +665,7 @@ public class RedisLocker extends AbstractLocker {
                 }
                 if (!attempt.acquired()) {
                     giveBack(taken, owner, redisLease);
-                    return new Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                    return new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
                 }
                 taken.addAll(group);
                 results.add(attempt);
@@ -805,13 +706,13 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    private Attempt fairAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+    private LockAttempt fairAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = watchdog.timeout().toMillis();
         String turnChannel = keys.turnChannelPrefix() + owner;
         return new QueuedWait() {
 
             @Override
-            public Blocked tryOnce(boolean queue) {
+            public LockAttempt.Blocked tryOnce(boolean queue) {
                 Hold known = holds.get(new Hold.Id(keys.name(), owner, LockKind.PLAIN));
                 if (queue) {
                     markQueued(); // before the call: one whose reply is lost may have queued all the same
@@ -825,7 +726,7 @@ public class RedisLocker extends AbstractLocker {
                 // Come back before the place in the queue lapses, as the watchdog does for a lease.
                 long refresh = Math.max(1, keepPlace / 3);
                 long ttl = attempt.holderTtlMillis();
-                return new Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+                return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
             }
 
             @Override
@@ -835,7 +736,7 @@ public class RedisLocker extends AbstractLocker {
         };
     }
 
-    private Attempt readWriteAttempt(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
+    private LockAttempt readWriteAttempt(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
         if (kind == LockKind.WRITE && holdsLive(keys, owner, LockKind.READ) && !holdsLive(keys, owner, LockKind.WRITE)) {
             throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
                     + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
@@ -846,7 +747,7 @@ public class RedisLocker extends AbstractLocker {
             boolean holdsNothing = firstOfKind && !holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
             LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
             if (!attempt.acquired()) {
-                return new Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
             }
             acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;

@@ -49,6 +49,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
  * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
  * inbox, not to the lock's channel, it costs Redis one write and no other instance any work.
+ *
+ * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
+ * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
  */
 final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -123,6 +126,16 @@ final class ReleaseSubscriptions implements AutoCloseable {
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}); a hand-off to it wakes this waiter alone
      */
     public Waiting join(String channel, String waitName) {
+        return join(channel, waitName, null);
+    }
+
+    /**
+     * Like {@link #join(String, String)}, for a waiter that parks no thread: {@code onWake} runs on
+     * every wake-up and hand-off meant for it (on the client's event loop, so it must only hand work
+     * on, never block), and the waiter looks at {@link Waiting#takeWakeUps()} and
+     * {@link Waiting#grantedToken()} when it runs.
+     */
+    public Waiting join(String channel, String waitName, Runnable onWake) {
         boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
         commandLock.lock();
         try {
@@ -143,7 +156,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
                 subscribe(channel); // after disconnect(): a new connection for every channel, this one included
             }
             entry.waiters++;
-            Waiting waiting = new Waiting(entry, waitName);
+            Waiting waiting = new Waiting(entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
                 synchronized (handOffWaits) {
@@ -182,7 +195,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
         return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.wakeUps.hasQueuedThreads()).count();
     }
 
-    /** Local threads waiting now, over all locks. */
+    /** Local waiters now, parked threads and asynchronous waits alike, over all locks. */
     public int waiterCount() {
         commandLock.lock();
         try {
@@ -425,14 +438,27 @@ final class ReleaseSubscriptions implements AutoCloseable {
         private final Channel channel;
         private final String waitName;
         private final Semaphore wakeUps = new Semaphore(0);
+        /** Told of every wake-up of a waiter that parks no thread; null for a parked one. */
+        private final Runnable onWake;
         private volatile long grantedToken = -1;
         private volatile boolean left;
         /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
         private boolean woken;
 
-        private Waiting(Channel channel, String waitName) {
+        private Waiting(Channel channel, String waitName, Runnable onWake) {
             this.channel = channel;
             this.waitName = waitName;
+            this.onWake = onWake;
+        }
+
+        /**
+         * For a waiter that parks no thread: consumes the wake-ups delivered so far, as a parked waiter's
+         * await would; one delivered after this call and never consumed is passed on when it leaves.
+         *
+         * @return whether there was any
+         */
+        public boolean takeWakeUps() {
+            return wakeUps.drainPermits() > 0;
         }
 
         /**
@@ -503,11 +529,14 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
         private void wake() {
             wakeUps.release();
+            if (onWake != null) {
+                onWake.run();
+            }
         }
 
         private void grant(long token) {
             grantedToken = token;
-            wakeUps.release();
+            wake();
         }
 
         @Override

@@ -1,11 +1,13 @@
 /**
  * The implementation of the locks on Redis: {@link io.github.redislock.core.RedisLocker} (one Redis,
  * Sentinel or Cluster, built with {@link io.github.redislock.core.RedisLockerBuilder}) and
- * {@link io.github.redislock.core.RedlockLocker} (several independent masters), with their lock
+ * {@link io.github.redislock.core.RedlockLocker} (several independent masters), the thread-free
+ * {@link io.github.redislock.core.RedisAsyncLocker} and {@link io.github.redislock.core.RedisReactiveLocker}
+ * over a RedisLocker, with their lock
  * protocol (the {@code .lua} scripts beside these classes in the resources), the batched watchdog and
  * the pub/sub waiting with its queued hand-off.
  *
- * <p>Only the two Lockers, their builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
+ * <p>Only these Lockers, the builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
  * read-only {@link io.github.redislock.core.WatchdogState} are public, with two measuring hooks for the
  * benchmarks ({@link io.github.redislock.core.CeilingCalls}, {@link io.github.redislock.core.LockInternals});
  * script calls, holds, renewal and subscriptions are package-private, so they can change without

@@ -1,7 +1,5 @@
 package io.github.redislock.observation;
 
-import io.github.redislock.Locker;
-
 /**
  * Gives each lock the low-cardinality name its metrics are tagged with ({@code lock.name}). Lock keys
  * usually carry ids ({@code order:42}), and a tag per id would flood the metrics backend, so the

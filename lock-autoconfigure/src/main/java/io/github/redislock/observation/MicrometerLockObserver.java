@@ -40,9 +40,20 @@ public final class MicrometerLockObserver implements LockObserver {
 
     @Override
     public Acquisition acquisitionStarted(ObservedLock lock) {
+        return acquisition(lock, true);
+    }
+
+    /** No scope: the acquisition ends on another thread, and the caller's thread must not keep it as its current observation. */
+    @Override
+    public Acquisition acquisitionStartedWithoutThread(ObservedLock lock) {
+        return acquisition(lock, false);
+    }
+
+    /** @param scoped whether Redis calls made on this thread while waiting become child spans */
+    private Acquisition acquisition(ObservedLock lock, boolean scoped) {
         LockAcquisitionContext context = new LockAcquisitionContext(lock, nameOf(lock));
         Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations).start();
-        Observation.Scope scope = observation.openScope(); // Redis calls made while waiting become child spans
+        Observation.Scope scope = scoped ? observation.openScope() : null;
         return new Acquisition() {
             @Override
             public void acquired() {
@@ -62,7 +73,9 @@ public final class MicrometerLockObserver implements LockObserver {
 
             private void end(Result result) {
                 context.setResult(result);
-                scope.close();
+                if (scope != null) {
+                    scope.close();
+                }
                 observation.stop();
             }
         };

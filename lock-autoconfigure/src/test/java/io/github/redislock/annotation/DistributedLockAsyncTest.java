@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
@@ -30,7 +31,7 @@ class DistributedLockAsyncTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withUserConfiguration(AsyncConfiguration.class)
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 

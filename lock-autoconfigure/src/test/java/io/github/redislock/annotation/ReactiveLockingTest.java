@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.core.LockerFixture;
@@ -49,7 +54,8 @@ class ReactiveLockingTest {
         instance = LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
         ProxyFactory proxy = new ProxyFactory(new Reports());
         proxy.setProxyTargetClass(true);
-        proxy.addAdvisor(new DistributedLockAdvisor(new DefaultListableBeanFactory(), () -> instance.locker, () -> Duration.ofSeconds(1), false));
+        proxy.addAdvisor(new DistributedLockAdvisor(new DefaultListableBeanFactory(), () -> instance.locker, () -> instance.async,
+                () -> Duration.ofSeconds(1), false));
         proxy.addAdvice((MethodInterceptor) invocation -> {
             innerAdviceRuns.incrementAndGet();
             return invocation.proceed();
@@ -86,7 +92,39 @@ class ReactiveLockingTest {
         }
     }
 
+    @Test
+    void twoHundredSubscriptionsWaitingForAHeldLockHoldNoThread() {
+        Reports reports = reportsOn(TestRedis.shared());
+        assertThat(reports.build(id).block(Duration.ofSeconds(5))).isEqualTo("built " + id); // connected before the baseline
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        instance.locker.lock("report:" + id);
+        threads.resetPeakThreadCount();
+        int baseline = threads.getThreadCount();
+
+        List<String> built = new CopyOnWriteArrayList<>();
+        List<Disposable> waiting = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            waiting.add(reports.buildPatiently(id).subscribe(built::add));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> instance.async.waitingCount() == 200);
+        int whileWaiting = threads.getPeakThreadCount();
+        instance.locker.unlock("report:" + id);
+        await().atMost(Duration.ofSeconds(20)).until(() -> built.size() == 200);
+
+        System.out.printf("200 waiting @DistributedLock Monos: live threads baseline %d, peak while waiting %d, peak overall %d%n",
+                baseline, whileWaiting, threads.getPeakThreadCount());
+        assertThat(whileWaiting - baseline).as("threads added while 200 subscriptions waited").isLessThanOrEqualTo(4);
+        assertThat(threads.getPeakThreadCount() - baseline).as("threads added until all were served").isLessThanOrEqualTo(8);
+        assertThat(waiting).allMatch(Disposable::isDisposed);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !instance.locker.isLocked("report:" + id));
+    }
+
     public static class Reports {
+
+        @DistributedLock(key = "'report:' + #id", waitTime = 20_000)
+        public Mono<String> buildPatiently(String id) {
+            return Mono.fromCallable(() -> "built " + id);
+        }
 
         @DistributedLock(key = "'report:' + #id")
         public Mono<String> build(String id) {

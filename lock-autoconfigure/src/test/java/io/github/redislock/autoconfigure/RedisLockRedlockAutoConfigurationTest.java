@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redislock.AsyncLocker;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.RedlockLocker;
@@ -23,7 +24,7 @@ class RedisLockRedlockAutoConfigurationTest {
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockRedlockAutoConfiguration.class,
-                    RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
+                    RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
     @BeforeAll
@@ -43,7 +44,7 @@ class RedisLockRedlockAutoConfigurationTest {
         application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
                         "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()))
                 .run(context -> {
-                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(RedisLocker.class);
+                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(RedisLocker.class).doesNotHaveBean(AsyncLocker.class);
                     RedlockLocker locker = context.getBean(RedlockLocker.class);
                     assertThat(locker.getQuorum()).isEqualTo(2);
                     locker.lock("configured");

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.ReactiveLocker;
+
 import io.github.redislock.LockLostEvent;
 
 import java.time.Duration;
@@ -34,6 +36,9 @@ public final class LockerFixture implements AutoCloseable {
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
     public final RedisLocker locker;
+    /** The same instance's locks for callers that wait without a thread. */
+    public final RedisAsyncLocker async;
+    public final ReactiveLocker reactive;
     public final StringRedisTemplate redis;
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
@@ -48,6 +53,8 @@ public final class LockerFixture implements AutoCloseable {
         this.commands = locker.commands();
         this.watchdog = locker.watchdog();
         this.subscriptions = locker.subscriptions();
+        this.async = new RedisAsyncLocker(locker);
+        this.reactive = new RedisReactiveLocker(async);
         this.redis = new StringRedisTemplate(connectionFactory);
     }
 
@@ -80,6 +87,7 @@ public final class LockerFixture implements AutoCloseable {
             return;
         }
         closed = true;
+        async.close();
         locker.close();
         destroyWithin(connectionFactory, Duration.ofSeconds(20));
     }

@@ -17,9 +17,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.AsyncLocker;
+import io.github.redislock.LockHandle;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
@@ -28,9 +31,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -65,6 +70,24 @@ class LockMetricsTest {
             assertThat(timer.count()).isEqualTo(1);
             assertThat(meters.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getTags())
                     .noneMatch(tag -> tag.getValue().contains("metrics-acquired-42")));
+        });
+    }
+
+    @Test
+    void anAcquisitionThatWaitsWithoutAThreadIsTimedAndLeavesNoObservationOnTheCallersThread() {
+        contextRunner.withConfiguration(AutoConfigurations.of(RedisLockAsyncAutoConfiguration.class)).run(context -> {
+            AsyncLocker locker = context.getBean(AsyncLocker.class);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            ObservationRegistry observations = context.getBean(ObservationRegistry.class);
+
+            LockHandle handle = locker.acquire("metrics-async-42", Duration.ofSeconds(5), null).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(observations.getCurrentObservation()).as("observation left open on the caller's thread").isNull();
+            locker.release(handle).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+            Timer timer = meters.get("redis.lock.acquire")
+                    .tags("lock.name", "locker", "lock.kind", "reentrant", "lock.result", "acquired", "error", "none").timer();
+            assertThat(timer.count()).isEqualTo(1);
+            assertThat(meters.get("redis.lock.hold").tags("lock.kind", "reentrant").timer().count()).isEqualTo(1);
         });
     }
 

@@ -1,7 +1,5 @@
 package io.github.redislock.reliability;
 
-import io.github.redislock.Locker;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

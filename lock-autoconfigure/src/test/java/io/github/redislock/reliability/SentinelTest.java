@@ -1,7 +1,5 @@
 package io.github.redislock.reliability;
 
-import io.github.redislock.LockLostException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

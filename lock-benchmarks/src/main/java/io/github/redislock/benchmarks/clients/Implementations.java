@@ -17,6 +17,8 @@ public final class Implementations {
     private static final List<LockImplementation> ALL = List.of(
             RedisLockClient.implementation(),
             RedissonClientAdapter.implementation(),
+            ReactiveRedisLockClient.implementation(),
+            RedissonReactiveLockClient.implementation(),
             LockRegistryClient.implementation(RedisLockType.SPIN_LOCK),
             LockRegistryClient.implementation(RedisLockType.PUB_SUB_LOCK),
             Lock4jClient.implementation(),

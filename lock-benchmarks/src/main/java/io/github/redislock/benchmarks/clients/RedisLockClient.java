@@ -44,6 +44,11 @@ final class RedisLockClient implements LockClient {
         return Optional.of(LockInternals.waitQueueKey(PREFIX, key));
     }
 
+    /** The locker, for the client that takes the same locks through the {@code ReactiveLocker}. */
+    RedisLocker locker() {
+        return locker;
+    }
+
     @Override
     public void close() {
         locker.close();

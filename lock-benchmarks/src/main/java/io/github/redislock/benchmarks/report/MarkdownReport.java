@@ -260,12 +260,20 @@ public final class MarkdownReport {
         }
     }
 
+    /**
+     * A row of another library's blocking lock: the goals of issue 6 compare blocking locks, so neither
+     * this project's own reactive rows nor Redisson's {@code RLockReactive} are peers there.
+     */
+    private static boolean blockingPeer(Row row) {
+        return !row.implementationId.startsWith(OURS) && !row.implementationId.endsWith("-reactive");
+    }
+
     /** The goals of issue 6, checked against this run's rows only. */
     private void goals(StringBuilder out) {
         out.append("## Goal check (computed from this run)\n\n| goal | this run | met? |\n|---|---|---|\n");
         for (int threads : scenarioRows("uncontended").stream().filter(r -> !r.implementationId.equals(CEILING)).mapToInt(r -> r.threads).distinct().toArray()) {
             Optional<Row> ours = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(OURS) && r.threads == threads && r.measured());
-            Optional<Row> bestPeer = best(r -> r.scenario.equals("uncontended") && !r.implementationId.equals(OURS)
+            Optional<Row> bestPeer = best(r -> r.scenario.equals("uncontended") && blockingPeer(r)
                     && !r.implementationId.equals(CEILING) && r.threads == threads && r.measured() && !failed(r));
             goal(out, "uncontended T=" + threads + ": at least the fastest peer (naive included)",
                     ours.map(o -> count(o.opsPerSecond) + " vs " + bestPeer.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("no peer")),
@@ -281,14 +289,14 @@ public final class MarkdownReport {
             Predicate<Row> spreadRow = r -> r.scenario.equals("contended") && r.instances == spread && r.threads == threads && r.measured() && !failed(r);
             Optional<Row> ours = find(spreadRow.and(r -> r.implementationId.equals(OURS)));
             // Starving waiters: a thread below half its fair share, or the releasing thread re-taking the lock most of the time.
-            Optional<Row> bestFair = best(spreadRow.and(r -> !r.implementationId.equals(OURS) && r.minFairShare >= 0.5 && r.sameThreadShare < 0.5));
+            Optional<Row> bestFair = best(spreadRow.and(r -> blockingPeer(r) && r.minFairShare >= 0.5 && r.sameThreadShare < 0.5));
             goal(out, "contended T=" + threads + ", " + spread + " instances: at least 2x the best peer that does not starve waiters",
                     ours.map(o -> count(o.opsPerSecond) + " vs " + bestFair.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("no peer gives every thread half its share without one thread re-taking the lock most of the time")),
                     ours.map(o -> bestFair.map(b -> o.opsPerSecond >= 2 * b.opsPerSecond).orElse(true)));
             goal(out, "contended T=" + threads + ", " + spread + " instances: every thread at least half its fair share",
                     ours.map(o -> "smallest thread got " + percent(o.minFairShare) + " of its share"),
                     ours.map(o -> o.minFairShare >= 0.5));
-            Optional<Row> bestHandOff = find(spreadRow.and(r -> !r.implementationId.equals(OURS)).and(r -> !Double.isNaN(r.handOffP99Micros)),
+            Optional<Row> bestHandOff = find(spreadRow.and(MarkdownReport::blockingPeer).and(r -> !Double.isNaN(r.handOffP99Micros)),
                     (a, b) -> Double.compare(a.handOffP99Micros, b.handOffP99Micros));
             goal(out, "contended T=" + threads + ", " + spread + " instances: p99 hand-off at most the best peer's",
                     ours.map(o -> micros(o.handOffP99Micros) + " µs vs " + bestHandOff.map(b -> name(b) + " " + micros(b.handOffP99Micros) + " µs").orElse("no peer")),

@@ -2,10 +2,16 @@ package io.github.redislock.sample.shop;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 
+import io.github.redislock.ReactiveLocker;
 import io.github.redislock.annotation.DistributedLock;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Service;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Takes orders: read the stock, check it, do the work an order needs, write the stock back.
@@ -19,11 +25,22 @@ import org.springframework.stereotype.Service;
 public class OrderService {
 
     private final StockRepository stock;
+    private final ReactiveLocker reactiveLocker;
+    private final Scheduler saleScheduler;
     private final Duration readWriteDelay;
+    private final Duration orderLockWait;
 
-    public OrderService(StockRepository stock, ShopProperties properties) {
+    /**
+     * @param taskExecutor Spring Boot's application task executor, which runs the blocking sale of a
+     *                     reactive order: a pool the application context starts and stops
+     */
+    public OrderService(StockRepository stock, ReactiveLocker reactiveLocker, @Qualifier("applicationTaskExecutor") Executor taskExecutor,
+                        ShopProperties properties) {
         this.stock = stock;
+        this.reactiveLocker = reactiveLocker;
+        this.saleScheduler = Schedulers.fromExecutor(taskExecutor);
         this.readWriteDelay = properties.getReadWriteDelay();
+        this.orderLockWait = properties.getOrderLockWait();
     }
 
     /**
@@ -37,6 +54,20 @@ public class OrderService {
     @DistributedLock(key = "'stock:' + #sku", name = "stock", waitTimeString = "${sample.order-lock-wait:10s}")
     public Order placeOrder(String sku) {
         return sellOneUnit(sku);
+    }
+
+    /**
+     * Sells one unit under the same lock as {@link #placeOrder}, taken with the {@link ReactiveLocker}: an
+     * order waiting for its SKU holds no thread (the lock's queue and release message stand in for one).
+     * The sale itself blocks (Redis calls, the order's work), so it runs on the application's task
+     * executor, one SKU's sale at a time, never on the lock's own threads; {@code withLock} releases the lock when it completes or fails,
+     * or when the request is abandoned.
+     *
+     * @return the order; errors as {@link #placeOrder} throws
+     */
+    public Mono<Order> placeOrderReactively(String sku) {
+        return reactiveLocker.withLock("stock:" + sku, orderLockWait,
+                Mono.fromCallable(() -> sellOneUnit(sku)).subscribeOn(saleScheduler));
     }
 
     /**

@@ -17,7 +17,8 @@ public class ShopProperties {
 
     /**
      * How long an order on the locked endpoint waits for the SKU's lock before it is answered with
-     * HTTP 429. Read by the {@code @DistributedLock} on {@link OrderService#placeOrder(String)}.
+     * HTTP 429. Read by the {@code @DistributedLock} on {@link OrderService#placeOrder(String)} and by
+     * {@link OrderService#placeOrderReactively(String)}.
      */
     private Duration orderLockWait = Duration.ofSeconds(10);
 

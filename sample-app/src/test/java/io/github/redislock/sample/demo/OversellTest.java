@@ -53,6 +53,18 @@ class OversellTest {
     }
 
     @Test
+    void theReactiveEndpointSellsExactlyTheStockAcrossTwoInstances() throws InterruptedException {
+        Outcome outcome = rush.run("/orders/reactive", "reactive-" + UUID.randomUUID(), STOCK, PURCHASES);
+
+        assertThat(outcome.failed()).isZero();
+        assertThat(outcome.accepted()).isEqualTo(STOCK);
+        assertThat(outcome.unitsSold()).isEqualTo(STOCK);
+        assertThat(outcome.stockLeft()).isZero();
+        assertThat(outcome.soldOut()).isEqualTo(PURCHASES - STOCK);
+        assertThat(outcome.oversold()).isFalse();
+    }
+
+    @Test
     void anOperatorWatchingTheLockedRushSeesTheLockHeldThenHealthAndCountedAcquisitions() throws Exception {
         String sku = "watched-" + UUID.randomUUID();
         OperatorView operator = new OperatorView(instances.baseUris().get(0));

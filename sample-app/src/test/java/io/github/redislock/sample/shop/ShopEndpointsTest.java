@@ -38,6 +38,18 @@ class ShopEndpointsTest extends ShopHttpTest {
     }
 
     @Test
+    void aReactiveOrderSellsOneUnitAndTheStockShowsIt() throws Exception {
+        setStock(3);
+
+        ResponseEntity<String> order = order("reactive", sku);
+
+        assertThat(order.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+        assertThat(body(order).get("stockLeft").asLong()).isEqualTo(2);
+        assertThat(body(http.getForEntity("/stock/" + sku, String.class)).get("sold").asLong()).isEqualTo(1);
+        assertThat(locker.isLocked("stock:" + sku)).isFalse();
+    }
+
+    @Test
     void anUnsafeOrderSellsOneUnitWhenAlone() throws Exception {
         setStock(1);
 
@@ -51,7 +63,7 @@ class ShopEndpointsTest extends ShopHttpTest {
     void anOrderForASoldOutSkuIsRefusedWith409ProblemJson() throws Exception {
         setStock(0);
 
-        for (String endpoint : new String[] {"locked", "unsafe"}) {
+        for (String endpoint : new String[] {"locked", "reactive", "unsafe"}) {
             ResponseEntity<String> order = order(endpoint, sku);
 
             assertThat(order.getStatusCode()).as(endpoint).isEqualTo(HttpStatus.CONFLICT);
@@ -62,17 +74,19 @@ class ShopEndpointsTest extends ShopHttpTest {
     }
 
     @Test
-    void aLockedOrderThatFindsItsSkuBusyForTheWholeWaitIsRefusedWith429AndRetryAfter() throws Exception {
+    void anOrderOfEitherLockedEndpointThatFindsItsSkuBusyForTheWholeWaitIsRefusedWith429AndRetryAfter() throws Exception {
         setStock(5);
         locker.lock("stock:" + sku);
         try {
-            ResponseEntity<String> order = order("locked", sku);
+            for (String endpoint : new String[] {"locked", "reactive"}) {
+                ResponseEntity<String> order = order(endpoint, sku);
 
-            assertThat(order.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            assertThat(order.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
-            assertThat(order.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
-            assertThat(body(order).get("lockKey").asText()).isEqualTo("stock:" + sku);
-            assertThat(body(order).get("waited").asText()).isEqualTo("PT0.3S");
+                assertThat(order.getStatusCode()).as(endpoint).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+                assertThat(order.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+                assertThat(order.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+                assertThat(body(order).get("lockKey").asText()).isEqualTo("stock:" + sku);
+                assertThat(body(order).get("waited").asText()).isEqualTo("PT0.3S");
+            }
         }
         finally {
             locker.unlock("stock:" + sku);
