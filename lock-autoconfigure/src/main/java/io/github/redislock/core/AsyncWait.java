@@ -58,7 +58,7 @@ final class AsyncWait {
 
     // Touched by steps only, which never overlap.
     private boolean ended;
-    private ReleaseSubscriptions.Waiting waiting;
+    private Waiting waiting;
     private LockAttempt.Blocked blocked;
     private ScheduledFuture<?> timer;
     private final OutageRideOut outage;

@@ -28,7 +28,7 @@ final class BlockingWait {
         }
         long firstTry = System.nanoTime();
         boolean acquired = false;
-        ReleaseSubscriptions.Waiting waiting = null;
+        Waiting waiting = null;
         String channel = null;
         long start = System.nanoTime();
         try {
@@ -118,7 +118,7 @@ final class BlockingWait {
         }
     }
 
-    private static void awaitNamingTheLock(ReleaseSubscriptions.Waiting waiting, long nanos, String what) throws InterruptedException {
+    private static void awaitNamingTheLock(Waiting waiting, long nanos, String what) throws InterruptedException {
         try {
             waiting.await(nanos);
         } catch (InterruptedException e) {

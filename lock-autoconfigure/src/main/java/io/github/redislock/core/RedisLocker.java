@@ -509,7 +509,7 @@ public class RedisLocker extends AbstractLocker {
      *
      * @param onWake null for a waiter that parks its thread; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
      */
-    ReleaseSubscriptions.Waiting join(String channel, String waitName, String what, Runnable onWake) {
+    Waiting join(String channel, String waitName, String what, Runnable onWake) {
         try {
             return subscriptions.join(channel, waitName, onWake);
         } catch (RuntimeException e) {

@@ -4,19 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
@@ -44,11 +37,11 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  *
  * <p>A release message wakes one local waiter, not all of them: only one can win the lock. A waiter
  * that does not win goes back to waiting; a wake-up taken by a waiter that leaves, or used by one that
- * then waits for another lock instead ({@link Waiting#passOnWakeUp()}), is passed on to the next one. The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
- * may enter) wakes every local waiter of the channel. A hand-off message ({@code granted:<token>:<wait>},
- * published to the inbox of the instance whose queued wait a release gave the lock to) wakes only the
- * waiter of that wait, which then holds the lock without asking Redis again. Going to one instance's
- * inbox, not to the lock's channel, it costs Redis one write and no other instance any work.
+ * then waits for another lock instead ({@link Waiting#passOnWakeUp()}), is passed on to the next one.
+ * The message {@value #WAKE_ALL} (a read-write lock's release, after which several readers
+ * may enter) wakes every local waiter of the channel. A hand-off goes to the {@link HandOffInbox} of
+ * the instance whose queued wait a release gave the lock to, and wakes only that wait: it costs Redis
+ * one write and no other instance any work.
  *
  * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
  * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
@@ -60,35 +53,15 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
-    private static final String GRANTED = "granted:";
-
-    /** Hand-offs kept for waits that have not joined yet; one is needed for a few microseconds. */
-    private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
 
     private final RedisConnectionFactory connectionFactory;
-    private final String inbox;
-    private final byte[] inboxName;
-    /** The queued waits of this instance by wait name, for their hand-offs. Guarded by itself. */
-    private final Map<String, Waiting> handOffWaits = new HashMap<>();
-    /**
-     * Hand-offs to waits that had not joined yet: a wait queues in Redis before it joins, so its
-     * hand-off can come first. Guarded by {@link #handOffWaits}.
-     */
-    private final Map<String, Long> unclaimedHandOffs = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-            return size() > MAX_UNCLAIMED_HAND_OFFS;
-        }
-    };
-    /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not yet. */
-    private volatile long inboxConfirmedAt;
-    private volatile boolean inboxConfirmedBefore;
+    private final HandOffInbox inbox;
     /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
     private final ReentrantLock commandLock = new ReentrantLock();
-    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber;
     private final Listener listener = new Listener();
     private RedisConnection connection;
@@ -101,8 +74,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
      */
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
         this.connectionFactory = connectionFactory;
-        this.inbox = anchorChannel + ":" + UUID.randomUUID();
-        this.inboxName = inbox.getBytes(StandardCharsets.UTF_8);
+        this.inbox = new HandOffInbox(anchorChannel);
         this.unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-unsubscriber");
             thread.setDaemon(true);
@@ -142,9 +114,9 @@ final class ReleaseSubscriptions implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
             }
-            Channel entry = channels.get(channel);
+            ReleaseChannel entry = channels.get(channel);
             if (entry == null) {
-                entry = new Channel(channel); // registered first: its confirmation may arrive before subscribe returns
+                entry = new ReleaseChannel(channel); // registered first: its confirmation may arrive before subscribe returns
                 channels.put(channel, entry);
                 try {
                     subscribe(channel);
@@ -156,16 +128,10 @@ final class ReleaseSubscriptions implements AutoCloseable {
                 subscribe(channel); // after disconnect(): a new connection for every channel, this one included
             }
             entry.waiters++;
-            Waiting waiting = new Waiting(entry, waitName, onWake);
+            Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
-                synchronized (handOffWaits) {
-                    handOffWaits.put(waitName, waiting);
-                    Long token = unclaimedHandOffs.remove(waitName);
-                    if (token != null) {
-                        waiting.grant(token);
-                    }
-                }
+                inbox.register(waiting);
             }
             return waiting;
         } finally {
@@ -181,7 +147,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
      * locks to this instance's queued waiters here.
      */
     public String inbox() {
-        return inbox;
+        return inbox.name();
     }
 
     /** Channels subscribed now, including those whose background unsubscribe is still pending. */
@@ -191,8 +157,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /** Threads parked on {@code channel} now, for tests. */
     int parkedOn(String channel) {
-        Channel entry = channels.get(channel);
-        return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.wakeUps.hasQueuedThreads()).count();
+        ReleaseChannel entry = channels.get(channel);
+        return entry == null ? 0 : (int) entry.queue.stream().filter(Waiting::hasParkedThread).count();
     }
 
     /** Local waiters now, parked threads and asynchronous waits alike, over all locks. */
@@ -214,7 +180,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
         // A new connection: it must also carry every channel that still has waiters.
         closeConnection();
         List<byte[]> names = new ArrayList<>();
-        names.add(inboxName);
+        names.add(inbox.channel());
         channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
         RedisConnection fresh = connectionFactory.getConnection();
         try {
@@ -226,7 +192,11 @@ final class ReleaseSubscriptions implements AutoCloseable {
         connection = fresh;
     }
 
-    private void leave(Channel entry) {
+    /** A waiter closed its wait: the channel may linger and go. */
+    void left(Waiting waiting, ReleaseChannel entry) {
+        if (waiting.waitName() != null) {
+            inbox.unregister(waiting);
+        }
         commandLock.lock();
         try {
             entry.waiters--;
@@ -242,7 +212,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    private void unsubscribeIfIdle(Channel entry) {
+    private void unsubscribeIfIdle(ReleaseChannel entry) {
         commandLock.lock();
         try {
             entry.unsubscribeScheduled = false;
@@ -289,11 +259,11 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
         @Override
         public void onMessage(Message message, byte[] pattern) {
-            if (Arrays.equals(message.getChannel(), inboxName)) {
-                handedOver(new String(message.getBody(), StandardCharsets.UTF_8));
+            if (inbox.is(message.getChannel())) {
+                inbox.received(new String(message.getBody(), StandardCharsets.UTF_8));
                 return;
             }
-            Channel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+            ReleaseChannel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
             if (entry == null) {
                 return;
             }
@@ -304,24 +274,6 @@ final class ReleaseSubscriptions implements AutoCloseable {
             }
         }
 
-        private void handedOver(String text) {
-            if (!text.startsWith(GRANTED)) {
-                log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
-                return;
-            }
-            int waitStart = text.indexOf(':', GRANTED.length());
-            long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
-            String waitName = text.substring(waitStart + 1);
-            synchronized (handOffWaits) {
-                Waiting waiting = handOffWaits.get(waitName);
-                if (waiting != null) {
-                    waiting.grant(token);
-                } else {
-                    unclaimedHandOffs.put(waitName, token);
-                }
-            }
-        }
-
         /**
          * A channel that already has waiters is confirmed again only after the client reconnected (or a
          * fresh connection took over): releases published meanwhile were never delivered, so every
@@ -329,17 +281,11 @@ final class ReleaseSubscriptions implements AutoCloseable {
          */
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
-            if (Arrays.equals(channel, inboxName)) {
-                inboxConfirmedAt = System.nanoTime();
-                if (inboxConfirmedBefore) { // hand-offs published while the connection was down never arrive
-                    synchronized (handOffWaits) {
-                        handOffWaits.values().forEach(Waiting::wake);
-                    }
-                }
-                inboxConfirmedBefore = true;
+            if (inbox.is(channel)) {
+                inbox.confirmed();
                 return;
             }
-            Channel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
+            ReleaseChannel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
             if (entry == null) {
                 String name = new String(channel, StandardCharsets.UTF_8);
                 if (!closed) {
@@ -362,7 +308,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
                 log.debug("Closing the pub/sub connection failed", e);
             }
             connection = null;
-            inboxConfirmedAt = 0;
+            inbox.connectionClosed();
         }
     }
 
@@ -394,162 +340,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
         unsubscriber.shutdownNow();
     }
 
-    private static final class Channel {
-        final String name;
-        /** The confirmation of the channel's own SUBSCRIBE wakes nobody; only a later one (a re-subscription) does. */
-        final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
-        /** Its waiters, the next one a release wakes first: the one that has waited longest. */
-        final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
-        /** Written under commandLock; read without it when a message arrives. */
-        volatile int waiters;
-        /** When the last waiter left (under commandLock). */
-        long idleSince;
-        /** Whether a background unsubscribe check is pending (under commandLock). */
-        boolean unsubscribeScheduled;
-
-        Channel(String name) {
-            this.name = name;
-        }
-
-        /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
-        synchronized void wakeNext() {
-            for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
-                if (!next.left) {
-                    queue.addLast(next);
-                    next.wake();
-                    return;
-                }
-            }
-        }
-
-        /** Under the same monitor as {@link #wakeNext}, so a wake-up never lands on a waiter that already left. */
-        synchronized void remove(Waiting waiting) {
-            waiting.left = true;
-            queue.remove(waiting);
-            if (waiting.wakeUps.tryAcquire()) {
-                wakeNext(); // it left without using this wake-up: the next waiter may need it
-            }
-        }
-    }
-
-    /** One waiter's membership in a channel's waiters; close it when done waiting. */
-    public final class Waiting implements AutoCloseable {
-
-        private final Channel channel;
-        private final String waitName;
-        private final Semaphore wakeUps = new Semaphore(0);
-        /** Told of every wake-up of a waiter that parks no thread; null for a parked one. */
-        private final Runnable onWake;
-        private volatile long grantedToken = -1;
-        private volatile boolean left;
-        /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
-        private boolean woken;
-
-        private Waiting(Channel channel, String waitName, Runnable onWake) {
-            this.channel = channel;
-            this.waitName = waitName;
-            this.onWake = onWake;
-        }
-
-        /**
-         * For a waiter that parks no thread: consumes the wake-ups delivered so far, as a parked waiter's
-         * await would; one delivered after this call and never consumed is passed on when it leaves.
-         *
-         * @return whether there was any
-         */
-        public boolean takeWakeUps() {
-            return wakeUps.drainPermits() > 0;
-        }
-
-        /**
-         * Waits until a release is announced or {@code nanos} pass.
-         *
-         * @return whether a release woke it
-         */
-        public boolean await(long nanos) throws InterruptedException {
-            woken = false;
-            return wokenBy(wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS));
-        }
-
-        /** Like {@link #await}, but an interrupt neither ends the wait early nor gets lost: the flag is set again on return. */
-        public boolean awaitUninterruptibly(long nanos) {
-            boolean interrupted = false;
-            long deadline = System.nanoTime() + nanos;
-            woken = false;
-            try {
-                while (true) {
-                    try {
-                        return wokenBy(wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        private boolean wokenBy(boolean wakeUp) {
-            woken = wakeUp && grantedToken < 0;
-            return wakeUp;
-        }
-
-        /**
-         * Hands the release's wake-up this waiter last consumed to the next local waiter of the lock: it
-         * stops waiting for this lock having neither taken it nor seen it taken (a multi-lock that found
-         * another of its keys held), so the lock may be free and only one local waiter was woken for it.
-         * Without this, the others would sleep until the holder's lease would have ended.
-         */
-        public void passOnWakeUp() {
-            if (woken) {
-                woken = false;
-                channel.wakeNext();
-            }
-        }
-
-        /**
-         * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter:
-         * the inbox subscription was confirmed before then. A wait that queued after that moment need not
-         * look at the lock again after joining; a hand-off that came before the join was kept for it.
-         */
-        public boolean hearsEverythingSince(long nanos) {
-            long confirmed = inboxConfirmedAt;
-            return confirmed != 0 && confirmed - nanos < 0;
-        }
-
-        /**
-         * The fencing token of the hold a release handed to this wait, or -1 when none did:
-         * the owner then holds the lock in Redis already.
-         */
-        public long grantedToken() {
-            return grantedToken;
-        }
-
-        private void wake() {
-            wakeUps.release();
-            if (onWake != null) {
-                onWake.run();
-            }
-        }
-
-        private void grant(long token) {
-            grantedToken = token;
-            wake();
-        }
-
-        @Override
-        public void close() {
-            if (!left) {
-                channel.remove(this);
-                if (waitName != null) {
-                    synchronized (handOffWaits) {
-                        handOffWaits.remove(waitName, this);
-                    }
-                }
-                leave(channel);
-            }
-        }
+    /** Whether the inbox has been subscribed without a break since {@code nanos}, see {@link Waiting#hearsEverythingSince}. */
+    boolean inboxHeardSince(long nanos) {
+        return inbox.heardSince(nanos);
     }
 }

@@ -38,9 +38,9 @@ class ReleaseSubscriptionsTest {
     void aReleaseWakesTheLocalWaiterThatHasWaitedLongest() throws Exception {
         String channel = "lock:{lock:fair-wake}:released";
         String markerChannel = "lock:{lock:fair-wake-marker}:released";
-        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(channel);
-             ReleaseSubscriptions.Waiting later = subscriptions.join(channel);
-             ReleaseSubscriptions.Waiting marker = subscriptions.join(markerChannel)) {
+        try (Waiting earlier = subscriptions.join(channel);
+             Waiting later = subscriptions.join(channel);
+             Waiting marker = subscriptions.join(markerChannel)) {
             redis.convertAndSend(channel, "released");
             redis.convertAndSend(markerChannel, "released");
             // One connection's messages are handled one after the other: once the marker woke its waiter, the release was handled in full.
@@ -57,9 +57,9 @@ class ReleaseSubscriptionsTest {
     void afterADisconnectTheNextJoinSubscribesAgainIncludingTheChannelsStillWaitedOn() throws Exception {
         String earlierChannel = "lock:{lock:before-disconnect}:released";
         String laterChannel = "lock:{lock:after-disconnect}:released";
-        try (ReleaseSubscriptions.Waiting earlier = subscriptions.join(earlierChannel)) {
+        try (Waiting earlier = subscriptions.join(earlierChannel)) {
             subscriptions.disconnect();
-            try (ReleaseSubscriptions.Waiting later = subscriptions.join(laterChannel)) {
+            try (Waiting later = subscriptions.join(laterChannel)) {
                 redis.convertAndSend(earlierChannel, "released");
                 redis.convertAndSend(laterChannel, "released");
 
@@ -72,8 +72,8 @@ class ReleaseSubscriptionsTest {
     @Test
     void aHandOffOnTheInboxWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
         String channel = "lock:{lock:hand-off}:released";
-        try (ReleaseSubscriptions.Waiting laterWait = subscriptions.join(channel, "2:client:7");
-             ReleaseSubscriptions.Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
+        try (Waiting laterWait = subscriptions.join(channel, "2:client:7");
+             Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
             redis.convertAndSend(subscriptions.inbox(), "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
             redis.convertAndSend(subscriptions.inbox(), "granted:42:2:client:7");
 
