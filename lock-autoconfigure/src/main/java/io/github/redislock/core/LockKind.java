@@ -20,4 +20,24 @@ enum LockKind {
     boolean readWrite() {
         return this == READ || this == WRITE;
     }
+
+    /** How metrics and diagnostics name holds of this kind. */
+    String metricName() {
+        return switch (this) {
+            case PLAIN -> "reentrant";
+            case FAIR -> "fair";
+            case READ -> "read";
+            case WRITE -> "write";
+        };
+    }
+
+    /** How messages name the lock of this kind on {@code key}. */
+    String describe(String key) {
+        return switch (this) {
+            case PLAIN -> "'" + key + "'";
+            case FAIR -> "fair lock '" + key + "'";
+            case READ -> "the read lock of '" + key + "'";
+            case WRITE -> "the write lock of '" + key + "'";
+        };
+    }
 }

@@ -6,11 +6,8 @@ import io.github.redislock.RedisMultiLock;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.HeldLock;
 import io.github.redislock.LockRedisException;
-import io.github.redislock.LockLostException;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
-import io.github.redislock.FencingTokens;
-import io.github.redislock.LockNameScope;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,14 +16,9 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 
 import org.apache.commons.logging.Log;
@@ -38,18 +30,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * The {@link Locker} of one application instance. Its client id, a random UUID, tells its owners
  * apart from those of every other instance: an owner is {@code <clientId>:<threadId>}.
+ *
+ * <p>It is the facade over its parts: {@link LockAttempts} tries each lock kind in Redis,
+ * {@link BlockingWait} (or, for the thread-free lockers, {@link AsyncWait}) repeats a try until it
+ * holds or its wait runs out, {@link HeldLocks} keeps what this instance holds, {@link HoldReleases}
+ * gives it back, and the {@link LockWatchdog} and {@link ReleaseSubscriptions} it owns renew holds and
+ * wake waiters.
  */
 public class RedisLocker extends AbstractLocker {
-
-    /** How metrics and diagnostics name each kind of hold. */
-    static String kindName(LockKind kind) {
-        return switch (kind) {
-            case PLAIN -> "reentrant";
-            case FAIR -> "fair";
-            case READ -> "read";
-            case WRITE -> "write";
-        };
-    }
 
     private static final Log log = LogFactory.getLog(RedisLocker.class);
 
@@ -58,15 +46,9 @@ public class RedisLocker extends AbstractLocker {
     private final ReleaseSubscriptions subscriptions;
     private final LostLockEvents lostEvents;
     private final LockObserver observer;
-    private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
-
-    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
-    private final Set<LockAttempt> queuedWaits = ConcurrentHashMap.newKeySet();
-
-    /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
-    private final AtomicLong waitIds = new AtomicLong();
-    /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
-    private final String inboxField;
+    private final HeldLocks holds;
+    private final HoldReleases releases;
+    private final LockAttempts attempts;
 
     /**
      * A Locker on {@code connectionFactory}: the auto-configuration builds one, and an application
@@ -91,7 +73,9 @@ public class RedisLocker extends AbstractLocker {
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = Objects.requireNonNull(observer, "observer");
-        this.inboxField = LockCommands.inboxField(subscriptions.inbox());
+        this.holds = new HeldLocks(this, watchdog, observer, lostEvents);
+        this.releases = new HoldReleases(commands, watchdog, observer, holds);
+        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox());
     }
 
     @Override
@@ -219,15 +203,12 @@ public class RedisLocker extends AbstractLocker {
 
     /** Locks this instance holds now, for diagnostics. */
     public int heldLockCount() {
-        return holds.size();
+        return holds.count();
     }
 
     /** What this instance holds now, for diagnostics such as the {@code locks} Actuator endpoint. */
     public List<HeldLock> heldLocks() {
-        return holds.values().stream()
-                .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), hold.owner, hold.thread, hold.count,
-                        hold.since, hold.leaseMillis, hold.watched, hold.lost))
-                .toList();
+        return holds.list();
     }
 
     /**
@@ -239,11 +220,10 @@ public class RedisLocker extends AbstractLocker {
     @Override
     public void close() {
         closed = true;
-        for (LockAttempt wait : queuedWaits) {
+        for (LockAttempt wait : attempts.queuedWaits()) {
             abandon(wait, "a queued wait of a closing Locker");
         }
-        holds.values().forEach(watchdog::unwatch);
-        holds.clear();
+        holds.closeAll();
         lostEvents.close();
         subscriptions.close();
         watchdog.close();
@@ -287,12 +267,12 @@ public class RedisLocker extends AbstractLocker {
     /** @param owner a thread's or a token's owner field */
     void unlock(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
-        Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
+        Hold hold = holds.get(keys.name(), owner, kind.holdSlot());
         if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock " + describe(kind, key) + " (Redis key " + keys.name()
+            throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + keys.name()
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
-        release(List.of(hold));
+        releases.release(List.of(hold));
     }
 
     /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
@@ -300,117 +280,16 @@ public class RedisLocker extends AbstractLocker {
         String owner = currentOwner();
         List<Hold> held = new ArrayList<>();
         for (String key : keys) {
-            Hold hold = holds.get(new Hold.Id(keys(key).name(), owner, LockKind.PLAIN));
+            Hold hold = holds.get(keys(key).name(), owner, LockKind.PLAIN);
             if (hold == null) {
                 throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
                         + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
             }
             held.add(hold);
         }
-        release(held);
+        releases.release(held);
     }
 
-    /**
-     * Releases one hold of each; plain holds sharing a hash slot in one script call. Every hold is
-     * settled before the first failure (a lost hold, a Redis error) is thrown, with later ones suppressed.
-     */
-    private void release(List<Hold> held) {
-        Failures failures = new Failures();
-        List<Hold> plain = new ArrayList<>();
-        for (Hold hold : held) {
-            if (hold.lost) {
-                forgetFinal(hold);
-                failures.add(lostException(hold, "the watchdog found it gone before the unlock"));
-                continue;
-            }
-            if (hold.count <= 1 && hold.watched) {
-                watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
-            }
-            if (hold.kind == LockKind.PLAIN) {
-                plain.add(hold);
-            } else {
-                releaseGroup(List.of(hold), failures);
-            }
-        }
-        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
-        for (Hold hold : plain) {
-            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
-        }
-        bySlot.values().forEach(group -> releaseGroup(group, failures));
-        failures.throwFirst();
-    }
-
-    /** @param group one hold, or plain holds of one hash slot */
-    private void releaseGroup(List<Hold> group, Failures failures) {
-        long[] remaining;
-        try {
-            remaining = releaseInRedis(group);
-        } catch (LockRedisException e) {
-            for (Hold hold : group) {
-                if (hold.count <= 1) {
-                    forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
-                }
-            }
-            failures.add(e);
-            return;
-        }
-        for (int i = 0; i < group.size(); i++) {
-            Hold hold = group.get(i);
-            boolean finalRelease = hold.count <= 1;
-            if (remaining[i] < 0) {
-                forgetFinal(hold);
-                observer.lost(observed(hold), false);
-                LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
-                log.warn(lost.getMessage());
-                failures.add(lost);
-                continue;
-            }
-            hold.count = remaining[i];
-            if (remaining[i] == 0) {
-                forgetFinal(hold);
-                long heldNanos = System.nanoTime() - hold.sinceNanos;
-                observer.released(observed(hold), heldNanos);
-                if (log.isDebugEnabled()) {
-                    log.debug("Released " + describe(hold.kind, hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
-                }
-            } else if (finalRelease && hold.watched) {
-                watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
-            }
-        }
-    }
-
-    private long[] releaseInRedis(List<Hold> group) {
-        Hold first = group.get(0);
-        return switch (first.kind) {
-            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
-                    group.stream().mapToLong(this::restoreLease).toArray());
-            case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
-            case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
-        };
-    }
-
-    private long restoreLease(Hold hold) {
-        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
-    }
-
-    /** The first failure of a release of several holds, with the later ones attached. */
-    private static final class Failures {
-        private RuntimeException first;
-
-        void add(RuntimeException failure) {
-            if (first == null) {
-                first = failure;
-            } else {
-                first.addSuppressed(failure);
-            }
-        }
-
-        void throwFirst() {
-            if (first != null) {
-                throw first;
-            }
-        }
-    }
 
     @Override
     int holdCount(LockKind kind, String key) {
@@ -430,13 +309,13 @@ public class RedisLocker extends AbstractLocker {
     /** @param owner a thread's or a token's owner field */
     long fencingToken(LockKind kind, String key, String owner) {
         LockKeys keys = keys(key);
-        Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
+        Hold hold = holds.get(keys.name(), owner, kind.holdSlot());
         if (hold == null) {
-            throw new IllegalMonitorStateException("No fencing token for " + describe(kind, key) + ": it is not held by owner "
+            throw new IllegalMonitorStateException("No fencing token for " + kind.describe(key) + ": it is not held by owner "
                     + owner + " (thread " + Thread.currentThread().getName() + ")");
         }
         if (hold.lost) {
-            throw lostException(hold, "the watchdog found it gone");
+            throw holds.lostException(hold, "the watchdog found it gone");
         }
         return hold.token;
     }
@@ -449,7 +328,7 @@ public class RedisLocker extends AbstractLocker {
     /** {@link #tryAcquire}, told to the observer and logged with its wait. */
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
-        LockObserver.Acquisition acquisition = observer.acquisitionStarted(observed(kind, keys));
+        LockObserver.Acquisition acquisition = observer.acquisitionStarted(HeldLocks.observed(kind, keys));
         long start = System.nanoTime();
         boolean acquired;
         try {
@@ -464,7 +343,7 @@ public class RedisLocker extends AbstractLocker {
             acquisition.timedOut();
         }
         if (log.isDebugEnabled()) {
-            log.debug((acquired ? "Acquired " : "Gave up on ") + describe(kind, describe(keys.stream().map(LockKeys::name).toList()))
+            log.debug((acquired ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
                     + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
         }
         return acquired;
@@ -479,11 +358,11 @@ public class RedisLocker extends AbstractLocker {
             throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         LockAttempt attempt = switch (kind) {
-            case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
-            case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
-            case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
+            case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease);
+            case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
+            case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
-        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
+        String what = kind.describe(describe(keys.stream().map(LockKeys::key).toList()));
         return BlockingWait.run(this, attempt, what, waitNanos, interruptible);
     }
 
@@ -496,12 +375,12 @@ public class RedisLocker extends AbstractLocker {
      */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        return queuingAttempt(keys, owner, leaseMillis, redisLease);
+        return attempts.queuing(keys, owner, leaseMillis, redisLease);
     }
 
     /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
     LockObserver.Acquisition observeAcquisition(LockKeys keys) {
-        return observer.acquisitionStartedWithoutThread(observed(LockKind.PLAIN, List.of(keys)));
+        return observer.acquisitionStartedWithoutThread(HeldLocks.observed(LockKind.PLAIN, List.of(keys)));
     }
 
     /**
@@ -519,7 +398,7 @@ public class RedisLocker extends AbstractLocker {
 
     /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
     long heldToken(String key, String owner) {
-        Hold hold = holds.get(new Hold.Id(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN));
+        Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
         return hold == null ? 0 : hold.token;
     }
 
@@ -540,296 +419,7 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    /**
-     * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
-     * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
-     */
-    private LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        return keys.size() == 1 ? queuingAttempt(keys.get(0), owner, leaseMillis, redisLease) : multiLockAttempt(keys, owner, leaseMillis, redisLease);
-    }
 
-    /**
-     * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
-     * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
-     * waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a release
-     * may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
-     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
-     * free again within the watchdog timeout, whatever lease that waiter asked for.
-     */
-    private LockAttempt queuingAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
-        long claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
-        List<LockKeys> group = List.of(keys);
-        String waitName = waitIds.incrementAndGet() + ":" + owner;
-        String member = LockCommands.queueMember(inboxField, waitName, claimLease);
-        return new QueuedWait() {
-
-            @Override
-            public LockAttempt.Blocked tryOnce(boolean queue) {
-                boolean[] firstHolds = firstHolds(group, owner);
-                boolean queuedBefore = queued();
-                if (queue && firstHolds[0]) {
-                    markQueued(); // before the call: one whose reply is lost may have queued all the same
-                }
-                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0,
-                        member, queuedBefore);
-                if (attempt.acquired()) {
-                    unmarkQueued();
-                    acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                    return null;
-                }
-                if (queue) {
-                    markQueued();
-                }
-                long ttl = attempt.holderTtlMillis();
-                // Come back before the place in the queue lapses, as the watchdog does for a lease.
-                long refresh = Math.max(1, keepPlace / 3);
-                return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
-            }
-
-            @Override
-            public String waitName() {
-                return waitName;
-            }
-
-            @Override
-            public boolean handedOver(long token) {
-                unmarkQueued();
-                // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
-                if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
-                    log.warn("The hand-off of " + describe(LockKind.PLAIN, keys.name()) + " to " + owner + " ran out its claim lease of "
-                            + claimLease + " ms before the waiter could extend it; waiting on");
-                    return false;
-                }
-                acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
-                return true;
-            }
-
-            @Override
-            void withdraw() {
-                if (commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
-                    log.debug("Passed on " + describe(LockKind.PLAIN, keys.name()) + ", handed to " + owner + " as it stopped waiting");
-                }
-            }
-        };
-    }
-
-    /**
-     * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
-     * closing Locker, withdraws the place, once.
-     */
-    private abstract class QueuedWait implements LockAttempt {
-        /** Written by the waiting thread and a closing Locker. */
-        private volatile boolean queued;
-
-        boolean queued() {
-            return queued;
-        }
-
-        synchronized void markQueued() {
-            queued = true;
-            queuedWaits.add(this);
-        }
-
-        /** @return whether it may have had a place, which the caller now withdraws */
-        synchronized boolean unmarkQueued() {
-            boolean was = queued;
-            queued = false;
-            queuedWaits.remove(this);
-            return was;
-        }
-
-        @Override
-        public final void abandon() {
-            if (unmarkQueued()) {
-                withdraw();
-            }
-        }
-
-        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
-        abstract void withdraw();
-    }
-
-    private LockAttempt multiLockAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        List<List<LockKeys>> groups = bySlot(keys);
-        return queue -> {
-            List<LockKeys> taken = new ArrayList<>();
-            List<LockCommands.Acquisition> results = new ArrayList<>();
-            for (List<LockKeys> group : groups) {
-                LockCommands.Acquisition attempt;
-                try {
-                    attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner));
-                } catch (LockRedisException e) {
-                    giveBack(taken, owner, redisLease);
-                    throw e;
-                }
-                if (!attempt.acquired()) {
-                    giveBack(taken, owner, redisLease);
-                    return new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
-                }
-                taken.addAll(group);
-                results.add(attempt);
-            }
-            for (int g = 0; g < groups.size(); g++) {
-                for (int i = 0; i < groups.get(g).size(); i++) {
-                    acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i], leaseMillis);
-                }
-            }
-            return null;
-        };
-    }
-
-    /**
-     * Per lock, whether this instance knows of no hold of {@code owner}: Redis then restarts the count
-     * at 1, so a hold left by an acquisition whose reply timed out cannot pose as a re-entry.
-     */
-    private boolean[] firstHolds(List<LockKeys> group, String owner) {
-        boolean[] first = new boolean[group.size()];
-        for (int i = 0; i < group.size(); i++) {
-            Hold known = holds.get(new Hold.Id(group.get(i).name(), owner, LockKind.PLAIN));
-            first[i] = known == null || known.lost;
-        }
-        return first;
-    }
-
-    /** Undoes the part of a multi-lock taken before a later slot group was found held. */
-    private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
-        for (LockKeys keys : taken) {
-            Hold earlier = holds.get(new Hold.Id(keys.name(), owner, LockKind.PLAIN));
-            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
-            try {
-                commands.release(keys, owner, restore);
-            } catch (LockRedisException e) {
-                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
-                        + redisLease + " ms ends", e);
-            }
-        }
-    }
-
-    private LockAttempt fairAttempt(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        long keepPlace = watchdog.timeout().toMillis();
-        String turnChannel = keys.turnChannelPrefix() + owner;
-        return new QueuedWait() {
-
-            @Override
-            public LockAttempt.Blocked tryOnce(boolean queue) {
-                Hold known = holds.get(new Hold.Id(keys.name(), owner, LockKind.PLAIN));
-                if (queue) {
-                    markQueued(); // before the call: one whose reply is lost may have queued all the same
-                }
-                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, known == null || known.lost);
-                if (attempt.acquired()) {
-                    unmarkQueued();
-                    acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                    return null;
-                }
-                // Come back before the place in the queue lapses, as the watchdog does for a lease.
-                long refresh = Math.max(1, keepPlace / 3);
-                long ttl = attempt.holderTtlMillis();
-                return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
-            }
-
-            @Override
-            void withdraw() {
-                commands.leaveFairQueue(keys, owner);
-            }
-        };
-    }
-
-    private LockAttempt readWriteAttempt(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        if (kind == LockKind.WRITE && holdsLive(keys, owner, LockKind.READ) && !holdsLive(keys, owner, LockKind.WRITE)) {
-            throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
-                    + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
-                    + "while holding the write lock is fine).");
-        }
-        return queue -> {
-            boolean firstOfKind = !holdsLive(keys, owner, kind);
-            boolean holdsNothing = firstOfKind && !holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
-            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
-            if (!attempt.acquired()) {
-                return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
-            }
-            acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-            return null;
-        };
-    }
-
-    /**
-     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
-     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
-     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
-     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
-     * timeout, not only when the lease it last saw would end.
-     */
-    private long unqueuedRecheck(long holderTtlMillis) {
-        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
-        return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
-    }
-
-    /**
-     * Whether this instance knows of a hold of {@code owner} in {@code slot} that Redis may still have. A
-     * hold taken with a lease is not watched, so nothing reports its end: once the lease has surely run
-     * out it no longer counts (a read hold must not keep its owner from the write lock when Redis
-     * dropped it); its unlock still reports it lost.
-     */
-    private boolean holdsLive(LockKeys keys, String owner, LockKind slot) {
-        Hold known = holds.get(new Hold.Id(keys.name(), owner, slot));
-        return known != null && !known.lost && (known.watched || !known.leaseSurelyEnded());
-    }
-
-    private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
-        Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
-        Hold hold = holds.get(id);
-        if (holdCount == 1 || hold == null) {
-            if (hold != null) {
-                forget(hold); // a hold lost earlier and never unlocked
-            }
-            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, owner.equals(currentOwner()), this::publishLost);
-            hold.name = LockNameScope.current();
-            holds.put(id, hold);
-        } else {
-            hold.count = holdCount;
-            if (!hold.watched && leaseMillis != WATCHDOG_LEASE) {
-                hold.leaseMillis = Math.max(hold.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
-            }
-        }
-        if (leaseMillis != WATCHDOG_LEASE) {
-            long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-            hold.leaseEndsNanos = holdCount == 1 || hold.leaseEndsNanos == Long.MAX_VALUE ? endsNanos : Math.max(hold.leaseEndsNanos, endsNanos);
-        }
-        if (leaseMillis == WATCHDOG_LEASE && !hold.watched) {
-            hold.watched = true;
-            watchdog.watch(hold);
-        }
-        if (owner.equals(currentOwner())) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), keys.name() + " " + owner, hold.token);
-        }
-        if (log.isDebugEnabled()) {
-            log.debug("Acquired " + describe(kind, keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
-                    + (leaseMillis == WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
-        }
-    }
-
-    /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
-    private void forgetFinal(Hold hold) {
-        forget(hold);
-        boolean holdsMore = false;
-        for (LockKind slot : List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE)) {
-            holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
-        }
-        if (!holdsMore) {
-            FencingTokens.forget(hold.keys.key(), hold.keys.name() + " " + hold.owner);
-        }
-    }
-
-    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
-    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
-        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
-        for (LockKeys lock : keys) {
-            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
-        }
-        return new ArrayList<>(groups.values());
-    }
 
     private List<String> inTakingOrder(List<String> keys) {
         Comparator<String> order = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
@@ -837,54 +427,15 @@ public class RedisLocker extends AbstractLocker {
         return keys.stream().sorted(order).toList();
     }
 
-    private void forget(Hold hold) {
-        holds.remove(hold.id(), hold);
-        if (hold.watched) {
-            watchdog.unwatch(hold);
-        }
-    }
-
-    private void publishLost(Hold hold, String reason) {
-        if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
-            holds.remove(hold.id(), hold); // nobody is left to unlock it
-        }
-        observer.lost(observed(hold), true);
-        lostEvents.publish(new LockLostEvent(this, hold.keys.key(), hold.keys.name(), hold.owner, reason)); // off the watchdog thread
-    }
-
-    private static LockObserver.ObservedLock observed(Hold hold) {
-        return new LockObserver.ObservedLock(hold.keys.key(), hold.keys.name(), kindName(hold.kind), hold.name);
-    }
-
-    /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
-    private static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
-        String kindName = keys.size() > 1 ? "multi" : kindName(kind);
-        return new LockObserver.ObservedLock(describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName,
-                LockNameScope.current());
-    }
-
-    private LockLostException lostException(Hold hold, String why) {
-        return new LockLostException(hold.keys.key(), "Lock '" + hold.keys.key() + "' (Redis key " + hold.keys.name()
-                + ") was lost before owner " + hold.owner + " unlocked it: " + why
-                + ". Another owner may have held it meanwhile.");
-    }
 
     private List<LockKeys> keys(List<String> keys) {
         keys.forEach(LockKeys::validate);
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }
 
-    private static String describe(List<String> keys) {
+    static String describe(List<String> keys) {
         return keys.size() == 1 ? keys.get(0) : keys.toString();
     }
 
-    private static String describe(LockKind kind, String key) {
-        return switch (kind) {
-            case PLAIN -> "'" + key + "'";
-            case FAIR -> "fair lock '" + key + "'";
-            case READ -> "the read lock of '" + key + "'";
-            case WRITE -> "the write lock of '" + key + "'";
-        };
-    }
 
 }

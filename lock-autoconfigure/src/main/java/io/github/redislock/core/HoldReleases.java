@@ -1,0 +1,140 @@
+package io.github.redislock.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockRedisException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * Releases holds in Redis, every kind with its own script, and settles each in {@link HeldLocks}: a
+ * count that went down, a final release, a lock found gone (reported, never silently forgotten), a
+ * failure of Redis (the hold is no longer renewed, so Redis frees it when its lease ends).
+ */
+final class HoldReleases {
+
+    /** The Locker's own logger: its lines are documented under that name. */
+    private static final Log log = LogFactory.getLog(RedisLocker.class);
+
+    private final LockCommands commands;
+    private final LockWatchdog watchdog;
+    private final LockObserver observer;
+    private final HeldLocks holds;
+
+    HoldReleases(LockCommands commands, LockWatchdog watchdog, LockObserver observer, HeldLocks holds) {
+        this.commands = commands;
+        this.watchdog = watchdog;
+        this.observer = observer;
+        this.holds = holds;
+    }
+
+    /**
+     * Releases one hold of each; plain holds sharing a hash slot in one script call. Every hold is
+     * settled before the first failure (a lost hold, a Redis error) is thrown, with later ones suppressed.
+     */
+    void release(List<Hold> held) {
+        Failures failures = new Failures();
+        List<Hold> plain = new ArrayList<>();
+        for (Hold hold : held) {
+            if (hold.lost) {
+                holds.forgetFinal(hold);
+                failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));
+                continue;
+            }
+            if (hold.count <= 1 && hold.watched) {
+                watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
+            }
+            if (hold.kind == LockKind.PLAIN) {
+                plain.add(hold);
+            } else {
+                releaseGroup(List.of(hold), failures);
+            }
+        }
+        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+        for (Hold hold : plain) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+        }
+        bySlot.values().forEach(group -> releaseGroup(group, failures));
+        failures.throwFirst();
+    }
+
+    /** @param group one hold, or plain holds of one hash slot */
+    private void releaseGroup(List<Hold> group, Failures failures) {
+        long[] remaining;
+        try {
+            remaining = releaseInRedis(group);
+        } catch (LockRedisException e) {
+            for (Hold hold : group) {
+                if (hold.count <= 1) {
+                    holds.forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
+                }
+            }
+            failures.add(e);
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            boolean finalRelease = hold.count <= 1;
+            if (remaining[i] < 0) {
+                holds.forgetFinal(hold);
+                observer.lost(HeldLocks.observed(hold), false);
+                LockLostException lost = holds.lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
+                log.warn(lost.getMessage());
+                failures.add(lost);
+                continue;
+            }
+            hold.count = remaining[i];
+            if (remaining[i] == 0) {
+                holds.forgetFinal(hold);
+                long heldNanos = System.nanoTime() - hold.sinceNanos;
+                observer.released(HeldLocks.observed(hold), heldNanos);
+                if (log.isDebugEnabled()) {
+                    log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                }
+            } else if (finalRelease && hold.watched) {
+                watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
+            }
+        }
+    }
+
+    private long[] releaseInRedis(List<Hold> group) {
+        Hold first = group.get(0);
+        return switch (first.kind) {
+            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
+                    group.stream().mapToLong(this::restoreLease).toArray());
+            case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
+            case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
+        };
+    }
+
+    private long restoreLease(Hold hold) {
+        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
+    }
+
+    /** The first failure of a release of several holds, with the later ones attached. */
+    private static final class Failures {
+        private RuntimeException first;
+
+        void add(RuntimeException failure) {
+            if (first == null) {
+                first = failure;
+            } else {
+                first.addSuppressed(failure);
+            }
+        }
+
+        void throwFirst() {
+            if (first != null) {
+                throw first;
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+package io.github.redislock.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redislock.LockRedisException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
+ * repeats: a single plain lock keeps a place in the lock's wait queue (a release hands it over), a
+ * multi-lock takes its hash-slot groups all or nothing, a fair lock queues in arrival order, and a
+ * read-write lock looks again on its own. An attempt that got the lock records it in {@link HeldLocks}.
+ */
+final class LockAttempts {
+
+    /** The Locker's own logger: its lines are documented under that name. */
+    private static final Log log = LogFactory.getLog(RedisLocker.class);
+
+    private final LockCommands commands;
+    private final LockWatchdog watchdog;
+    private final HeldLocks holds;
+    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
+    private final Set<LockAttempt> queuedWaits = ConcurrentHashMap.newKeySet();
+    /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
+    private final AtomicLong waitIds = new AtomicLong();
+    /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
+    private final String inboxField;
+
+    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox) {
+        this.commands = commands;
+        this.watchdog = watchdog;
+        this.holds = holds;
+        this.inboxField = LockCommands.inboxField(inbox);
+    }
+
+    /** The waits that may hold a place in a wait queue now. */
+    Set<LockAttempt> queuedWaits() {
+        return queuedWaits;
+    }
+
+    /**
+     * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
+     * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
+     */
+    LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease) : multiLock(keys, owner, leaseMillis, redisLease);
+    }
+
+    /**
+     * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
+     * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
+     * waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a release
+     * may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
+     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
+     * free again within the watchdog timeout, whatever lease that waiter asked for.
+     */
+    LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
+        long claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
+        List<LockKeys> group = List.of(keys);
+        String waitName = waitIds.incrementAndGet() + ":" + owner;
+        String member = LockCommands.queueMember(inboxField, waitName, claimLease);
+        return new QueuedWait() {
+
+            @Override
+            public LockAttempt.Blocked tryOnce(boolean queue) {
+                boolean[] firstHolds = holds.firstHolds(group, owner);
+                boolean queuedBefore = queued();
+                if (queue && firstHolds[0]) {
+                    markQueued(); // before the call: one whose reply is lost may have queued all the same
+                }
+                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0,
+                        member, queuedBefore);
+                if (attempt.acquired()) {
+                    unmarkQueued();
+                    holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                    return null;
+                }
+                if (queue) {
+                    markQueued();
+                }
+                long ttl = attempt.holderTtlMillis();
+                // Come back before the place in the queue lapses, as the watchdog does for a lease.
+                long refresh = Math.max(1, keepPlace / 3);
+                return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            @Override
+            public String waitName() {
+                return waitName;
+            }
+
+            @Override
+            public boolean handedOver(long token) {
+                unmarkQueued();
+                // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
+                if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
+                    log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                            + claimLease + " ms before the waiter could extend it; waiting on");
+                    return false;
+                }
+                holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+                return true;
+            }
+
+            @Override
+            void withdraw() {
+                if (commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
+                    log.debug("Passed on " + LockKind.PLAIN.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
+                }
+            }
+        };
+    }
+
+    /**
+     * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
+     * closing Locker, withdraws the place, once.
+     */
+    private abstract class QueuedWait implements LockAttempt {
+        /** Written by the waiting thread and a closing Locker. */
+        private volatile boolean queued;
+
+        boolean queued() {
+            return queued;
+        }
+
+        synchronized void markQueued() {
+            queued = true;
+            queuedWaits.add(this);
+        }
+
+        /** @return whether it may have had a place, which the caller now withdraws */
+        synchronized boolean unmarkQueued() {
+            boolean was = queued;
+            queued = false;
+            queuedWaits.remove(this);
+            return was;
+        }
+
+        @Override
+        public final void abandon() {
+            if (unmarkQueued()) {
+                withdraw();
+            }
+        }
+
+        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
+        abstract void withdraw();
+    }
+
+    private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        List<List<LockKeys>> groups = bySlot(keys);
+        return queue -> {
+            List<LockKeys> taken = new ArrayList<>();
+            List<LockCommands.Acquisition> results = new ArrayList<>();
+            for (List<LockKeys> group : groups) {
+                LockCommands.Acquisition attempt;
+                try {
+                    attempt = commands.acquire(group, owner, redisLease, holds.firstHolds(group, owner));
+                } catch (LockRedisException e) {
+                    giveBack(taken, owner, redisLease);
+                    throw e;
+                }
+                if (!attempt.acquired()) {
+                    giveBack(taken, owner, redisLease);
+                    return new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                }
+                taken.addAll(group);
+                results.add(attempt);
+            }
+            for (int g = 0; g < groups.size(); g++) {
+                for (int i = 0; i < groups.get(g).size(); i++) {
+                    holds.acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i], leaseMillis);
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Undoes the part of a multi-lock taken before a later slot group was found held. */
+    private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
+        for (LockKeys keys : taken) {
+            Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
+            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
+            try {
+                commands.release(keys, owner, restore);
+            } catch (LockRedisException e) {
+                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
+                        + redisLease + " ms ends", e);
+            }
+        }
+    }
+
+    LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        long keepPlace = watchdog.timeout().toMillis();
+        String turnChannel = keys.turnChannelPrefix() + owner;
+        return new QueuedWait() {
+
+            @Override
+            public LockAttempt.Blocked tryOnce(boolean queue) {
+                Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
+                if (queue) {
+                    markQueued(); // before the call: one whose reply is lost may have queued all the same
+                }
+                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, known == null || known.lost);
+                if (attempt.acquired()) {
+                    unmarkQueued();
+                    holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                    return null;
+                }
+                // Come back before the place in the queue lapses, as the watchdog does for a lease.
+                long refresh = Math.max(1, keepPlace / 3);
+                long ttl = attempt.holderTtlMillis();
+                return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            @Override
+            void withdraw() {
+                commands.leaveFairQueue(keys, owner);
+            }
+        };
+    }
+
+    LockAttempt readWrite(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        if (kind == LockKind.WRITE && holds.holdsLive(keys, owner, LockKind.READ) && !holds.holdsLive(keys, owner, LockKind.WRITE)) {
+            throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
+                    + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
+                    + "while holding the write lock is fine).");
+        }
+        return queue -> {
+            boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
+            boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
+            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
+            if (!attempt.acquired()) {
+                return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+            }
+            holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+            return null;
+        };
+    }
+
+    /**
+     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
+     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
+     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
+     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
+     * timeout, not only when the lease it last saw would end.
+     */
+    private long unqueuedRecheck(long holderTtlMillis) {
+        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+        return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
+    }
+
+    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
+    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
+        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
+        for (LockKeys lock : keys) {
+            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
+        }
+        return new ArrayList<>(groups.values());
+    }
+}
