@@ -5,9 +5,10 @@ package io.github.redislock;
  * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
  * touches two slots.
  *
- * @param fence the fencing-token counter; it expires with the lease it was drawn for and goes with the lock, and a
- *              missing one restarts from the Redis clock in microseconds, so tokens keep rising per key even after
- *              Redis lost its data
+ * @param fence the fencing-token counter of a fair or read-write lock; it expires with the lease it was drawn for and
+ *              goes with the lock, and a missing one restarts from the Redis clock in microseconds, so tokens keep
+ *              rising per key even after Redis lost its data. A plain lock needs none: its tokens are the Redis
+ *              clock itself (see {@code acquire.lua})
  */
 record LockKeys(String prefix, String key, String name, String channel, String fence) {
 

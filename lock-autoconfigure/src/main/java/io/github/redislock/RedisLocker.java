@@ -327,7 +327,7 @@ public class RedisLocker extends AbstractLocker {
         Hold first = group.get(0);
         return switch (first.kind) {
             case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
-                    group.stream().mapToLong(this::restoreLease).toArray());
+                    group.stream().mapToLong(this::restoreLease).toArray(), group.stream().mapToLong(hold -> hold.token).toArray());
             case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
             case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
         };
@@ -699,7 +699,7 @@ public class RedisLocker extends AbstractLocker {
             for (List<LockKeys> group : groups) {
                 LockCommands.Acquisition attempt;
                 try {
-                    attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner));
+                    attempt = commands.acquire(group, owner, redisLease, firstHolds(group, owner), queue);
                 } catch (LockRedisException e) {
                     giveBack(taken, owner, redisLease);
                     throw e;
