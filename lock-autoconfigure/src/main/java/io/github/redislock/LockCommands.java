@@ -74,6 +74,19 @@ public final class LockCommands implements RenewalClient {
     }
 
     /**
+     * Script calls go to {@code commands} alone, never to a connection factory: the seam of
+     * {@link LockClientProbe}, which answers them in memory to measure the client's own work.
+     */
+    LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        this.connectionFactory = null;
+        this.replicaSync = null;
+        this.sharesNativeConnection = true;
+        this.replyBackstop = Duration.ofSeconds(60);
+        this.cluster = false;
+        this.shared = commands;
+    }
+
+    /**
      * The answer of an acquire script.
      *
      * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
