@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.github.redislock.waiting.ReleaseSubscriptions;
 import io.github.redislock.watchdog.LockWatchdog;
@@ -230,10 +231,10 @@ public class RedisLocker extends AbstractLocker {
     }
 
     private void unlock(LockKind kind, String key, String owner) {
-        LockKeys keys = keys(key);
-        Hold hold = holds.get(new Hold.Id(keys.name(), owner, kind.holdSlot()));
+        String redisName = redisName(key);
+        Hold hold = holds.get(new Hold.Id(redisName, owner, kind.holdSlot()));
         if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock " + describe(kind, key) + " (Redis key " + keys.name()
+            throw new IllegalMonitorStateException("Cannot unlock " + describe(kind, key) + " (Redis key " + redisName
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
         release(List.of(hold));
@@ -260,7 +261,7 @@ public class RedisLocker extends AbstractLocker {
      */
     private void release(List<Hold> held) {
         Failures failures = new Failures();
-        List<Hold> plain = new ArrayList<>();
+        List<Hold> plain = held.size() > 1 ? new ArrayList<>() : List.of(); // a single hold needs no grouping by slot
         for (Hold hold : held) {
             if (hold.lost) {
                 forgetFinal(hold);
@@ -270,17 +271,19 @@ public class RedisLocker extends AbstractLocker {
             if (hold.count <= 1 && hold.watched) {
                 watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
             }
-            if (hold.kind == LockKind.PLAIN) {
+            if (hold.kind == LockKind.PLAIN && held.size() > 1) {
                 plain.add(hold);
             } else {
                 releaseGroup(List.of(hold), failures);
             }
         }
-        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
-        for (Hold hold : plain) {
-            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+        if (!plain.isEmpty()) {
+            Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+            for (Hold hold : plain) {
+                bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+            }
+            bySlot.values().forEach(group -> releaseGroup(group, failures));
         }
-        bySlot.values().forEach(group -> releaseGroup(group, failures));
         failures.throwFirst();
     }
 
@@ -326,11 +329,23 @@ public class RedisLocker extends AbstractLocker {
     private long[] releaseInRedis(List<Hold> group) {
         Hold first = group.get(0);
         return switch (first.kind) {
-            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
-                    group.stream().mapToLong(this::restoreLease).toArray(), group.stream().mapToLong(hold -> hold.token).toArray());
+            case PLAIN -> releasePlain(group);
             case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
             case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
         };
+    }
+
+    private long[] releasePlain(List<Hold> group) {
+        List<LockKeys> keys = new ArrayList<>(group.size());
+        long[] leases = new long[group.size()];
+        long[] tokens = new long[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            keys.add(hold.keys);
+            leases[i] = restoreLease(hold);
+            tokens[i] = hold.token;
+        }
+        return commands.release(keys, group.get(0).owner, leases, tokens);
     }
 
     private long restoreLease(Hold hold) {
@@ -422,9 +437,9 @@ public class RedisLocker extends AbstractLocker {
             case FAIR -> fairAttempt(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> readWriteAttempt(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
-        String what = describe(kind, describe(keys.stream().map(LockKeys::key).toList()));
+        Supplier<String> what = () -> describe(kind, describe(keys.stream().map(LockKeys::key).toList())); // for messages only
         if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
-            throw new InterruptedException("Interrupted before trying to take " + what);
+            throw new InterruptedException("Interrupted before trying to take " + what.get());
         }
         long firstTry = System.nanoTime();
         boolean acquired = false;
@@ -442,7 +457,7 @@ public class RedisLocker extends AbstractLocker {
                 return false;
             }
             if (interruptible && Thread.interrupted()) {
-                throw new InterruptedException("Interrupted before waiting for " + what);
+                throw new InterruptedException("Interrupted before waiting for " + what.get());
             }
             LockRedisException failing = null;
             long failingSince = 0;
@@ -460,7 +475,7 @@ public class RedisLocker extends AbstractLocker {
                         waiting.close();
                         waiting = null;
                     }
-                    waiting = join(blocked.channel(), attempt.waitName(), what);
+                    waiting = join(blocked.channel(), attempt.waitName(), what.get());
                     channel = blocked.channel();
                     if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTry)) {
                         continue; // queued while the channel was heard: a hand-off cannot have been missed
@@ -477,7 +492,7 @@ public class RedisLocker extends AbstractLocker {
                     long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : watchdog.timeout().toMillis();
                     long park = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(holderTtl));
                     if (interruptible) {
-                        awaitNamingTheLock(waiting, park, what);
+                        awaitNamingTheLock(waiting, park, what.get());
                     } else {
                         waiting.awaitUninterruptibly(park);
                     }
@@ -491,7 +506,7 @@ public class RedisLocker extends AbstractLocker {
                     }
                 }
                 if (closed) {
-                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what);
+                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
                 }
                 Blocked previous = blocked;
                 try {
@@ -518,7 +533,7 @@ public class RedisLocker extends AbstractLocker {
                 waiting.close();
             }
             if (!acquired) {
-                abandon(attempt, what);
+                abandon(attempt, what.get());
             }
         }
     }
@@ -821,11 +836,12 @@ public class RedisLocker extends AbstractLocker {
     private void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
         Hold hold = holds.get(id);
+        boolean threadOwned = owner.equals(currentOwner());
         if (holdCount == 1 || hold == null) {
             if (hold != null) {
                 forget(hold); // a hold lost earlier and never unlocked
             }
-            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, owner.equals(currentOwner()), this::publishLost);
+            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
             hold.name = LockNameScope.current();
             holds.put(id, hold);
         } else {
@@ -842,8 +858,8 @@ public class RedisLocker extends AbstractLocker {
             hold.watched = true;
             watchdog.watch(hold);
         }
-        if (owner.equals(currentOwner())) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), keys.name() + " " + owner, hold.token);
+        if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
+            FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
         }
         if (log.isDebugEnabled()) {
             log.debug("Acquired " + describe(kind, keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
@@ -859,7 +875,7 @@ public class RedisLocker extends AbstractLocker {
             holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
         }
         if (!holdsMore) {
-            FencingTokens.forget(hold.keys.key(), hold.keys.name() + " " + hold.owner);
+            FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
         }
     }
 
@@ -873,6 +889,9 @@ public class RedisLocker extends AbstractLocker {
     }
 
     private List<String> inTakingOrder(List<String> keys) {
+        if (keys.size() == 1) {
+            return keys;
+        }
         Comparator<String> order = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
                 .thenComparing(Comparator.naturalOrder());
         return keys.stream().sorted(order).toList();
@@ -899,6 +918,9 @@ public class RedisLocker extends AbstractLocker {
 
     /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
     private static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
+        if (keys.size() == 1) {
+            return new LockObserver.ObservedLock(keys.get(0).key(), keys.get(0).name(), kindName(kind), LockNameScope.current());
+        }
         String kindName = keys.size() > 1 ? "multi" : kindName(kind);
         return new LockObserver.ObservedLock(describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName,
                 LockNameScope.current());
@@ -911,6 +933,9 @@ public class RedisLocker extends AbstractLocker {
     }
 
     private List<LockKeys> keys(List<String> keys) {
+        if (keys.size() == 1) {
+            return List.of(keys(keys.get(0)));
+        }
         keys.forEach(LockKeys::validate);
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }

@@ -48,7 +48,7 @@ class UncontendedCostTest {
 
             Map<String, Long> calls = commandCalls();
             assertThat(calls.remove("evalsha")).as("script calls of one pair, all commands: %s", calls).isEqualTo(2L);
-            calls.remove("config"); // the reset above
+            calls.keySet().removeIf(command -> command.startsWith("config")); // the reset above ('config|resetstat' on Redis 7)
             long inside = calls.values().stream().mapToLong(Long::longValue).sum();
             assertThat(inside).as("commands inside the scripts of one uncontended pair: %s", calls).isLessThanOrEqualTo(MAX_COMMANDS_PER_PAIR);
             assertThat(redis.command("KEYS", "*")).as("keys left after the pair").asList().isEmpty();
