@@ -106,8 +106,20 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
         return LockKeys.of(keyPrefix, key);
     }
 
+    /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
+    private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
+
     String currentOwner() {
-        return clientId + ":" + Thread.currentThread().getId();
+        return threadOwners.get();
+    }
+
+    /** The Redis key of {@code key} alone, for finding a hold: cheaper than all of {@link #keys(String)}'s names. */
+    String redisName(String key) {
+        if (closed) {
+            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+        }
+        LockKeys.validate(key);
+        return keyPrefix + key;
     }
 
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import java.util.function.Supplier;
+
 import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 
@@ -17,14 +19,14 @@ final class BlockingWait {
     }
 
     /**
-     * @param what      the lock as messages name it
+     * @param what      the lock as messages name it, built only for a message
      * @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline
      * @return whether the lock is held (its holds registered by the attempt)
      */
-    static boolean run(RedisLocker locker, LockAttempt attempt, String what, long waitNanos, boolean interruptible)
+    static boolean run(RedisLocker locker, LockAttempt attempt, Supplier<String> what, long waitNanos, boolean interruptible)
             throws InterruptedException {
         if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
-            throw new InterruptedException("Interrupted before trying to take " + what);
+            throw new InterruptedException("Interrupted before trying to take " + what.get());
         }
         long firstTry = System.nanoTime();
         boolean acquired = false;
@@ -42,7 +44,7 @@ final class BlockingWait {
                 return false;
             }
             if (interruptible && Thread.interrupted()) {
-                throw new InterruptedException("Interrupted before waiting for " + what);
+                throw new InterruptedException("Interrupted before waiting for " + what.get());
             }
             OutageRideOut outage = new OutageRideOut(locker.watchdogTimeout().toNanos());
             long expiredGrant = -1;
@@ -59,7 +61,7 @@ final class BlockingWait {
                         waiting.close();
                         waiting = null;
                     }
-                    waiting = locker.join(blocked.channel(), attempt.waitName(), what, null);
+                    waiting = locker.join(blocked.channel(), attempt.waitName(), what.get(), null);
                     channel = blocked.channel();
                     if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTry)) {
                         continue; // queued while the channel was heard: a hand-off cannot have been missed
@@ -90,7 +92,7 @@ final class BlockingWait {
                     }
                 }
                 if (locker.isClosed()) {
-                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what);
+                    throw new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
                 }
                 LockAttempt.Blocked previous = blocked;
                 try {
@@ -113,16 +115,16 @@ final class BlockingWait {
                 waiting.close();
             }
             if (!acquired) {
-                RedisLocker.abandon(attempt, what);
+                RedisLocker.abandon(attempt, what.get());
             }
         }
     }
 
-    private static void awaitNamingTheLock(Waiting waiting, long nanos, String what) throws InterruptedException {
+    private static void awaitNamingTheLock(Waiting waiting, long nanos, Supplier<String> what) throws InterruptedException {
         try {
             waiting.await(nanos);
         } catch (InterruptedException e) {
-            InterruptedException named = new InterruptedException("Interrupted while waiting for " + what);
+            InterruptedException named = new InterruptedException("Interrupted while waiting for " + what.get());
             named.initCause(e);
             throw named;
         }

@@ -18,6 +18,9 @@ public final class CeilingCalls {
     public record Call(String sha1, byte[][] keys, byte[][] args) {
     }
 
+    /** A fencing token as the Redis clock gives them (microseconds), so the release carries as many bytes as a real one. */
+    private static final long TYPICAL_TOKEN = 1_795_435_892_693_675L;
+
     private CeilingCalls() {
     }
 
@@ -25,14 +28,15 @@ public final class CeilingCalls {
     public static Call acquire(String prefix, String key, String owner, long leaseMillis, long keepPlaceMillis) {
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
         byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(group, owner, leaseMillis, new boolean[] {true}, keepPlaceMillis,
-                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false);
+                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false, true);
         return split(LockScript.ACQUIRE, keysAndArgs, LockCommands.acquireKeyCount(1, keepPlaceMillis));
     }
 
     /** What the final {@code unlock(key)} sends. */
     public static Call release(String prefix, String key, String owner, long leaseMillis) {
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
-        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}), 5);
+        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}, new long[] {TYPICAL_TOKEN}),
+                LockCommands.RELEASE_KEYS_PER_LOCK);
     }
 
     /** The script body, for loading it into Redis. */

@@ -65,11 +65,12 @@ final class HeldLocks {
     void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
         Hold hold = holds.get(id);
+        boolean threadOwned = owner.equals(locker.currentOwner());
         if (holdCount == 1 || hold == null) {
             if (hold != null) {
                 forget(hold); // a hold lost earlier and never unlocked
             }
-            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, owner.equals(locker.currentOwner()), this::publishLost);
+            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
             hold.name = LockNameScope.current();
             holds.put(id, hold);
         } else {
@@ -86,8 +87,8 @@ final class HeldLocks {
             hold.watched = true;
             watchdog.watch(hold);
         }
-        if (owner.equals(locker.currentOwner())) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), keys.name() + " " + owner, hold.token);
+        if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
+            FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
         }
         if (log.isDebugEnabled()) {
             log.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
@@ -103,7 +104,7 @@ final class HeldLocks {
             holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
         }
         if (!holdsMore) {
-            FencingTokens.forget(hold.keys.key(), hold.keys.name() + " " + hold.owner);
+            FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
         }
     }
 
@@ -128,6 +129,9 @@ final class HeldLocks {
 
     /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
     static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
+        if (keys.size() == 1) {
+            return new LockObserver.ObservedLock(keys.get(0).key(), keys.get(0).name(), kind.metricName(), LockNameScope.current());
+        }
         String kindName = keys.size() > 1 ? "multi" : kind.metricName();
         return new LockObserver.ObservedLock(RedisLocker.describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName,
                 LockNameScope.current());

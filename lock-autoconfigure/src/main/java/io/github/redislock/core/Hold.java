@@ -18,6 +18,8 @@ final class Hold implements WatchedLock {
 
     final LockKeys keys;
     final String owner;
+    /** Names the hold among the thread's fencing tokens ({@link FencingTokens}); both sides of a read-write lock share it. */
+    final String tokenHolder;
     /** How it was first taken; decides the release script (a fair release wakes the next in the queue). */
     final LockKind kind;
     /** The fencing token of the first acquisition; reentrant acquisitions keep it. */
@@ -54,6 +56,7 @@ final class Hold implements WatchedLock {
          BiConsumer<Hold, String> onLost) {
         this.keys = keys;
         this.owner = owner;
+        this.tokenHolder = keys.name() + " " + owner;
         this.kind = kind;
         this.token = token;
         this.count = count;

@@ -42,7 +42,7 @@ final class HoldReleases {
      */
     void release(List<Hold> held) {
         Failures failures = new Failures();
-        List<Hold> plain = new ArrayList<>();
+        List<Hold> plain = held.size() > 1 ? new ArrayList<>() : List.of(); // a single hold needs no grouping by slot
         for (Hold hold : held) {
             if (hold.lost) {
                 holds.forgetFinal(hold);
@@ -52,17 +52,19 @@ final class HoldReleases {
             if (hold.count <= 1 && hold.watched) {
                 watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
             }
-            if (hold.kind == LockKind.PLAIN) {
+            if (hold.kind == LockKind.PLAIN && held.size() > 1) {
                 plain.add(hold);
             } else {
                 releaseGroup(List.of(hold), failures);
             }
         }
-        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
-        for (Hold hold : plain) {
-            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+        if (!plain.isEmpty()) {
+            Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+            for (Hold hold : plain) {
+                bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+            }
+            bySlot.values().forEach(group -> releaseGroup(group, failures));
         }
-        bySlot.values().forEach(group -> releaseGroup(group, failures));
         failures.throwFirst();
     }
 
@@ -108,11 +110,24 @@ final class HoldReleases {
     private long[] releaseInRedis(List<Hold> group) {
         Hold first = group.get(0);
         return switch (first.kind) {
-            case PLAIN -> commands.release(group.stream().map(hold -> hold.keys).toList(), first.owner,
-                    group.stream().mapToLong(this::restoreLease).toArray());
+            case PLAIN -> releasePlain(group);
             case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
             case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
         };
+    }
+
+    /** Plain holds of one slot group in one script call, each with its token, from which a hand-off counts on. */
+    private long[] releasePlain(List<Hold> group) {
+        List<LockKeys> keys = new ArrayList<>(group.size());
+        long[] leases = new long[group.size()];
+        long[] tokens = new long[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            keys.add(hold.keys);
+            leases[i] = restoreLease(hold);
+            tokens[i] = hold.token;
+        }
+        return commands.release(keys, group.get(0).owner, leases, tokens);
     }
 
     private long restoreLease(Hold hold) {

@@ -49,7 +49,7 @@ public final class LockAdmin {
                 Map<byte[], byte[]> fields = connection.hashCommands().hGetAll(name);
                 boolean readWrite = fields.keySet().stream().anyMatch(field -> string(field).equals("mode"));
                 fields.forEach((owner, count) -> {
-                    if (!readWrite || isReadWriteHold(string(owner))) {
+                    if (readWrite ? isReadWriteHold(string(owner)) : isOwner(string(owner))) {
                         holds.put(string(owner), holdCount(keys, string(owner), string(count)));
                     }
                 });
@@ -100,6 +100,11 @@ public final class LockAdmin {
             byKey.put(ordered.get(i), ((Number) ttls.get(i)).longValue());
         }
         return byKey;
+    }
+
+    /** Owner fields are {@code <clientId>:<thread or token>}; a plain lock's {@code waiters} mark (see acquire.lua) holds nothing. */
+    private static boolean isOwner(String field) {
+        return field.indexOf(':') >= 0;
     }
 
     /** A read-write lock's hash also keeps its mode, writer and owners' tokens; only these fields count holds. */

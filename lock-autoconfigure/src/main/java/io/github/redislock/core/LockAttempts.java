@@ -165,7 +165,7 @@ final class LockAttempts {
             for (List<LockKeys> group : groups) {
                 LockCommands.Acquisition attempt;
                 try {
-                    attempt = commands.acquire(group, owner, redisLease, holds.firstHolds(group, owner));
+                    attempt = commands.acquire(group, owner, redisLease, holds.firstHolds(group, owner), queue);
                 } catch (LockRedisException e) {
                     giveBack(taken, owner, redisLease);
                     throw e;

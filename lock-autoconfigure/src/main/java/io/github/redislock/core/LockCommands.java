@@ -75,6 +75,19 @@ final class LockCommands implements RenewalClient {
     }
 
     /**
+     * Script calls go to {@code commands} alone, never to a connection factory: the seam of
+     * {@link LockClientProbe}, which answers them in memory to measure the client's own work.
+     */
+    LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        this.connectionFactory = null;
+        this.replicaSync = null;
+        this.sharesNativeConnection = true;
+        this.replyBackstop = Duration.ofSeconds(60);
+        this.cluster = false;
+        this.shared = commands;
+    }
+
+    /**
      * The answer of an acquire script.
      *
      * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
@@ -108,7 +121,15 @@ final class LockCommands implements RenewalClient {
      *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
      */
     Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
-        return acquire(group, owner, leaseMillis, firstHolds, 0, null, false);
+        return acquire(group, owner, leaseMillis, firstHolds, false);
+    }
+
+    /**
+     * Like {@link #acquire(List, String, long, boolean[])}, for a caller that waits when blocked: the
+     * blocking lock is then marked so that its release announces itself (see {@code release.lua}).
+     */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, boolean waits) {
+        return acquire(group, owner, leaseMillis, firstHolds, 0, null, false, waits);
     }
 
     /**
@@ -121,12 +142,18 @@ final class LockCommands implements RenewalClient {
      */
     Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
                         boolean queuedBefore) {
+        return acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, keepPlaceMillis > 0);
+    }
+
+    private Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
+                                boolean queuedBefore, boolean waits) {
         int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
-        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore);
+        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits);
         long[] leases = new long[group.size()];
         Arrays.fill(leases, leaseMillis);
         return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
-                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * 5, releaseKeysAndArgs(group, owner, "", leases)));
+                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(group, owner, "", leases, new long[group.size()])));
     }
 
     /**
@@ -153,29 +180,29 @@ final class LockCommands implements RenewalClient {
         if (keepPlaceMillis > 0 && locks != 1) {
             throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
         }
-        return keepPlaceMillis > 0 ? 4 : locks * 2;
+        return keepPlaceMillis > 0 ? 3 : locks;
     }
 
     /** KEYS then ARGV of {@code acquire.lua}; also what the benchmark's Redis ceiling sends. */
     static byte[][] acquireKeysAndArgs(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
-                                       String queueMember, boolean queuedBefore) {
+                                       String queueMember, boolean queuedBefore, boolean waits) {
         int locks = group.size();
         int keyCount = acquireKeyCount(locks, keepPlaceMillis);
-        byte[][] keysAndArgs = new byte[keyCount + 5 + locks][];
+        byte[][] keysAndArgs = new byte[keyCount + 6 + locks][];
         for (int i = 0; i < locks; i++) {
-            keysAndArgs[2 * i] = bytes(group.get(i).name());
-            keysAndArgs[2 * i + 1] = bytes(group.get(i).fence());
-            keysAndArgs[keyCount + 5 + i] = firstHolds[i] ? ONE : ZERO;
+            keysAndArgs[i] = bytes(group.get(i).name());
+            keysAndArgs[keyCount + 6 + i] = firstHolds[i] ? ONE : ZERO;
         }
         if (keepPlaceMillis > 0) {
-            keysAndArgs[2] = bytes(group.get(0).waitQueue());
-            keysAndArgs[3] = bytes(group.get(0).waitDeadlines());
+            keysAndArgs[1] = bytes(group.get(0).waitQueue());
+            keysAndArgs[2] = bytes(group.get(0).waitDeadlines());
         }
         keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
         keysAndArgs[keyCount + 1] = bytes(owner);
         keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
         keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
         keysAndArgs[keyCount + 4] = queuedBefore ? ONE : ZERO;
+        keysAndArgs[keyCount + 5] = waits ? ONE : ZERO;
         return keysAndArgs;
     }
 
@@ -283,7 +310,7 @@ final class LockCommands implements RenewalClient {
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long release(LockKeys keys, String owner, long leaseMillis) {
-        return release(List.of(keys), owner, new long[] {leaseMillis})[0];
+        return release(List.of(keys), owner, new long[] {leaseMillis}, new long[1])[0];
     }
 
     /**
@@ -291,11 +318,12 @@ final class LockCommands implements RenewalClient {
      * becomes free is handed to the first live waiter queued for it.
      *
      * @param restoreLeases per lock, the lease to restore when holds remain
+     * @param tokens        per lock, the owner's fencing token (0 unknown): a hand-off draws a higher one
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
-    long[] release(List<LockKeys> group, String owner, long[] restoreLeases) {
-        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * 5,
-                releaseKeysAndArgs(group, owner, "", restoreLeases));
+    long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
+        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                releaseKeysAndArgs(group, owner, "", restoreLeases, tokens));
         long[] remaining = new long[reply.size()];
         for (int i = 0; i < remaining.length; i++) {
             remaining[i] = ((Number) reply.get(i)).longValue();
@@ -311,23 +339,26 @@ final class LockCommands implements RenewalClient {
      * @return whether the lock had been handed to {@code owner}
      */
     boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, 5,
-                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}));
+        List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1]));
         return ((Number) reply.get(0)).longValue() == 0;
     }
 
-    /** KEYS (5 per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
-    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases) {
-        int keyCount = group.size() * 5;
-        byte[][] keysAndArgs = new byte[keyCount + 2 + group.size()][];
+    /** How many KEYS {@code release.lua} takes per lock. */
+    static final int RELEASE_KEYS_PER_LOCK = 4;
+
+    /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
+    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens) {
+        int keyCount = group.size() * RELEASE_KEYS_PER_LOCK;
+        byte[][] keysAndArgs = new byte[keyCount + 2 + 2 * group.size()][];
         for (int i = 0; i < group.size(); i++) {
             LockKeys keys = group.get(i);
-            keysAndArgs[5 * i] = bytes(keys.name());
-            keysAndArgs[5 * i + 1] = bytes(keys.channel());
-            keysAndArgs[5 * i + 2] = bytes(keys.fence());
-            keysAndArgs[5 * i + 3] = bytes(keys.waitQueue());
-            keysAndArgs[5 * i + 4] = bytes(keys.waitDeadlines());
-            keysAndArgs[keyCount + 2 + i] = bytes(Long.toString(restoreLeases[i]));
+            keysAndArgs[4 * i] = bytes(keys.name());
+            keysAndArgs[4 * i + 1] = bytes(keys.channel());
+            keysAndArgs[4 * i + 2] = bytes(keys.waitQueue());
+            keysAndArgs[4 * i + 3] = bytes(keys.waitDeadlines());
+            keysAndArgs[keyCount + 2 + 2 * i] = bytes(Long.toString(restoreLeases[i]));
+            keysAndArgs[keyCount + 3 + 2 * i] = bytes(Long.toString(tokens[i]));
         }
         keysAndArgs[keyCount] = bytes(owner);
         keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
@@ -354,8 +385,8 @@ final class LockCommands implements RenewalClient {
         return call(keys.name(), connection -> {
             boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
             if (held) {
-                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, 5,
-                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis})));
+                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis}, new long[1])));
             }
             return held;
         });

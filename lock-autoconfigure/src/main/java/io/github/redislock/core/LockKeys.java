@@ -5,34 +5,37 @@ package io.github.redislock.core;
  * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
  * touches two slots.
  *
- * @param fence the fencing-token counter; it expires with the lease it was drawn for and goes with the lock, and a
- *              missing one restarts from the Redis clock in microseconds, so tokens keep rising per key even after
- *              Redis lost its data
+ * <p>The names every plain lock and unlock sends are built once, when the lock is taken, and kept with
+ * its hold; the others are built when asked for.
+ *
+ * @param waitQueue     the plain lock's wait queue: a list of waiting owners (with their leases) a release hands the
+ *                      lock to, oldest first
+ * @param waitDeadlines the plain lock's sorted set of queued waiters by the deadline (ms) after which a silent waiter is skipped
  */
-record LockKeys(String prefix, String key, String name, String channel, String fence) {
+record LockKeys(String prefix, String key, String name, String channel, String waitQueue, String waitDeadlines) {
 
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     static final int MAX_KEY_LENGTH = 1024;
 
     static LockKeys of(String prefix, String key) {
         validate(key);
-        String name = prefix + key;
-        return new LockKeys(prefix, key, name, helperName(prefix, name, "released"), helperName(prefix, name, "fence"));
+        String name = prefix + key; // AbstractLocker.redisName builds it alike
+        return new LockKeys(prefix, key, name, helperName(prefix, name, "released"), helperName(prefix, name, "wait-queue"),
+                helperName(prefix, name, "wait-deadlines"));
+    }
+
+    /**
+     * The fencing-token counter of a fair or read-write lock; it expires with the lease it was drawn for and goes with
+     * the lock, and a missing one restarts from the Redis clock in microseconds, so tokens keep rising per key even
+     * after Redis lost its data. A plain lock needs none: its tokens are the Redis clock itself (see {@code acquire.lua}).
+     */
+    String fence() {
+        return helperName(prefix, name, "fence");
     }
 
     /** The read-write lock's sorted set of owners by lease deadline (ms), so each reader's lease ends alone. */
     String leases() {
         return helperName(prefix, name, "leases");
-    }
-
-    /** The plain lock's wait queue: a list of waiting owners (with their leases) a release hands the lock to, oldest first. */
-    String waitQueue() {
-        return helperName(prefix, name, "wait-queue");
-    }
-
-    /** The plain lock's sorted set of queued waiters by the deadline (ms) after which a silent waiter is skipped. */
-    String waitDeadlines() {
-        return helperName(prefix, name, "wait-deadlines");
     }
 
     /** The fair lock's queue: a list of waiting owners, first come first served. */

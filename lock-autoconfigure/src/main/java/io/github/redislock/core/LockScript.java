@@ -23,11 +23,13 @@ enum LockScript {
     private final String resource;
     private final byte[] body;
     private final byte[] sha1;
+    private final String sha1Hex;
 
     LockScript(String resource) {
         this.resource = resource;
         this.body = load(resource);
-        this.sha1 = sha1Hex(body).getBytes(StandardCharsets.US_ASCII);
+        this.sha1Hex = sha1Hex(body);
+        this.sha1 = sha1Hex.getBytes(StandardCharsets.US_ASCII);
     }
 
     byte[] body() {
@@ -40,7 +42,7 @@ enum LockScript {
     }
 
     String sha1Hex() {
-        return new String(sha1, StandardCharsets.US_ASCII);
+        return sha1Hex;
     }
 
     String resource() {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 
 import org.apache.commons.logging.Log;
@@ -266,10 +267,10 @@ public class RedisLocker extends AbstractLocker {
 
     /** @param owner a thread's or a token's owner field */
     void unlock(LockKind kind, String key, String owner) {
-        LockKeys keys = keys(key);
-        Hold hold = holds.get(keys.name(), owner, kind.holdSlot());
+        String redisName = redisName(key);
+        Hold hold = holds.get(redisName, owner, kind.holdSlot());
         if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + keys.name()
+            throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + redisName
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
         releases.release(List.of(hold));
@@ -362,7 +363,7 @@ public class RedisLocker extends AbstractLocker {
             case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
-        String what = kind.describe(describe(keys.stream().map(LockKeys::key).toList()));
+        Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
         return BlockingWait.run(this, attempt, what, waitNanos, interruptible);
     }
 
@@ -422,6 +423,9 @@ public class RedisLocker extends AbstractLocker {
 
 
     private List<String> inTakingOrder(List<String> keys) {
+        if (keys.size() == 1) {
+            return keys;
+        }
         Comparator<String> order = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
                 .thenComparing(Comparator.naturalOrder());
         return keys.stream().sorted(order).toList();
@@ -429,6 +433,9 @@ public class RedisLocker extends AbstractLocker {
 
 
     private List<LockKeys> keys(List<String> keys) {
+        if (keys.size() == 1) {
+            return List.of(keys(keys.get(0)));
+        }
         keys.forEach(LockKeys::validate);
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }

@@ -315,7 +315,7 @@ public class RedlockLocker extends AbstractLocker {
             watchdog.unwatch(hold);
         }
         long restore = restoreLease(hold);
-        List<long[]> answers = masters.onEvery(node -> node.release(List.of(keys), owner, new long[] {restore}));
+        List<long[]> answers = masters.onEvery(node -> new long[] {node.release(keys, owner, restore)});
         long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
         if (hold.lost || confirmed < quorum) {
             forget(hold);

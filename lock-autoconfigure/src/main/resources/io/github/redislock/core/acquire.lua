@@ -1,12 +1,13 @@
 -- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
 -- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
--- KEYS[2i-1]  lock hash i (<key-prefix><key>); one field per owner, value = hold count
--- KEYS[2i]    its fencing-token counter (same hash slot); it expires with the lease it was drawn for and a
---             final release deletes it; a missing counter restarts from the Redis clock in microseconds,
---             so tokens keep rising per key after it expired or Redis lost its data
--- KEYS[3], KEYS[4]  only when ARGV[3] > 0 (then there is exactly one lock): its wait queue (a list of
---             members, oldest first) and the members' deadlines (a sorted set, ms on the Redis clock);
---             a release hands the lock to the queue's first live member (see release.lua)
+-- The uncontended first acquisition, the everyday case, runs 4 commands (EXISTS, TIME, HSET, PEXPIRE):
+-- its fencing token is the Redis clock, read once per call, so no counter key has to be written,
+-- expired or deleted.
+-- KEYS[i]     lock hash i (<key-prefix><key>); one field per owner, value = hold count; a 'waiters'
+--             field (see below) once a waiter blocked on it
+-- KEYS[2], KEYS[3]  only when ARGV[3] > 0 (then there is exactly one lock, KEYS[1]): its wait queue (a
+--             list of members, oldest first) and the members' deadlines (a sorted set, ms on the Redis
+--             clock); a release hands the lock to the queue's first live member (see release.lua)
 -- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive); a
 --             re-entry only ever lengthens the lock's remaining life, never shortens it
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
@@ -18,26 +19,31 @@
 --             for one to this wait
 -- ARGV[5]     '1' when this wait may still have a place in the wait queue from an earlier try, which
 --             it gives up when it gets the lock; '0' saves that work
--- ARGV[5+i]   '1' when the client knows of no hold of this owner on lock i: a count Redis still has
+-- ARGV[6]     '1' when the caller waits if blocked: the blocking lock's hash gets the field
+--             'waiters', which tells its release to look at the queue and publish (a release of a lock
+--             without it skips both); with ARGV[3] > 0 it is set in any case
+-- ARGV[6+i]   '1' when the client knows of no hold of this owner on lock i: a count Redis still has
 --             for it was left by an acquisition whose reply never arrived (a timeout) or by a hand-off
 --             whose message was missed, so the count restarts at 1 and a new token is drawn, instead
 --             of a phantom re-entry the owner's single unlock would never undo
 -- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
---               holdCount 1 = first acquisition, which draws a new token from the counter; a
---               reentrant acquisition returns the counter's value (nobody else can have drawn one
---               while this owner held the lock), or 0 when the counter expired during a long hold:
---               the client keeps the token of its first acquisition;
+--               holdCount 1 = first acquisition, whose fencing token is the Redis clock in
+--               microseconds (TIME); a token taken over in a hand-off is at least one above the
+--               releasing owner's (release.lua), so per key tokens rise as long as the Redis clock
+--               does not go back; a reentrant acquisition returns 0: the client keeps the token of
+--               the hold it enters;
 --             {0, i, pttl} when lock i is held by another owner and nothing was taken; pttl is its
 --               remaining lease in ms (-1 when the key has no expiry, so the caller cannot know when it ends).
 local keepPlace = tonumber(ARGV[3])
-local locks = keepPlace > 0 and 1 or #KEYS / 2
+local locks = keepPlace > 0 and 1 or #KEYS
+local owner = ARGV[2]
 local member = ARGV[4]
 for i = 1, locks do
-    local hash = KEYS[2 * i - 1]
-    if redis.call('exists', hash) == 1 and redis.call('hexists', hash, ARGV[2]) == 0 then
+    local hash = KEYS[i]
+    if redis.call('exists', hash) == 1 and redis.call('hexists', hash, owner) == 0 then
         local pttl = redis.call('pttl', hash)
         if keepPlace > 0 then
-            local queue, deadlines = KEYS[3], KEYS[4]
+            local queue, deadlines = KEYS[2], KEYS[3]
             local clock = redis.call('time')
             local deadline = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) + keepPlace
             if redis.call('zadd', deadlines, deadline, member) == 1 then
@@ -49,39 +55,48 @@ for i = 1, locks do
                 redis.call('pexpire', deadlines, keepPlace)
             end
         end
+        if keepPlace > 0 or ARGV[6] == '1' then
+            redis.call('hset', hash, 'waiters', 1)
+        end
         return {0, i, pttl}
     end
 end
-if keepPlace > 0 and ARGV[5] == '1' and redis.call('zrem', KEYS[4], member) == 1 then
-    redis.call('lrem', KEYS[3], 1, member)
+-- A waiter that leaves the queue for a free lock leaves the others behind it: its release must look for them.
+local othersQueued = false
+if keepPlace > 0 and ARGV[5] == '1' then
+    if redis.call('zrem', KEYS[3], member) == 1 then
+        redis.call('lrem', KEYS[2], 1, member)
+    end
+    othersQueued = redis.call('llen', KEYS[2]) > 0
 end
 local lease = tonumber(ARGV[1])
+local micros
 local reply = {1}
 for i = 1, locks do
-    local hash, fence = KEYS[2 * i - 1], KEYS[2 * i]
+    local hash = KEYS[i]
     local holdCount = 1
-    if ARGV[5 + i] == '1' then
-        redis.call('hset', hash, ARGV[2], 1)
+    if ARGV[6 + i] == '1' then
+        if othersQueued then
+            redis.call('hset', hash, owner, 1, 'waiters', 1)
+        else
+            redis.call('hset', hash, owner, 1)
+        end
     else
-        holdCount = redis.call('hincrby', hash, ARGV[2], 1)
+        holdCount = redis.call('hincrby', hash, owner, 1)
+        if holdCount == 1 and othersQueued then
+            redis.call('hset', hash, 'waiters', 1)
+        end
     end
-    local token
+    local token = 0
     if holdCount == 1 then
-        redis.call('pexpire', hash, lease)
-        token = redis.call('incr', fence)
-        if token == 1 then
-            -- The counter was missing: start it from the clock, above every token drawn before.
+        if not micros then
             local clock = redis.call('time')
-            local seed = clock[1] .. string.sub('00000' .. clock[2], -6)
-            redis.call('set', fence, seed)
-            token = tonumber(seed)
+            micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
         end
-        redis.call('pexpire', fence, lease)
-    else
-        if redis.call('pttl', hash) < lease then
-            redis.call('pexpire', hash, lease)
-        end
-        token = tonumber(redis.call('get', fence)) or 0
+        token = micros
+        redis.call('pexpire', hash, lease)
+    elseif redis.call('pttl', hash) < lease then
+        redis.call('pexpire', hash, lease)
     end
     reply[#reply + 1] = holdCount
     reply[#reply + 1] = token

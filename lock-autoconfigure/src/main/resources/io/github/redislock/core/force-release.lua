@@ -2,7 +2,8 @@
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel (same hash slot as KEYS[1])
 -- KEYS[3]  the read-write lock's lease set, deleted with it
--- KEYS[4]  the fencing-token counter, deleted with it (a missing counter restarts from the Redis clock)
+-- KEYS[4]  the fair or read-write lock's fencing-token counter, deleted with it (a missing counter
+--          restarts from the Redis clock; a plain lock draws its tokens from the clock and keeps none)
 -- KEYS[5]  the fair lock's queue, whose first waiter is told
 -- ARGV[1]  prefix of the fair waiters' own wake-up channels (see fair.lua)
 -- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; for a read-write
@@ -21,7 +22,8 @@ local readWrite = redis.call('hexists', KEYS[1], 'mode') == 1
 local holds = {}
 for i = 1, #fields, 2 do
     local mode = string.sub(fields[i], -2)
-    if not readWrite or mode == ':r' or mode == ':w' then
+    -- owner fields hold a ':'; a plain lock's 'waiters' field (see acquire.lua) is no hold
+    if (not readWrite and string.find(fields[i], ':', 1, true)) or mode == ':r' or mode == ':w' then
         holds[#holds + 1] = fields[i]
         holds[#holds + 1] = fields[i + 1]
     end

@@ -24,8 +24,9 @@ local action, owner = ARGV[1], ARGV[2]
 local acquiring = action == 'read' or action == 'write'
 
 if redis.call('exists', hash) == 1 and not redis.call('hget', hash, 'mode') then
-    -- the key is taken as a plain or fair lock
+    -- the key is taken as a plain or fair lock; 'waiters' makes a plain lock's release publish (see release.lua)
     if acquiring then
+        redis.call('hset', hash, 'waiters', 1)
         return {0, 1, redis.call('pttl', hash)}
     end
     return -1

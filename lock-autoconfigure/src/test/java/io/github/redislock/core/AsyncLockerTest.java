@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockAcquisitionException;
 

@@ -75,14 +75,39 @@ class FencingTokenTest extends TwoInstances {
     }
 
     @Test
-    void theCounterSharesTheLocksHashSlotExpiresWithTheLeaseAndGoesWithTheLock() {
+    void aPlainLocksTokenNeedsNoKeyOfItsOwnAndNothingStaysAfterTheRelease() {
         first.locker.lock(key);
-        String fence = LockKeys.of(LockerFixture.PREFIX, key).fence();
-        assertThat(fence).isEqualTo("lock:{lock:" + key + "}:fence");
-        assertThat(first.redis.getExpire(fence, TimeUnit.MILLISECONDS)).isBetween(1L, WATCHDOG_TIMEOUT.toMillis());
-        assertThat(first.redis.opsForValue().get(fence)).isEqualTo(Long.toString(first.locker.fencingToken(key)));
+        String hash = first.redisKey(key);
+        assertThat(first.redis.keys("*" + hash + "*")).as("keys of the held lock").containsExactly(hash);
+        assertThat(first.redis.opsForHash().keys(hash)).as("fields of the held lock")
+                .containsExactly(first.locker.getClientId() + ":" + Thread.currentThread().getId());
         first.locker.unlock(key);
-        assertThat(first.redis.hasKey(fence)).as("counter left after the release").isFalse();
+        assertThat(first.redis.keys("*" + hash + "*")).as("keys left after the release").isEmpty();
+    }
+
+    @Test
+    void aHandOffGivesTheTokenAboveTheReleasingOwnersEvenWhenThatOneIsAheadOfTheRedisClock() throws Exception {
+        // A waiter that comes back to Redis on its own only every 3.3 s: only the hand-off can make it the owner here.
+        try (LockerFixture patient = LockerFixture.connect(io.github.redislock.testsupport.TestRedis.shared().host(),
+                io.github.redislock.testsupport.TestRedis.shared().port(), LockerFixture.SLOW_RETRIES)) {
+            first.locker.lock(key);
+            java.util.concurrent.CompletableFuture<Long> handedOver = new java.util.concurrent.CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                patient.locker.lock(key);
+                handedOver.complete(patient.locker.fencingToken(key));
+                patient.locker.unlock(key);
+            });
+            waiter.start();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> patient.subscriptions.waiterCount() == 1
+                    && first.redis.opsForList().size(LockKeys.of(LockerFixture.PREFIX, key).waitQueue()) == 1);
+            // The releasing owner's token an hour ahead of the Redis clock, as after a clock step back: the next one must still be higher.
+            long ahead = first.locker.fencingToken(key) + TimeUnit.HOURS.toMicros(1);
+            assertThat(first.commands.release(List.of(LockKeys.of(LockerFixture.PREFIX, key)),
+                    first.locker.getClientId() + ":" + Thread.currentThread().getId(), new long[] {1000}, new long[] {ahead})[0]).isZero();
+            assertThat(handedOver.get(5, TimeUnit.SECONDS)).isEqualTo(ahead + 1);
+            waiter.join(5000);
+            assertThatThrownBy(() -> first.locker.unlock(key)).as("the hold went with the release above").isInstanceOf(LockLostException.class);
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+
 /**
  * What tests outside this package may do to a Locker's package-private parts: run a renewal tick now
  * and hold a release subscription open. Test code only; the library itself offers none of it.

@@ -2,8 +2,12 @@ package io.github.redislock.benchmarks;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 
+import io.github.redislock.benchmarks.client.ClientCostMain;
 import io.github.redislock.benchmarks.report.MarkdownReport;
+
+import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * {@code java -jar lock-benchmarks.jar [options]}: measures every lock implementation on one local
@@ -14,7 +18,11 @@ public final class BenchmarkMain {
     private BenchmarkMain() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws IOException, RunnerException {
+        if (args.length > 0 && args[0].equals("--client-cost")) {
+            ClientCostMain.run(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         BenchmarkOptions options;
         try {
             options = BenchmarkOptions.parse(args);

@@ -53,6 +53,8 @@ public record BenchmarkOptions(
               --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s,
                                            2 x 50 waiters, 1,000 held locks on 2 instances for 2.5 s, cluster at T=8: a smoke run
               --help
+            java -jar lock-benchmarks/target/lock-benchmarks.jar --client-cost [iterations]
+                                           JMH with -prof gc: the client's own work per uncontended pair, no Redis
             """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()));
 
     /** @throws IllegalArgumentException naming the option that is unknown or malformed */

@@ -15,6 +15,8 @@ public final class Row {
     public double opsPerSecond = Double.NaN;
     public double p50Micros = Double.NaN;
     public double p99Micros = Double.NaN;
+    /** Uncontended scenario: Redis commands per lock+unlock pair, those inside scripts counted and the script calls not. */
+    public double commandsPerOp = Double.NaN;
     /** Share of one core the Redis server used during the measured window. */
     public double redisCpuShare = Double.NaN;
 

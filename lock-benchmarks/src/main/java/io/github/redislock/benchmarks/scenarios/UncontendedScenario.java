@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.LatencySamples;
+import io.github.redislock.benchmarks.measure.RedisCommandStats;
 import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.report.Row;
 
@@ -28,7 +29,9 @@ final class UncontendedScenario implements Scenario {
                 + "(the library's everyday blocking `lock`). Pairs/s over the measured window; latency of one "
                 + "lock+unlock pair. The ceiling row sends redis-lock's own acquire and release script calls "
                 + "through Lettuce's async API (after a JVM warm-up of its own), " + context.options().ceilingInFlight() + " pairs in flight over "
-                + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair.";
+                + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair. "
+                + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
+                + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
     }
 
     @Override
@@ -54,6 +57,7 @@ final class UncontendedScenario implements Scenario {
             samples.add(new LatencySamples());
         }
         double[] redisCpu = new double[2];
+        RedisCommandStats[] stats = new RedisCommandStats[2];
         try (LockClient client = implementation.connect(context.settings())) {
             TimedWorkers.Outcome outcome = TimedWorkers.run("uncontended-" + implementation.id(), threads,
                     context.options().warmup(), context.options().measure(), (worker, measuring) -> {
@@ -64,10 +68,17 @@ final class UncontendedScenario implements Scenario {
                         if (measuring) {
                             samples.get(worker).add(System.nanoTime() - start);
                         }
-                    }, () -> redisCpu[0] = RedisCpu.seconds(context.redis()), () -> redisCpu[1] = RedisCpu.seconds(context.redis()));
+                    }, () -> {
+                        stats[0] = RedisCommandStats.of(context.redis());
+                        redisCpu[0] = RedisCpu.seconds(context.redis());
+                    }, () -> {
+                        redisCpu[1] = RedisCpu.seconds(context.redis());
+                        stats[1] = RedisCommandStats.of(context.redis());
+                    });
             row.redisCpuShare = (redisCpu[1] - redisCpu[0]) * 1e9 / outcome.measuredNanos();
             long[] sorted = LatencySamples.merge(samples);
             row.opsPerSecond = outcome.perSecond(sorted.length);
+            row.commandsPerOp = (double) (stats[1].commandsSince(stats[0]) - stats[1].scriptCallsSince(stats[0])) / sorted.length;
             row.p50Micros = LatencySamples.percentileMicros(sorted, 50);
             row.p99Micros = LatencySamples.percentileMicros(sorted, 99);
             Runs.noteProblems(row, outcome);

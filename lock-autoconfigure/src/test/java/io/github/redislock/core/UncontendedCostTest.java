@@ -1,0 +1,73 @@
+package io.github.redislock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What Redis runs for the everyday case, one {@code lock(key)} and {@code unlock(key)} nobody else
+ * wants: on a machine where Redis and the application share cores, every command inside the two
+ * scripts is time the pair waits for. Counted from {@code INFO commandstats} on a server of its own,
+ * so no other test's commands can be mixed in.
+ */
+class UncontendedCostTest {
+
+    /** The budget of issue 15: at most this many commands inside the scripts per uncontended pair. */
+    static final int MAX_COMMANDS_PER_PAIR = 6;
+
+    static RedisServerProcess redis;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = TestRedis.startNew();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.stop();
+    }
+
+    @Test
+    void anUncontendedPairRunsTwoScriptsWithAtMostSixCommandsInside() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            instance.locker.lock("warm-up"); // connections open, scripts loaded: only the measured pair is counted below
+            instance.locker.unlock("warm-up");
+            redis.resetStats();
+
+            instance.locker.lock("measured");
+            instance.locker.unlock("measured");
+
+            Map<String, Long> calls = commandCalls();
+            assertThat(calls.remove("evalsha")).as("script calls of one pair, all commands: %s", calls).isEqualTo(2L);
+            calls.keySet().removeIf(command -> command.startsWith("config")); // the reset above ('config|resetstat' on Redis 7)
+            long inside = calls.values().stream().mapToLong(Long::longValue).sum();
+            assertThat(inside).as("commands inside the scripts of one uncontended pair: %s", calls).isLessThanOrEqualTo(MAX_COMMANDS_PER_PAIR);
+            assertThat(redis.command("KEYS", "*")).as("keys left after the pair").asList().isEmpty();
+        }
+    }
+
+    /** Calls per command since the reset, {@code INFO} itself left out. */
+    private static Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new TreeMap<>();
+        redis.info("commandstats").forEach((name, stats) -> {
+            String command = name.substring("cmdstat_".length());
+            if (!command.equals("info")) {
+                for (String field : stats.split(",")) {
+                    if (field.startsWith("calls=")) {
+                        calls.put(command, Long.parseLong(field.substring("calls=".length())));
+                    }
+                }
+            }
+        });
+        return calls;
+    }
+}
