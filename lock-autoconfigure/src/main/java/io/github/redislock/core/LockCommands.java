@@ -1,62 +1,34 @@
 package io.github.redislock.core;
 
 import io.github.redislock.Locker;
-import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
-
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The Redis side of every lock: runs the lock scripts with EVALSHA (falling back to EVAL when Redis
- * lost its script cache, e.g. after {@code SCRIPT FLUSH} or a restart) and turns Redis failures into
- * {@link LockRedisException}s that name the key. Shared by the {@link Locker} and the watchdog;
- * applications use {@link Locker}.
+ * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
+ * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
+ * for a replica. The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
+ * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
  */
 final class LockCommands implements RenewalClient {
 
-    /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
-    static final int MAX_RENEWAL_BATCH = 1000;
-
-    private static final int MAX_OPEN_ATTEMPTS = 3;
-
-    private final RedisConnectionFactory connectionFactory;
-    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
-    private final Duration replyBackstop;
+    private final ScriptTransport transport;
+    private final LeaseRenewals renewals;
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
-    private volatile Boolean cluster;
-    /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
-    private final boolean sharesNativeConnection;
-    private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
         this(connectionFactory, null);
@@ -67,11 +39,7 @@ final class LockCommands implements RenewalClient {
      *                    replica to acknowledge it and fails, released again, when none did
      */
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
-        this.replicaSync = replicaSync;
-        this.connectionFactory = connectionFactory;
-        this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
-        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
-                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
+        this(new ScriptTransport(connectionFactory), replicaSync);
     }
 
     /**
@@ -79,12 +47,13 @@ final class LockCommands implements RenewalClient {
      * {@link LockClientProbe}, which answers them in memory to measure the client's own work.
      */
     LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this.connectionFactory = null;
-        this.replicaSync = null;
-        this.sharesNativeConnection = true;
-        this.replyBackstop = Duration.ofSeconds(60);
-        this.cluster = false;
-        this.shared = commands;
+        this(new ScriptTransport(commands), null);
+    }
+
+    private LockCommands(ScriptTransport transport, Duration replicaSync) {
+        this.transport = transport;
+        this.renewals = new LeaseRenewals(transport);
+        this.replicaSync = replicaSync;
     }
 
     /**
@@ -244,7 +213,7 @@ final class LockCommands implements RenewalClient {
         if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
             throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
         }
-        return awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
+        return transport.awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
     }
 
     /**
@@ -402,327 +371,24 @@ final class LockCommands implements RenewalClient {
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
-    /**
-     * Locks whose hash carries the lease cost one script call per batch; owners with a lease of their
-     * own in a lease set (read-write locks) a second kind of call, made only when there are such holds.
-     *
-     * <p>Every batch stands alone: all are sent at once, and a batch whose node fails or does not answer
-     * within a third of {@code leaseMillis} (whatever the client's command timeout) does not keep the
-     * others, on healthy nodes, from being renewed in this tick.
-     *
-     * @throws PartialRenewalException when some batches failed; it carries what the others found lost
-     */
+    /** Batches the renewal of watched locks: see {@link LeaseRenewals}. */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        List<WatchedLock> byHash = new ArrayList<>();
-        List<WatchedLock> byLeaseSet = new ArrayList<>();
-        for (WatchedLock lock : locks) {
-            (lock.leaseSet() == null ? byHash : byLeaseSet).add(lock);
-        }
-        List<RenewalCall> calls = new ArrayList<>();
-        for (List<WatchedLock> batch : batches(byHash)) {
-            calls.add(new RenewalCall(batch, LockScript.RENEW, 1, lock -> new String[] {lock.redisKey()}, leaseMillis));
-        }
-        for (List<WatchedLock> batch : batches(byLeaseSet)) {
-            calls.add(new RenewalCall(batch, LockScript.RENEW_LEASES, 2, lock -> new String[] {lock.redisKey(), lock.leaseSet()}, leaseMillis));
-        }
-        Duration bound = Duration.ofMillis(Math.max(1, leaseMillis / 3));
-        long deadline = System.nanoTime() + bound.toNanos();
-        Set<WatchedLock> lost = new HashSet<>();
-        RuntimeException failure = null;
-        int unrenewed = 0;
-        for (RenewalCall call : calls) {
-            try {
-                call.collectLost(deadline, bound, lost);
-            } catch (RuntimeException e) {
-                unrenewed += call.batch.size();
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            String which = unrenewed == locks.size() ? "None of the " + locks.size() + " lock(s) could be renewed: "
-                    : unrenewed + " of " + locks.size() + " lock(s) could not be renewed (the others were): ";
-            throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
-        }
-        return lost;
+        return renewals.renew(locks, leaseMillis);
     }
 
-    /** One renewal script call, sent when created (on Lettuce's shared connection) and awaited by {@link #collectLost}. */
-    private final class RenewalCall {
-        final List<WatchedLock> batch;
-        private final LockScript script;
-        private final byte[][] keys;
-        private final byte[][] args;
-        private final RedisClusterAsyncCommands<byte[], byte[]> lettuce;
-        private RedisFuture<List<Object>> reply;
-
-        RenewalCall(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf, long leaseMillis) {
-            this.batch = batch;
-            this.script = script;
-            byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
-            this.keys = Arrays.copyOfRange(keysAndArgs, 0, batch.size() * keysPerLock);
-            this.args = Arrays.copyOfRange(keysAndArgs, batch.size() * keysPerLock, keysAndArgs.length);
-            this.lettuce = guarded(redisKey(), () -> sharedCommands(redisKey()));
-            if (lettuce != null) {
-                reply = guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
-            }
-        }
-
-        String redisKey() {
-            return batch.get(0).redisKey();
-        }
-
-        void collectLost(long deadline, Duration bound, Set<WatchedLock> lost) {
-            List<?> positions = lettuce == null
-                    ? run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args))
-                    : guarded(redisKey(), () -> awaitBounded(deadline, bound));
-            for (Object position : positions) {
-                lost.add(batch.get(((Number) position).intValue() - 1));
-            }
-        }
-
-        private List<Object> awaitBounded(long deadline, Duration bound) {
-            boolean retried = false;
-            while (true) {
-                try {
-                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (ExecutionException e) {
-                    if (retried || !isNoScript(e)) {
-                        throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-                    }
-                    retried = true;
-                    reply = lettuce.eval(script.body(), ScriptOutputType.MULTI, keys, args);
-                } catch (TimeoutException e) {
-                    reply.cancel(true);
-                    throw new IllegalStateException("No reply within " + bound.toMillis() + " ms (a third of the watchdog timeout) renewing "
-                            + batch.size() + " lock(s) from " + redisKey(), e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("Interrupted renewing " + batch.size() + " lock(s) from " + redisKey(), e);
-                }
-            }
-        }
-    }
-
-    private static byte[][] concat(byte[][] first, byte[][] second) {
-        byte[][] both = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, both, first.length, second.length);
-        return both;
-    }
-
-    private static byte[][] renewalKeysAndArgs(List<WatchedLock> batch, int keysPerLock, Function<WatchedLock, String[]> keysOf,
-                                               long leaseMillis) {
-        int keyCount = batch.size() * keysPerLock;
-        byte[][] keysAndArgs = new byte[keyCount + 1 + batch.size()][];
-        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
-        for (int i = 0; i < batch.size(); i++) {
-            String[] keys = keysOf.apply(batch.get(i));
-            for (int k = 0; k < keysPerLock; k++) {
-                keysAndArgs[i * keysPerLock + k] = bytes(keys[k]);
-            }
-            keysAndArgs[keyCount + 1 + i] = bytes(batch.get(i).ownerField());
-        }
-        return keysAndArgs;
-    }
-
-    /** One batch per hash slot in a cluster (a script may not cross slots), otherwise as few as the batch size allows. */
-    private List<List<WatchedLock>> batches(List<WatchedLock> locks) {
-        Function<WatchedLock, Integer> group = isCluster() ? lock -> ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : lock -> 0;
-        Map<Integer, List<WatchedLock>> bySlot = new LinkedHashMap<>();
-        for (WatchedLock lock : locks) {
-            bySlot.computeIfAbsent(group.apply(lock), slot -> new ArrayList<>()).add(lock);
-        }
-        List<List<WatchedLock>> batches = new ArrayList<>();
-        for (Collection<WatchedLock> slotLocks : bySlot.values()) {
-            List<WatchedLock> list = new ArrayList<>(slotLocks);
-            for (int from = 0; from < list.size(); from += MAX_RENEWAL_BATCH) {
-                batches.add(list.subList(from, Math.min(list.size(), from + MAX_RENEWAL_BATCH)));
-            }
-        }
-        return batches;
-    }
-
-    private boolean isCluster() {
-        Boolean known = cluster;
-        if (known == null) {
-            known = call("(topology check)", connection -> connection instanceof RedisClusterConnection);
-            cluster = known;
-        }
-        return known;
-    }
-
-    /**
-     * Runs a lock script. With Lettuce the call goes through its asynchronous API and is awaited here,
-     * ignoring interrupts until the reply is in: a script that changed a lock must never be abandoned
-     * half-way by an interrupt, or the caller would not know whether it holds the lock.
-     */
-    @SuppressWarnings("unchecked")
+    /** Runs a lock script; see {@link ScriptTransport#run}. */
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        RedisClusterAsyncCommands<byte[], byte[]> lettuce = sharedCommands(redisKey);
-        if (lettuce == null) {
-            return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
-        }
-        return guarded(redisKey, () -> (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs));
+        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
     }
 
-    /**
-     * The connection factory's shared Lettuce connection, kept between calls: asking the factory for a
-     * connection wrapper on every lock operation costs more client time than the script itself. A
-     * closed one (the factory was stopped or reset) is looked up again; null when the factory hands out
-     * a dedicated connection per call (pooling) or is not Lettuce's, which then goes through {@link #call}.
-     */
-    @SuppressWarnings("unchecked")
-    private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(String redisKey) {
-        if (!sharesNativeConnection) {
-            return null;
-        }
-        RedisClusterAsyncCommands<byte[], byte[]> commands = shared;
-        if (commands != null && isOpen(commands)) {
-            return commands;
-        }
-        commands = call(redisKey, connection -> connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce
-                ? (RedisClusterAsyncCommands<byte[], byte[]>) lettuce : null);
-        shared = commands;
-        return commands;
-    }
-
-    /**
-     * Asks the connection behind the commands, not the commands: Lettuce 7 (Spring Boot 4) dropped
-     * {@code isOpen()} from the command interfaces, while {@code getStatefulConnection().isOpen()} is on
-     * both Lettuce 6 and 7. Commands of an unknown kind count as closed, so they are looked up again.
-     */
-    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-            return standalone.getStatefulConnection().isOpen();
-        }
-        return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
-            return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
-        }
-        try {
-            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
-        } catch (RuntimeException e) {
-            if (!isNoScript(e)) {
-                throw e;
-            }
-            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
-        }
-    }
-
-    private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
-                              int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
-        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        try {
-            return awaitUninterruptibly(lettuce.evalsha(script.sha1Hex(), output, keys, args));
-        } catch (RuntimeException e) {
-            if (!isNoScript(e)) {
-                throw e;
-            }
-            return awaitUninterruptibly(lettuce.eval(script.body(), output, keys, args));
-        }
-    }
-
-    /** Waits for the reply, keeping (not obeying) interrupts; bounded by the command timeout as a backstop. */
-    private <T> T awaitUninterruptibly(RedisFuture<T> reply) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + replyBackstop.toNanos();
-        try {
-            while (true) {
-                try {
-                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-                } catch (TimeoutException e) {
-                    reply.cancel(true);
-                    throw new IllegalStateException("No reply from Redis within " + replyBackstop, e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Runs one Redis interaction. The interrupt flag is cleared for its duration and set again
-     * afterwards: the Redis client refuses to start a command on an interrupted thread, and an
-     * interrupted thread must still be able to release its locks.
-     */
+    /** Runs one Redis interaction on a connection of its own; see {@link ScriptTransport#call}. */
     <T> T call(String redisKey, Function<RedisConnection, T> action) {
-        return guarded(redisKey, () -> {
-            try (RedisConnection connection = openConnection()) {
-                return action.apply(connection);
-            }
-        });
+        return transport.call(redisKey, action);
     }
 
-    /** The interrupt flag handling and failure naming of {@link #call}, for work that has its connection already. */
-    private static <T> T guarded(String redisKey, Supplier<T> action) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return action.get();
-        } catch (LockException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
-        } finally {
-            if (interrupted || Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Opening (possibly connecting) is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
-    private RedisConnection openConnection() {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return connectionFactory.getConnection();
-            } catch (RuntimeException e) {
-                if (attempt == MAX_OPEN_ATTEMPTS || !causedByInterrupt(e)) {
-                    throw e;
-                }
-                Thread.interrupted();
-            }
-        }
-    }
-
-    private static boolean causedByInterrupt(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isNoScript(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    private <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        return transport.script(connection, script, returnType, keyCount, keysAndArgs);
     }
 
     private static final byte[] ONE = {'1'};

@@ -11,9 +11,9 @@ public final class LockInternals {
     private LockInternals() {
     }
 
-    /** Most locks one renewal script call renews ({@code LockCommands.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
+    /** Most locks one renewal script call renews ({@code LeaseRenewals.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
     public static int renewalBatchSize() {
-        return LockCommands.MAX_RENEWAL_BATCH;
+        return LeaseRenewals.MAX_RENEWAL_BATCH;
     }
 
     /** The list in which a plain lock queues its waiters, oldest first, for a release to hand the lock to. */

@@ -393,7 +393,7 @@ public class RedisLocker extends AbstractLocker {
         try {
             return subscriptions.join(channel, waitName, onWake);
         } catch (RuntimeException e) {
-            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(e), e);
+            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
         }
     }
 
