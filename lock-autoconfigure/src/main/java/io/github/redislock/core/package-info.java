@@ -8,8 +8,9 @@
  * the pub/sub waiting with its queued hand-off.
  *
  * <p>Only these Lockers, the builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
- * read-only {@link io.github.redislock.core.WatchdogState} are public, with two measuring hooks for the
- * benchmarks ({@link io.github.redislock.core.CeilingCalls}, {@link io.github.redislock.core.LockInternals});
+ * read-only {@link io.github.redislock.core.WatchdogState} are public, with three measuring hooks for
+ * the benchmarks ({@link io.github.redislock.core.CeilingCalls}, {@link io.github.redislock.core.LockInternals},
+ * {@link io.github.redislock.core.LockClientProbe});
  * script calls, holds, renewal and subscriptions are package-private, so they can change without
  * breaking anyone.
  */
