@@ -71,7 +71,7 @@ public final class LockAdmin {
     public Map<String, Long> forceRelease(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);
         List<?> flat = commands.run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 5, bytes(keys.name()), bytes(keys.channel()),
-                bytes(keys.leases()), bytes(keys.fence()), bytes(keys.queue()), bytes(keys.turnChannelPrefix()));
+                bytes(keys.leases()), bytes(keys.fence()), bytes(keys.queue()), bytes(keys.turnChannelPrefix()), commands.publishCommand(keys.name()));
         Map<String, Long> removed = new LinkedHashMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
             String owner = string((byte[]) flat.get(i));

@@ -46,7 +46,7 @@ public final class LockClientProbe implements AutoCloseable {
     private LockClientProbe(String keyPrefix, Duration watchdogTimeout) {
         LockCommands commands = new LockCommands(answeringInMemory());
         this.watchdog = new LockWatchdog(watchdogTimeout, commands);
-        this.subscriptions = new ReleaseSubscriptions(null, keyPrefix + "__anchor"); // never joined: nothing ever waits
+        this.subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(null, ShardedChannels.classic()), keyPrefix + "__anchor"); // never joined: nothing ever waits
         this.locker = new RedisLocker(commands, watchdog, subscriptions, keyPrefix, event -> {
         }, LockObserver.NONE);
     }

@@ -29,6 +29,8 @@ final class LockCommands implements RenewalClient {
     private final LeaseRenewals renewals;
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
+    /** Which command the scripts publish on a lock's channels with; the release subscriptions read the same. */
+    private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
         this(connectionFactory, null);
@@ -39,7 +41,12 @@ final class LockCommands implements RenewalClient {
      *                    replica to acknowledge it and fails, released again, when none did
      */
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
-        this(new ScriptTransport(connectionFactory), replicaSync);
+        this(connectionFactory, replicaSync, new ShardedChannels(connectionFactory));
+    }
+
+    /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
+    LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
+        this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
 
     /**
@@ -47,13 +54,14 @@ final class LockCommands implements RenewalClient {
      * {@link LockClientProbe}, which answers them in memory to measure the client's own work.
      */
     LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(new ScriptTransport(commands), null);
+        this(new ScriptTransport(commands), null, ShardedChannels.classic());
     }
 
-    private LockCommands(ScriptTransport transport, Duration replicaSync) {
+    private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {
         this.transport = transport;
         this.renewals = new LeaseRenewals(transport);
         this.replicaSync = replicaSync;
+        this.shardedChannels = shardedChannels;
     }
 
     /**
@@ -122,7 +130,7 @@ final class LockCommands implements RenewalClient {
         Arrays.fill(leases, leaseMillis);
         return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
                 connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(group, owner, "", leases, new long[group.size()])));
+                        releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], publishCommand(group.get(0).name()))));
     }
 
     /**
@@ -227,17 +235,18 @@ final class LockCommands implements RenewalClient {
         return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, readWriteKeys(keys,
                 kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
                 connection -> script(connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
-                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0")));
+                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0")));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
     long releaseReadWrite(LockKeys keys, LockKind kind, String owner) {
         return run(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "unread" : "unwrite", owner, "0"));
+                kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0"));
     }
 
-    private static byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
-        byte[][] keysAndArgs = new byte[6 + args.length][];
+    /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
+    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
+        byte[][] keysAndArgs = new byte[7 + args.length][];
         keysAndArgs[0] = bytes(keys.name());
         keysAndArgs[1] = bytes(keys.leases());
         keysAndArgs[2] = bytes(keys.fence());
@@ -247,6 +256,7 @@ final class LockCommands implements RenewalClient {
         for (int i = 0; i < args.length; i++) {
             keysAndArgs[6 + i] = bytes(args[i]);
         }
+        keysAndArgs[6 + args.length] = publishCommand(keys.name());
         return keysAndArgs;
     }
 
@@ -271,10 +281,10 @@ final class LockCommands implements RenewalClient {
         run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
     }
 
-    private static byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+    private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
-                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO};
+                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -292,7 +302,7 @@ final class LockCommands implements RenewalClient {
      */
     long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
         List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(group, owner, "", restoreLeases, tokens));
+                releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name())));
         long[] remaining = new long[reply.size()];
         for (int i = 0; i < remaining.length; i++) {
             remaining[i] = ((Number) reply.get(i)).longValue();
@@ -309,7 +319,7 @@ final class LockCommands implements RenewalClient {
      */
     boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
         List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1]));
+                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())));
         return ((Number) reply.get(0)).longValue() == 0;
     }
 
@@ -317,20 +327,22 @@ final class LockCommands implements RenewalClient {
     static final int RELEASE_KEYS_PER_LOCK = 4;
 
     /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
-    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens) {
+    static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
+                                       byte[] publishCommand) {
         int keyCount = group.size() * RELEASE_KEYS_PER_LOCK;
-        byte[][] keysAndArgs = new byte[keyCount + 2 + 2 * group.size()][];
+        byte[][] keysAndArgs = new byte[keyCount + 3 + 2 * group.size()][];
         for (int i = 0; i < group.size(); i++) {
             LockKeys keys = group.get(i);
             keysAndArgs[4 * i] = bytes(keys.name());
             keysAndArgs[4 * i + 1] = bytes(keys.channel());
             keysAndArgs[4 * i + 2] = bytes(keys.waitQueue());
             keysAndArgs[4 * i + 3] = bytes(keys.waitDeadlines());
-            keysAndArgs[keyCount + 2 + 2 * i] = bytes(Long.toString(restoreLeases[i]));
-            keysAndArgs[keyCount + 3 + 2 * i] = bytes(Long.toString(tokens[i]));
+            keysAndArgs[keyCount + 3 + 2 * i] = bytes(Long.toString(restoreLeases[i]));
+            keysAndArgs[keyCount + 4 + 2 * i] = bytes(Long.toString(tokens[i]));
         }
         keysAndArgs[keyCount] = bytes(owner);
         keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
+        keysAndArgs[keyCount + 2] = publishCommand;
         return keysAndArgs;
     }
 
@@ -355,10 +367,18 @@ final class LockCommands implements RenewalClient {
             boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
             if (held) {
                 awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis}, new long[1])));
+                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis}, new long[1], publishCommand(keys.name()))));
             }
             return held;
         });
+    }
+
+    /**
+     * The command the scripts publish on a lock's slot-bound channels with ({@code publish} or
+     * {@code spublish}); the first call on a cluster asks its masters, and a failure names the lock.
+     */
+    byte[] publishCommand(String redisKey) {
+        return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
 
     boolean exists(LockKeys keys) {

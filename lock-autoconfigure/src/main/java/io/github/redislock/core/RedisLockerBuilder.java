@@ -59,9 +59,11 @@ public final class RedisLockerBuilder {
 
     /** A Locker that starts its watchdog now and opens its pub/sub connection at the first wait. */
     public RedisLocker build() {
-        LockCommands commands = new LockCommands(connectionFactory, replicaSync);
+        ShardedChannels shardedChannels = new ShardedChannels(connectionFactory);
+        LockCommands commands = new LockCommands(connectionFactory, replicaSync, shardedChannels);
         LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, observer);
-        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, keyPrefix + "__anchor");
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, shardedChannels),
+                keyPrefix + "__anchor");
         return new RedisLocker(commands, watchdog, subscriptions, keyPrefix, events, observer);
     }
 }

@@ -14,11 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
@@ -43,6 +39,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * the instance whose queued wait a release gave the lock to, and wakes only that wait: it costs Redis
  * one write and no other instance any work.
  *
+ * <p>On a Redis Cluster that supports it the lock channels are sharded ({@link ShardedChannels}):
+ * each is subscribed on its own slot's master only, see {@link ChannelSubscriber}.
+ *
  * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
  * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
  */
@@ -57,14 +56,14 @@ final class ReleaseSubscriptions implements AutoCloseable {
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
 
-    private final RedisConnectionFactory connectionFactory;
+    private final ChannelSubscriber subscriber;
     private final HandOffInbox inbox;
     /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
     private final ReentrantLock commandLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber;
     private final Listener listener = new Listener();
-    private RedisConnection connection;
+    private ChannelSubscriber.Subscription connection;
     private volatile boolean closed;
 
     /**
@@ -73,7 +72,13 @@ final class ReleaseSubscriptions implements AutoCloseable {
      *                      allows the prefix's channels allows it
      */
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
-        this.connectionFactory = connectionFactory;
+        this(ChannelSubscriber.of(connectionFactory, new ShardedChannels(connectionFactory)), anchorChannel);
+        // Asks the server on its own; a Locker shares one ShardedChannels between its scripts and its subscriptions.
+    }
+
+    /** @param subscriber classic or sharded, as the scripts publish (both read one {@link ShardedChannels}) */
+    ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
+        this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
         this.unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-unsubscriber");
@@ -173,23 +178,15 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     private void subscribe(String channel) {
         byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-        if (connection != null && connection.isSubscribed()) {
-            connection.getSubscription().subscribe(name);
+        if (connection != null && connection.isOpen()) {
+            connection.subscribe(name);
             return;
         }
         // A new connection: it must also carry every channel that still has waiters.
         closeConnection();
         List<byte[]> names = new ArrayList<>();
-        names.add(inbox.channel());
         channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
-        RedisConnection fresh = connectionFactory.getConnection();
-        try {
-            fresh.subscribe(listener, names.toArray(byte[][]::new));
-        } catch (RuntimeException e) {
-            fresh.close();
-            throw e;
-        }
-        connection = fresh;
+        connection = subscriber.open(inbox.channel(), names, listener);
     }
 
     /** A waiter closed its wait: the channel may linger and go. */
@@ -246,8 +243,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
     /** Under commandLock. A failure is harmless: releases on a channel nobody waits for are ignored. */
     private void unsubscribe(String channel) {
         try {
-            if (connection != null && connection.isSubscribed()) {
-                connection.getSubscription().unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
+            if (connection != null && connection.isOpen()) {
+                connection.unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
             }
         } catch (RuntimeException e) {
             log.debug("Could not unsubscribe from " + channel + "; it stays subscribed until the connection closes", e);
@@ -255,19 +252,19 @@ final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
-    private final class Listener implements MessageListener, SubscriptionListener {
+    private final class Listener implements ChannelSubscriber.Listener {
 
         @Override
-        public void onMessage(Message message, byte[] pattern) {
-            if (inbox.is(message.getChannel())) {
-                inbox.received(new String(message.getBody(), StandardCharsets.UTF_8));
+        public void message(byte[] channel, byte[] body) {
+            if (inbox.is(channel)) {
+                inbox.received(new String(body, StandardCharsets.UTF_8));
                 return;
             }
-            ReleaseChannel entry = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+            ReleaseChannel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
             if (entry == null) {
                 return;
             }
-            if (Arrays.equals(message.getBody(), WAKE_ALL_BODY)) {
+            if (Arrays.equals(body, WAKE_ALL_BODY)) {
                 entry.queue.forEach(Waiting::wake);
             } else {
                 entry.wakeNext();
@@ -280,7 +277,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
          * waiter of the channel looks at the lock again instead of sleeping until its holder's lease ends.
          */
         @Override
-        public void onChannelSubscribed(byte[] channel, long count) {
+        public void subscribed(byte[] channel) {
             if (inbox.is(channel)) {
                 inbox.confirmed();
                 return;

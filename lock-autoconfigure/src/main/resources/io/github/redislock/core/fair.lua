@@ -10,9 +10,12 @@
 -- ARGV[3]  acquire: lease in ms; release: lease in ms to restore when holds remain (neither a re-entry
 --          nor a release shortens the lock's remaining life)
 -- ARGV[4]  acquire: how long (ms) the waiter's place is kept without a refresh; 0 = try without queueing
--- ARGV[5]  prefix of the waiters' own wake-up channels (the owner follows it); only the next one is told
+-- ARGV[5]  prefix of the waiters' own wake-up channels (the owner follows it, the lock's hash tag is in
+--          it, so they live in the lock's slot); only the next one is told
 -- ARGV[6]  acquire: '1' when the client knows of no hold of this owner: a count Redis still has for it
 --          was left by an acquisition whose reply never arrived, so it restarts at 1 with a new token
+-- ARGV[7]  'publish' or 'spublish': how to publish on the turn channels (sharded on a Redis Cluster
+--          that supports it)
 -- Returns  acquire: {1, holdCount, token} (a token is drawn on the first acquisition only), or
 --                   {0, 1, ms}: how long until the holder's lease or the queue head's place runs out
 --                   (-1 unknown);
@@ -33,7 +36,7 @@ end
 local function wakeNext()
     local head = redis.call('lindex', queue, 0)
     if head then
-        redis.call('publish', ARGV[5] .. head, 'your-turn')
+        redis.call(ARGV[7], ARGV[5] .. head, 'your-turn')
     end
 end
 

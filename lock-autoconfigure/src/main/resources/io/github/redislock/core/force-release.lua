@@ -6,6 +6,8 @@
 --          restarts from the Redis clock; a plain lock draws its tokens from the clock and keeps none)
 -- KEYS[5]  the fair lock's queue, whose first waiter is told
 -- ARGV[1]  prefix of the fair waiters' own wake-up channels (see fair.lua)
+-- ARGV[2]  'publish' or 'spublish': how to publish on the lock's channel and the turn channels (all in
+--          the lock's hash slot)
 -- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; for a read-write
 --          lock the owners are '<owner>:r' (read holds) and '<owner>:w' (write holds). Empty when the
 --          lock was not held (nothing is deleted or published then).
@@ -30,9 +32,9 @@ for i = 1, #fields, 2 do
 end
 redis.call('del', KEYS[1], KEYS[3], KEYS[4])
 -- Read-write waiters may all enter together ('all'); a plain waiter tries again.
-redis.call('publish', KEYS[2], readWrite and 'all' or 'released')
+redis.call(ARGV[2], KEYS[2], readWrite and 'all' or 'released')
 local head = redis.call('lindex', KEYS[5], 0)
 if head then
-    redis.call('publish', ARGV[1] .. head, 'your-turn')
+    redis.call(ARGV[2], ARGV[1] .. head, 'your-turn')
 end
 return holds

@@ -13,12 +13,14 @@
 -- ARGV[4]  acquire: '1' when the client knows of no hold of this owner on the lock: what Redis still
 --          counts for it was left by an acquisition whose reply never arrived and is dropped first
 -- ARGV[5]  acquire: '1' when the client knows of no hold of this owner in the requested mode: such a
---          count restarts at 1, so one unlock undoes it
+--          count restarts at 1, so one unlock undoes it; a release sends '0' for ARGV[3] to ARGV[5]
+-- ARGV[6]  'publish' or 'spublish': how to publish on the release channel (sharded on a Redis Cluster
+--          that supports it)
 -- Returns  acquire: {1, holdCount, token} (a token is drawn when the owner held nothing on this key
 --                   before, otherwise its current token is kept), or {0, 1, ms} when blocked, ms
 --                   being the time until the earliest lease among the holders ends (-1 unknown);
 --          release: -1 when the owner held no such hold, else the holds of that mode left; at 0 a
---                   freed writer slot or a last reader leaving is PUBLISHed ('all': every waiter may try).
+--                   freed writer slot or a last reader leaving is published ('all': every waiter may try).
 local hash, leases, fence, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local action, owner = ARGV[1], ARGV[2]
 local acquiring = action == 'read' or action == 'write'
@@ -132,6 +134,6 @@ if not holdsAny(owner) then
     redis.call('zrem', leases, owner)
 end
 if settle() or action == 'unwrite' then
-    redis.call('publish', channel, 'all')
+    redis.call(ARGV[6], channel, 'all')
 end
 return 0

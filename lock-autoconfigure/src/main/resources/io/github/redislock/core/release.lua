@@ -17,13 +17,15 @@
 -- ARGV[1]     owner field
 -- ARGV[2]     '' to release; a member to withdraw from lock 1's queue first (a waiter giving up, whose
 --             lock may have been handed to it meanwhile: then that hold is released here too)
--- ARGV[1+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life
--- ARGV[2+2i]  the releasing owner's fencing token on lock i (0 when unknown): a hand-off gives the
+-- ARGV[3]     'publish' or 'spublish': how to publish on the lock's channel (sharded on a Redis Cluster
+--             that supports it); the inbox has no slot and always gets a classic 'publish'
+-- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life
+-- ARGV[3+2i]  the releasing owner's fencing token on lock i (0 when unknown): a hand-off gives the
 --             next owner the token one above it (the Redis clock in microseconds when unknown); no
 --             owner drew one since, as it held the lock, and a later first acquisition reads the clock,
 --             which the hand-offs (a round trip each) cannot have overtaken
 -- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' to the new owner's inbox only (token =
---             its fencing token, see ARGV[2+2i]),
+--             its fencing token, see ARGV[3+2i]),
 --             else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a
 --             waiter may try again)
 -- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted),
@@ -55,7 +57,7 @@ local function handOff(hash, channel, queue, deadlines, releasedToken)
         end
         member = redis.call('lpop', queue)
     end
-    redis.call('publish', channel, 'released')
+    redis.call(ARGV[3], channel, 'released')
 end
 
 if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then
@@ -71,13 +73,13 @@ for i = 1, #KEYS / 4 do
         local holdCount = tonumber(fields[1]) - 1
         if holdCount > 0 then
             redis.call('hset', hash, owner, holdCount)
-            if redis.call('pttl', hash) < tonumber(ARGV[1 + 2 * i]) then
-                redis.call('pexpire', hash, ARGV[1 + 2 * i])
+            if redis.call('pttl', hash) < tonumber(ARGV[2 + 2 * i]) then
+                redis.call('pexpire', hash, ARGV[2 + 2 * i])
             end
         else
             redis.call('del', hash)
             if fields[2] then
-                handOff(hash, KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[2 + 2 * i]))
+                handOff(hash, KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i], tonumber(ARGV[3 + 2 * i]))
             end
         end
         reply[i] = holdCount

@@ -44,8 +44,9 @@ final class ClusterScenario implements Scenario {
                 + "Pairs/s, latency of one pair, Redis CPU (all masters added up, as a share of one core), and the masters each release "
                 + "message reached: the one that ran the PUBLISH plus every master that received it over the cluster bus "
                 + "(`cluster_stats_messages_publish_received` of CLUSTER INFO, per PUBLISH or SPUBLISH counted in INFO commandstats). "
-                + "redis-lock publishes with classic PUBLISH, which a cluster forwards to every master; sharded pub/sub (SPUBLISH, Redis 7+) "
-                + "would keep a message on its own shard. Both setups share this machine's " + cores + " cores with the client JVM: "
+                + "redis-lock sends a lock channel's messages with SPUBLISH where every master knows it (Redis 7+: they stay on the "
+                + "lock's shard) and with PUBLISH elsewhere; its hand-offs to a waiting instance's own channel, which has no slot, stay "
+                + "classic PUBLISH, which a cluster forwards to every master. Uncontended pairs publish nothing. Both setups share this machine's " + cores + " cores with the client JVM: "
                 + "\"the same total cores\" here means the same machine, and one master is single-threaded, so where Redis is not the "
                 + "limit the cluster cannot be faster and the figure shows what routing over a cluster costs.";
     }

@@ -1,0 +1,49 @@
+package io.github.redislock.core;
+
+import java.util.List;
+
+/**
+ * Opens the pub/sub connection of {@link ReleaseSubscriptions}: classic ({@code SUBSCRIBE} through
+ * Spring Data Redis) or, on a cluster that supports it, sharded ({@code SSUBSCRIBE} on the master of
+ * each channel's slot, through Lettuce, which Spring Data Redis does not offer). The inbox is always
+ * subscribed the classic way, as it belongs to no slot.
+ */
+interface ChannelSubscriber {
+
+    /** Hears a subscription's messages and confirmations, on the client's event loop. */
+    interface Listener {
+
+        void message(byte[] channel, byte[] body);
+
+        /** Redis confirmed {@code channel}: after its own subscribe, and again after every reconnect. */
+        void subscribed(byte[] channel);
+    }
+
+    /** One open pub/sub connection; its methods run under the subscriptions' command lock. */
+    interface Subscription {
+
+        /** Whether it still carries its channels (the client re-subscribes them after a reconnect). */
+        boolean isOpen();
+
+        /** Returns once Redis confirmed {@code channel}. */
+        void subscribe(byte[] channel);
+
+        void unsubscribe(byte[] channel);
+
+        void close();
+    }
+
+    /**
+     * A new connection subscribed to {@code inbox} and {@code channels}, returned once Redis confirmed them.
+     *
+     * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+     */
+    Subscription open(byte[] inbox, List<byte[]> channels, Listener listener);
+
+    /** Classic or sharded, as {@code sharded} decides when the first connection opens. */
+    static ChannelSubscriber of(org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
+        ChannelSubscriber classic = new ClassicChannelSubscriber(connectionFactory);
+        return (inbox, channels, listener) -> (sharded.sharded() ? new ShardedChannelSubscriber(sharded.clusterClient()) : classic)
+                .open(inbox, channels, listener);
+    }
+}

@@ -1,0 +1,203 @@
+package io.github.redislock.core;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
+
+/**
+ * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection, which sends each channel's
+ * subscription to the master of its slot (one connection per master it needs); the inbox, which has
+ * no slot, is subscribed the classic way on the same connection. Spring Data Redis has no sharded
+ * subscriptions, hence Lettuce's own API.
+ *
+ * <p>Why the re-subscription is done here: after a reconnect Lettuce (6.6 and 7.x alike) sends all
+ * shard channels of a master in one {@code SSUBSCRIBE}, which Redis refuses ({@code CROSSSLOT}) as
+ * soon as they lie in more than one slot, as the channels of several locks do. So every reconnect of a
+ * pub/sub connection subscribes its master's channels again here, one command per slot, and their
+ * confirmations wake the waiters as after any reconnect.
+ */
+final class ShardedChannelSubscriber implements ChannelSubscriber {
+
+    private static final Log log = LogFactory.getLog(ShardedChannelSubscriber.class);
+
+    private final RedisClusterClient client;
+
+    ShardedChannelSubscriber(RedisClusterClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public Subscription open(byte[] inbox, List<byte[]> channels, Listener listener) {
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+        try {
+            connection = client.connectPubSub(ByteArrayCodec.INSTANCE);
+        } catch (RuntimeException e) {
+            throw failure("connection", e);
+        }
+        ShardedSubscription subscription = new ShardedSubscription(connection);
+        try {
+            connection.addListener(new Delivery(listener));
+            connection.sync().subscribe(inbox);
+            subscription.subscribeAll(channels);
+        } catch (RuntimeException e) {
+            subscription.close();
+            throw failure("subscribe", e);
+        }
+        client.addListener(subscription);
+        return subscription;
+    }
+
+    private static DataAccessResourceFailureException failure(String what, RuntimeException e) {
+        return new DataAccessResourceFailureException("Sharded pub/sub " + what + " failed: " + ScriptTransport.rootMessage(e), e);
+    }
+
+    /** Channels grouped by slot: one SSUBSCRIBE may not cross slots. */
+    private static Collection<List<byte[]>> bySlot(Collection<byte[]> channels) {
+        Map<Integer, List<byte[]>> groups = new LinkedHashMap<>();
+        for (byte[] channel : channels) {
+            groups.computeIfAbsent(SlotHash.getSlot(channel), slot -> new ArrayList<>()).add(channel);
+        }
+        return groups.values();
+    }
+
+    private final class ShardedSubscription implements Subscription, RedisConnectionStateListener {
+
+        private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+        /** Confirmed shard channels by name: the ones a reconnect must bring back. */
+        private final Map<String, byte[]> confirmed = new ConcurrentHashMap<>();
+
+        ShardedSubscription(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection) {
+            this.connection = connection;
+        }
+
+        void subscribeAll(List<byte[]> channels) {
+            List<CompletableFuture<Void>> replies = new ArrayList<>();
+            for (List<byte[]> group : bySlot(channels)) {
+                replies.add(connection.async().ssubscribe(group.toArray(byte[][]::new)).toCompletableFuture());
+            }
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).join();
+            channels.forEach(channel -> confirmed.put(name(channel), channel));
+        }
+
+        @Override
+        public boolean isOpen() {
+            return connection.isOpen();
+        }
+
+        @Override
+        public void subscribe(byte[] channel) {
+            try {
+                connection.sync().ssubscribe(channel);
+            } catch (RuntimeException e) {
+                throw failure("SSUBSCRIBE", e);
+            }
+            confirmed.put(name(channel), channel);
+        }
+
+        @Override
+        public void unsubscribe(byte[] channel) {
+            confirmed.remove(name(channel));
+            connection.sync().sunsubscribe(channel);
+        }
+
+        @Override
+        public void close() {
+            client.removeListener(this);
+            connection.close();
+        }
+
+        /** Runs on the event loop of the reconnected connection: sends, never waits. */
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+            if (!(reconnected instanceof StatefulRedisPubSubConnection<?, ?>) || confirmed.isEmpty()) {
+                return;
+            }
+            List<byte[]> again = confirmed.values().stream().filter(channel -> servedAt(channel, address)).toList();
+            if (again.isEmpty() && !knowsMasterAt(address)) {
+                again = List.copyOf(confirmed.values()); // an address the topology names differently: all, to be sure
+            }
+            for (List<byte[]> group : bySlot(again)) {
+                connection.async().ssubscribe(group.toArray(byte[][]::new)).exceptionally(e -> {
+                    log.debug("Re-subscribing shard channels after a reconnect failed; their waiters look again when their wait times out", e);
+                    return null;
+                });
+            }
+        }
+
+        private boolean servedAt(byte[] channel, SocketAddress address) {
+            RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
+            return master != null && sameAddress(master.getUri(), address);
+        }
+
+        private boolean knowsMasterAt(SocketAddress address) {
+            for (RedisClusterNode node : connection.getPartitions()) {
+                if (sameAddress(node.getUri(), address)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static boolean sameAddress(RedisURI uri, SocketAddress address) {
+            return address instanceof InetSocketAddress inet && uri != null && uri.getPort() == inet.getPort()
+                    && (uri.getHost().equals(inet.getHostString())
+                            || inet.getAddress() != null && uri.getHost().equals(inet.getAddress().getHostAddress()));
+        }
+
+        private static String name(byte[] channel) {
+            return new String(channel, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Every node's messages and confirmations, classic (the inbox) and sharded (the lock channels). */
+    private static final class Delivery extends RedisClusterPubSubAdapter<byte[], byte[]> {
+
+        private final Listener listener;
+
+        Delivery(Listener listener) {
+            this.listener = listener;
+        }
+
+        @Override
+        public void message(RedisClusterNode node, byte[] channel, byte[] message) {
+            listener.message(channel, message);
+        }
+
+        @Override
+        public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+            listener.message(channel, message);
+        }
+
+        @Override
+        public void subscribed(RedisClusterNode node, byte[] channel, long count) {
+            listener.subscribed(channel);
+        }
+
+        @Override
+        public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+            listener.subscribed(channel);
+        }
+    }
+}

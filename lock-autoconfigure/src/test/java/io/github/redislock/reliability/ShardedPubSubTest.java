@@ -1,0 +1,204 @@
+package io.github.redislock.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.Locker;
+import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.core.LockerFixture;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisClusterProcesses;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Release messages on a 3-master Redis Cluster. Where every master knows {@code SPUBLISH} (Redis 7+)
+ * a lock's channel is sharded: the release is an {@code SPUBLISH} on the lock's own master, which no
+ * other master hears over the cluster bus. On a cluster that predates it (Redis 6.2, this class's
+ * server-matrix leg) it stays a classic {@code PUBLISH}, which every master hears. Either way the
+ * waiter is woken by the message, not by its own retry.
+ */
+class ShardedPubSubTest {
+
+    static RedisClusterProcesses cluster;
+    static List<RedisServerProcess> nodes;
+    /** What the servers can do, read from them, as the starter reads it. */
+    static boolean serversHaveShardedPubSub;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterProcesses.start(3, TestRedis::startNew);
+        nodes = cluster.masters();
+        String version = nodes.get(0).info("server").get("redis_version");
+        serversHaveShardedPubSub = Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    ApplicationContextRunner contextRunner() {
+        // A long watchdog timeout keeps the waiters' own retries far apart: only a message can wake them in time.
+        return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()),
+                        "spring.data.redis.timeout=2s", "redis-lock.watchdog-timeout=30s");
+    }
+
+    @Test
+    void aReleaseReachesOnlyTheMasterOfItsLockWhereShardedPubSubExists() {
+        contextRunner().run(context -> {
+            for (String key : ClusterTest.keysOnEveryMaster()) {
+                RedisServerProcess home = nodes.get(ClusterTest.masterOf(key));
+                List<RedisServerProcess> others = nodes.stream().filter(node -> node != home).toList();
+                nodes.forEach(RedisServerProcess::resetStats);
+                long[] classicBefore = others.stream().mapToLong(node -> busReceived(node, "publish")).toArray();
+                long[] shardedBefore = others.stream().mapToLong(node -> busReceived(node, "publishshard")).toArray();
+
+                assertAWriteReleaseWakesAReader(context, key);
+                long classicPublishes = nodes.stream().mapToLong(node -> node.commandCount("publish")).sum();
+
+                // A probe over the bus: once the others heard it, they heard every message sent before it.
+                home.command("PUBLISH", "probe", "bus-flushed");
+                for (int i = 0; i < others.size(); i++) {
+                    RedisServerProcess other = others.get(i);
+                    long before = classicBefore[i];
+                    await().atMost(Duration.ofSeconds(5)).until(() -> busReceived(other, "publish") > before);
+                }
+                for (int i = 0; i < others.size(); i++) {
+                    long classicHeard = busReceived(others.get(i), "publish") - classicBefore[i];
+                    long shardedHeard = busReceived(others.get(i), "publishshard") - shardedBefore[i];
+                    if (serversHaveShardedPubSub) {
+                        assertThat(classicHeard).as("classic messages another master heard: the probe alone").isEqualTo(1);
+                        assertThat(shardedHeard).as("sharded messages another master heard").isZero();
+                    } else {
+                        assertThat(classicHeard).as("classic messages another master heard: the release(s) and the probe").isGreaterThanOrEqualTo(2);
+                    }
+                }
+                if (serversHaveShardedPubSub) {
+                    assertThat(home.commandCount("spublish")).as("SPUBLISH on the master of '%s'", key).isPositive();
+                    assertThat(classicPublishes).as("PUBLISH calls on any master").isZero();
+                } else {
+                    assertThat(home.commandCount("publish")).as("PUBLISH on the master of '%s'", key).isPositive();
+                    assertThat(nodes.stream().mapToLong(node -> node.commandCount("spublish")).sum()).isZero();
+                }
+            }
+        });
+    }
+
+    @Test
+    void aFairLocksNextWaiterIsToldOnItsTurnChannel() {
+        contextRunner().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            for (String key : ClusterTest.keysOnEveryMaster()) {
+                RedisServerProcess home = nodes.get(ClusterTest.masterOf(key));
+                nodes.forEach(RedisServerProcess::resetStats);
+                var fair = locker.getFairLock(key);
+                fair.lock();
+                CompletableFuture<Long> acquiredAt = takeAndRelease(locker.getFairLock(key), "fair waiter of " + key);
+                awaitWaiters(context, 1, acquiredAt);
+                long releasedAt = System.nanoTime();
+                fair.unlock();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))
+                        .as("ms from the release of fair '%s' until its next waiter held it", key).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+                assertThat(home.commandCount(serversHaveShardedPubSub ? "spublish" : "publish")).as("turn messages on the master of '%s'", key)
+                        .isPositive();
+            }
+        });
+    }
+
+    /**
+     * Read-write locks freed while nobody heard it (their keys deleted, no message), then every pub/sub
+     * connection cut: when the client subscribes the channels again, the confirmations must send the
+     * waiting readers to look at their locks, long before their own retries would. Readers do not queue,
+     * so only their lock's channel can wake them, not the inbox. Two locks per master, in different
+     * slots: one SSUBSCRIBE of both channels would be refused (CROSSSLOT).
+     */
+    @Test
+    void channelsSubscribedAgainAfterAReconnectWakeTheirWaiters() {
+        contextRunner().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            List<String> keys = ClusterTest.keysOnEveryMaster(2);
+            List<CompletableFuture<Long>> acquiredAt = new java.util.ArrayList<>();
+            for (String key : keys) {
+                locker.getReadWriteLock(key).writeLock().lock();
+                CompletableFuture<Long> reader = takeAndRelease(locker.getReadWriteLock(key).readLock(), "reader of " + key);
+                acquiredAt.add(reader);
+                awaitWaiters(context, acquiredAt.size(), reader);
+            }
+            for (String key : keys) { // freed without a release message; the writer's own hold is simply gone
+                nodes.get(ClusterTest.masterOf(key)).command("DEL", "lock:" + key, "lock:{lock:" + key + "}:leases", "lock:{lock:" + key + "}:fence");
+            }
+            long cutAt = System.nanoTime();
+            nodes.forEach(node -> node.command("CLIENT", "KILL", "TYPE", "pubsub"));
+            for (int i = 0; i < keys.size(); i++) {
+                assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(i).get(15, TimeUnit.SECONDS) - cutAt))
+                        .as("ms from the cut until the reader of '%s' held it", keys.get(i)).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+            }
+        });
+    }
+
+    /** A reader waits for the writer; the writer's release (an 'all' message on the lock's channel) must wake it. */
+    static void assertAWriteReleaseWakesAReader(ApplicationContext context, String key) throws Exception {
+        RedisReadWriteLock lock = context.getBean(Locker.class).getReadWriteLock(key);
+        lock.writeLock().lock();
+        CompletableFuture<Long> acquiredAt = takeAndRelease(lock.readLock(), "reader of " + key);
+        awaitWaiters(context, 1, acquiredAt);
+        long releasedAt = System.nanoTime();
+        lock.writeLock().unlock();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))
+                .as("ms from the write release of '%s' until the reader held it", key).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+    }
+
+    /** Completes with when a thread of its own took {@code lock} (waiting up to 10 s), which it then released. */
+    private static CompletableFuture<Long> takeAndRelease(java.util.concurrent.locks.Lock lock, String who) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(lock.tryLock(10, TimeUnit.SECONDS)).as("%s got the lock", who).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            long at = System.nanoTime();
+            lock.unlock();
+            return at;
+        });
+    }
+
+    /** Waits for {@code count} waiters; fails with {@code waiter}'s own failure when it ended instead of waiting. */
+    private static void awaitWaiters(ApplicationContext context, int count, CompletableFuture<Long> waiter) throws Exception {
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                .until(() -> context.getBean(RedisLocker.class).waiterCount() == count || waiter.isDone());
+        if (waiter.isDone()) {
+            waiter.get();
+            throw new AssertionError("The waiter got the lock at once; it should have waited");
+        }
+    }
+
+    /** {@code cluster_stats_messages_<type>_received} of CLUSTER INFO; absent (never received) counts as 0. */
+    static long busReceived(RedisServerProcess node, String type) {
+        String info = (String) node.command("CLUSTER", "INFO");
+        Map<String, String> fields = new java.util.HashMap<>();
+        for (String line : info.split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return Long.parseLong(fields.getOrDefault("cluster_stats_messages_" + type + "_received", "0"));
+    }
+}
