@@ -100,9 +100,7 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     }
 
     LockKeys keys(String key) {
-        if (closed) {
-            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
-        }
+        requireOpen(key);
         return LockKeys.of(keyPrefix, key);
     }
 
@@ -115,11 +113,15 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
 
     /** The Redis key of {@code key} alone, for finding a hold: cheaper than all of {@link #keys(String)}'s names. */
     String redisName(String key) {
+        requireOpen(key);
+        LockKeys.validate(key);
+        return keyPrefix + key;
+    }
+
+    private void requireOpen(String key) {
         if (closed) {
             throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
         }
-        LockKeys.validate(key);
-        return keyPrefix + key;
     }
 
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */

@@ -132,8 +132,7 @@ final class HeldLocks {
         if (keys.size() == 1) {
             return new LockObserver.ObservedLock(keys.get(0).key(), keys.get(0).name(), kind.metricName(), LockNameScope.current());
         }
-        String kindName = keys.size() > 1 ? "multi" : kind.metricName();
-        return new LockObserver.ObservedLock(RedisLocker.describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), kindName,
+        return new LockObserver.ObservedLock(RedisLocker.describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), "multi",
                 LockNameScope.current());
     }
 

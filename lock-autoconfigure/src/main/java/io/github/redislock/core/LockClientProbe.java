@@ -39,14 +39,12 @@ public final class LockClientProbe implements AutoCloseable {
     private static final RedisFuture<List<Object>> NOTHING_LOST = completed(List.of());
 
     private final AtomicLong scriptCalls = new AtomicLong();
-    private final LockWatchdog watchdog;
-    private final ReleaseSubscriptions subscriptions;
     private final RedisLocker locker;
 
     private LockClientProbe(String keyPrefix, Duration watchdogTimeout) {
         LockCommands commands = new LockCommands(answeringInMemory());
-        this.watchdog = new LockWatchdog(watchdogTimeout, commands);
-        this.subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(null, ShardedChannels.classic()), keyPrefix + "__anchor"); // never joined: nothing ever waits
+        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(null, ShardedChannels.classic()), keyPrefix + "__anchor"); // never joined: nothing ever waits
         this.locker = new RedisLocker(commands, watchdog, subscriptions, keyPrefix, event -> {
         }, LockObserver.NONE);
     }

@@ -281,7 +281,7 @@ public class RedisLocker extends AbstractLocker {
         String owner = currentOwner();
         List<Hold> held = new ArrayList<>();
         for (String key : keys) {
-            Hold hold = holds.get(keys(key).name(), owner, LockKind.PLAIN);
+            Hold hold = holds.get(redisName(key), owner, LockKind.PLAIN);
             if (hold == null) {
                 throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
                         + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
@@ -309,8 +309,7 @@ public class RedisLocker extends AbstractLocker {
 
     /** @param owner a thread's or a token's owner field */
     long fencingToken(LockKind kind, String key, String owner) {
-        LockKeys keys = keys(key);
-        Hold hold = holds.get(keys.name(), owner, kind.holdSlot());
+        Hold hold = holds.get(redisName(key), owner, kind.holdSlot());
         if (hold == null) {
             throw new IllegalMonitorStateException("No fencing token for " + kind.describe(key) + ": it is not held by owner "
                     + owner + " (thread " + Thread.currentThread().getName() + ")");
