@@ -36,6 +36,7 @@ public record BenchmarkOptions(
               --contended-threads=8,64     thread counts of scenario 2
               --instances=N                client instances the spread rows of scenario 2 use (default 8)
               --implementations=a,b        of: %s (default all)
+                                           (ceiling also brings scenario 1's rows of redis-lock's scripts alone)
               --scenarios=a,b              of: %s (default all)
               --ceiling-connections=N      connections of the ceiling row (default 8)
               --ceiling-in-flight=N        pairs in flight in the ceiling row (default 256)

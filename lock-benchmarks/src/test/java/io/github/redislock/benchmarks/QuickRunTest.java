@@ -44,7 +44,7 @@ class QuickRunTest {
         assertThat(markdown).contains("## 1. Uncontended", "## 2. Contended", "## 3. Renewal", "## 4. Annotation overhead", "## 5. Waiters",
                 "## 6. Held locks", "## 7. Cluster", "## Goal check");
         assertThat(markdown).contains("| **redis-lock (this project)** | 1 |", "| naive SET NX PX (Lettuce) | 4 |", "| ceiling: lock scripts via Lettuce async |",
-                "| redis-lock: `@DistributedLock` method | 2 |", "| no Redis: the proxy hop (do-nothing interceptor) | 0 |");
+                "| redis-lock's scripts alone (Lettuce sync, no library code) | 4 |", "| redis-lock: `@DistributedLock` method | 2 |", "| no Redis: the proxy hop (do-nothing interceptor) | 0 |");
         assertThat(markdown).doesNotContain("FAILED", "VIOLATED");
         assertThat(contendedViolations(markdown)).containsOnly("0").hasSize(4);
     }

@@ -27,6 +27,14 @@ public final class Implementations {
     private Implementations() {
     }
 
+    /**
+     * redis-lock's two script calls of an uncontended pair sent by hand, with no library code: measured
+     * with the ceiling (same id on the command line), beside redis-lock's uncontended rows.
+     */
+    public static LockImplementation scriptsAlone() {
+        return ScriptsAloneClient.implementation();
+    }
+
     public static List<LockImplementation> all() {
         return ALL;
     }

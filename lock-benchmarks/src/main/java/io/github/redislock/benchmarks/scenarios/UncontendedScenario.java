@@ -3,6 +3,7 @@ package io.github.redislock.benchmarks.scenarios;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.LatencySamples;
@@ -30,6 +31,9 @@ final class UncontendedScenario implements Scenario {
                 + "lock+unlock pair. The ceiling row sends redis-lock's own acquire and release script calls "
                 + "through Lettuce's async API (after a JVM warm-up of its own), " + context.options().ceilingInFlight() + " pairs in flight over "
                 + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair. "
+                + "The scripts-alone rows, measured with the ceiling, send the same two script calls of an uncontended `lock` and `unlock` "
+                + "from T threads through Lettuce's blocking API on one connection, with no library code around them: what the lock "
+                + "model costs at T before redis-lock's client adds anything (its row against them). "
                 + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
                 + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
     }
@@ -43,6 +47,9 @@ final class UncontendedScenario implements Scenario {
             }
         }
         if (context.ceiling()) {
+            for (int threads : context.options().uncontendedThreads()) {
+                rows.add(measure(context, Implementations.scriptsAlone(), threads));
+            }
             rows.add(CeilingRun.measure(context, id()));
         }
         return rows;
