@@ -20,7 +20,7 @@ import io.github.redislock.benchmarks.report.Row;
  */
 final class HeldLocksScenario implements Scenario {
 
-    /** Counts the lock hashes (not the fencing counters beside them) whose names match ARGV[1]. */
+    /** Counts the lock hashes (not any other key a library keeps beside them) whose names match ARGV[1]. */
     private static final String COUNT_HASHES = "local n = 0 for _, k in ipairs(redis.call('keys', ARGV[1])) do "
             + "if redis.call('type', k).ok == 'hash' then n = n + 1 end end return n";
 
@@ -45,7 +45,7 @@ final class HeldLocksScenario implements Scenario {
                 + "of one instance during the hold (INFO commandstats, divided by the instances and by hold / tick), against the goal "
                 + "ceil(locks per instance / " + LockInternals.renewalBatchSize() + "), redis-lock's renewal batch (`LeaseRenewals.MAX_RENEWAL_BATCH`); "
                 + "this JVM's CPU time per second of holding (all threads); platform threads the libraries added; keys left in Redis "
-                + "after the release (redis-lock keeps each lock's fencing counter, so that tokens never go backwards).";
+                + "after the release.";
     }
 
     @Override
