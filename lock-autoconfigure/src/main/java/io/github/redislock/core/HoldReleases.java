@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockLostException;
@@ -44,13 +47,8 @@ final class HoldReleases {
         Failures failures = new Failures();
         List<Hold> plain = held.size() > 1 ? new ArrayList<>() : List.of(); // a single hold needs no grouping by slot
         for (Hold hold : held) {
-            if (hold.lost) {
-                holds.forgetFinal(hold);
-                failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));
+            if (!beforeRelease(hold, failures)) {
                 continue;
-            }
-            if (hold.count <= 1 && hold.watched) {
-                watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
             }
             if (hold.kind == LockKind.PLAIN && held.size() > 1) {
                 plain.add(hold);
@@ -68,20 +66,72 @@ final class HoldReleases {
         failures.throwFirst();
     }
 
+    /**
+     * Releases one plain hold like {@link #release}, without a thread waiting for Redis. Call it from a
+     * thread that may wait briefly (not an event loop): stopping the watchdog's renewal of the hold waits
+     * for a renewal already in flight. The hold is settled on {@code settleOn} once Redis answered; a hop
+     * there costs no Redis call, and keeps the settling (the watchdog again, the observer's code) off the
+     * Lettuce event loop that delivers the reply.
+     *
+     * @param settleOn also where the release runs, blocking, when it cannot go without a thread
+     * @return completes once the hold is settled; fails as {@link #release} throws
+     */
+    CompletableFuture<Void> releaseAsync(Hold hold, Executor settleOn) {
+        Failures failures = new Failures();
+        if (!beforeRelease(hold, failures)) {
+            return failures.asStage();
+        }
+        List<Hold> group = List.of(hold);
+        return releasePlainAsync(group, settleOn).handleAsync((remaining, failure) -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof LockRedisException redisFailure) {
+                failed(group, redisFailure, failures);
+            } else if (cause != null) {
+                return CompletableFuture.<Void>failedFuture(cause);
+            } else {
+                settle(group, remaining, failures);
+            }
+            return failures.asStage();
+        }, settleOn).thenCompose(settled -> settled);
+    }
+
+    /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
+    private boolean beforeRelease(Hold hold, Failures failures) {
+        if (hold.lost) {
+            holds.forgetFinal(hold);
+            failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));
+            return false;
+        }
+        if (hold.count <= 1 && hold.watched) {
+            watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
+        }
+        return true;
+    }
+
     /** @param group one hold, or plain holds of one hash slot */
     private void releaseGroup(List<Hold> group, Failures failures) {
         long[] remaining;
         try {
             remaining = releaseInRedis(group);
         } catch (LockRedisException e) {
-            for (Hold hold : group) {
-                if (hold.count <= 1) {
-                    holds.forgetFinal(hold); // no longer renewed: Redis frees it when its lease runs out
-                }
-            }
-            failures.add(e);
+            failed(group, e, failures);
             return;
         }
+        settle(group, remaining, failures);
+    }
+
+    /** Redis could not be asked: the holds are no longer renewed, so Redis frees them when their leases run out. */
+    private void failed(List<Hold> group, LockRedisException failure, Failures failures) {
+        for (Hold hold : group) {
+            if (hold.count <= 1) {
+                holds.forgetFinal(hold);
+            }
+        }
+        failures.add(failure);
+    }
+
+    /** @param remaining per hold, what Redis counts left after the release, -1 when it was gone */
+    private void settle(List<Hold> group, long[] remaining, Failures failures) {
         for (int i = 0; i < group.size(); i++) {
             Hold hold = group.get(i);
             boolean finalRelease = hold.count <= 1;
@@ -118,16 +168,32 @@ final class HoldReleases {
 
     /** Plain holds of one slot group in one script call, each with its token, from which a hand-off counts on. */
     private long[] releasePlain(List<Hold> group) {
-        List<LockKeys> keys = new ArrayList<>(group.size());
-        long[] leases = new long[group.size()];
-        long[] tokens = new long[group.size()];
-        for (int i = 0; i < group.size(); i++) {
-            Hold hold = group.get(i);
-            keys.add(hold.keys);
-            leases[i] = restoreLease(hold);
-            tokens[i] = hold.token;
+        PlainRelease call = new PlainRelease(group);
+        return commands.release(call.keys, group.get(0).owner, call.leases, call.tokens);
+    }
+
+    private CompletableFuture<long[]> releasePlainAsync(List<Hold> group, Executor blockingFallback) {
+        PlainRelease call = new PlainRelease(group);
+        return commands.releaseAsync(call.keys, group.get(0).owner, call.leases, call.tokens, blockingFallback);
+    }
+
+    /** What a release of plain holds sends per lock: its keys, the lease to restore when holds remain, its fencing token. */
+    private final class PlainRelease {
+        final List<LockKeys> keys;
+        final long[] leases;
+        final long[] tokens;
+
+        PlainRelease(List<Hold> group) {
+            keys = new ArrayList<>(group.size());
+            leases = new long[group.size()];
+            tokens = new long[group.size()];
+            for (int i = 0; i < group.size(); i++) {
+                Hold hold = group.get(i);
+                keys.add(hold.keys);
+                leases[i] = restoreLease(hold);
+                tokens[i] = hold.token;
+            }
         }
-        return commands.release(keys, group.get(0).owner, leases, tokens);
     }
 
     private long restoreLease(Hold hold) {
@@ -150,6 +216,10 @@ final class HoldReleases {
             if (first != null) {
                 throw first;
             }
+        }
+
+        CompletableFuture<Void> asStage() {
+            return first == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(first);
         }
     }
 }

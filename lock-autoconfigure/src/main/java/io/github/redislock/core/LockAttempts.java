@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -63,62 +65,109 @@ final class LockAttempts {
      * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
      * free again within the watchdog timeout, whatever lease that waiter asked for.
      */
-    LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        long keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
-        long claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
-        List<LockKeys> group = List.of(keys);
-        String waitName = waitIds.incrementAndGet() + ":" + owner;
-        String member = LockCommands.queueMember(inboxField, waitName, claimLease);
-        return new QueuedWait() {
+    LockAttempt.Async queuing(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        return new QueuedPlainLock(keys, owner, leaseMillis, redisLease);
+    }
 
-            @Override
-            public LockAttempt.Blocked tryOnce(boolean queue) {
-                boolean[] firstHolds = holds.firstHolds(group, owner);
-                boolean queuedBefore = queued();
-                if (queue && firstHolds[0]) {
-                    markQueued(); // before the call: one whose reply is lost may have queued all the same
-                }
-                LockCommands.Acquisition attempt = commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0,
-                        member, queuedBefore);
-                if (attempt.acquired()) {
-                    unmarkQueued();
-                    holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                    return null;
-                }
-                if (queue) {
-                    markQueued();
-                }
-                long ttl = attempt.holderTtlMillis();
-                // Come back before the place in the queue lapses, as the watchdog does for a lease.
-                long refresh = Math.max(1, keepPlace / 3);
-                return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+    /** The attempt of {@link #queuing}; its try also comes in two halves, for the {@link AsyncWait}. */
+    private final class QueuedPlainLock extends QueuedWait implements LockAttempt.Async {
+        private final LockKeys keys;
+        private final List<LockKeys> group;
+        private final String owner;
+        private final long leaseMillis;
+        private final long redisLease;
+        private final long keepPlace;
+        private final long claimLease;
+        private final String waitName;
+        private final String member;
+
+        QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+            this.keys = keys;
+            this.group = List.of(keys);
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+            this.redisLease = redisLease;
+            this.keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
+            this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
+            this.waitName = waitIds.incrementAndGet() + ":" + owner;
+            this.member = LockCommands.queueMember(inboxField, waitName, claimLease);
+        }
+
+        @Override
+        public LockAttempt.Blocked tryOnce(boolean queue) {
+            boolean queuedBefore = queued();
+            boolean[] firstHolds = beforeTry(queue);
+            return settle(queue, commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore));
+        }
+
+        @Override
+        public CompletableFuture<LockCommands.Acquisition> send(boolean queue, Executor blockingFallback) {
+            boolean queuedBefore = queued();
+            boolean[] firstHolds = beforeTry(queue);
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, blockingFallback);
+        }
+
+        /** @return per lock, whether this instance knows of no hold of the owner */
+        private boolean[] beforeTry(boolean queue) {
+            boolean[] firstHolds = holds.firstHolds(group, owner);
+            if (queue && firstHolds[0]) {
+                markQueued(); // before the call: one whose reply is lost may have queued all the same
             }
+            return firstHolds;
+        }
 
-            @Override
-            public String waitName() {
-                return waitName;
-            }
-
-            @Override
-            public boolean handedOver(long token) {
+        @Override
+        public LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+            if (attempt.acquired()) {
                 unmarkQueued();
-                // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
-                if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
-                    log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
-                            + claimLease + " ms before the waiter could extend it; waiting on");
-                    return false;
-                }
-                holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
-                return true;
+                holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
             }
+            if (queue) {
+                markQueued();
+            }
+            long ttl = attempt.holderTtlMillis();
+            // Come back before the place in the queue lapses, as the watchdog does for a lease.
+            long refresh = Math.max(1, keepPlace / 3);
+            return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+        }
 
-            @Override
-            void withdraw() {
-                if (commands.withdraw(keys, owner, member, redisLease) && log.isDebugEnabled()) {
-                    log.debug("Passed on " + LockKind.PLAIN.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
-                }
+        @Override
+        public String waitName() {
+            return waitName;
+        }
+
+        @Override
+        public boolean handedOver(long token) {
+            unmarkQueued();
+            // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
+            if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
+                log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                        + claimLease + " ms before the waiter could extend it; waiting on");
+                return false;
             }
-        };
+            holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+            return true;
+        }
+
+        @Override
+        void withdraw() {
+            withdrawn(commands.withdraw(keys, owner, member, redisLease));
+        }
+
+        @Override
+        public CompletableFuture<Void> abandonAsync(Executor blockingFallback) {
+            if (!unmarkQueued()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return commands.withdrawAsync(keys, owner, member, redisLease, blockingFallback).thenAccept(this::withdrawn);
+        }
+
+        private void withdrawn(boolean handedOver) {
+            if (handedOver && log.isDebugEnabled()) {
+                log.debug("Passed on " + LockKind.PLAIN.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
+            }
+        }
     }
 
     /**

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -122,6 +124,23 @@ final class LockCommands implements RenewalClient {
         return acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, keepPlaceMillis > 0);
     }
 
+    /**
+     * {@link #acquire(List, String, long, boolean[], long, String, boolean)} without waiting for the reply:
+     * the result completes on the thread that reads it (see {@link ScriptTransport#runAsync}). With
+     * {@code redis-lock.replica-sync} the acquisition and its {@code WAIT} must share one connection,
+     * so they run as the blocking call on {@code blockingFallback}.
+     */
+    CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
+                                                String queueMember, boolean queuedBefore, Executor blockingFallback) {
+        if (replicaSync != null) {
+            return CompletableFuture.supplyAsync(() -> acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore),
+                    blockingFallback);
+        }
+        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, keepPlaceMillis > 0);
+        return transport.<List<?>>runAsync(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
+                blockingFallback, keysAndArgs).thenApply(Acquisition::of);
+    }
+
     private Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
                                 boolean queuedBefore, boolean waits) {
         int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
@@ -130,7 +149,7 @@ final class LockCommands implements RenewalClient {
         Arrays.fill(leases, leaseMillis);
         return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
                 connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], publishCommand(group.get(0).name()))));
+                        releaseKeysAndArgs(group, owner, leases, new long[group.size()])));
     }
 
     /**
@@ -301,8 +320,31 @@ final class LockCommands implements RenewalClient {
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
     long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
-        List<?> reply = run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name())));
+        return holdsLeft(run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                releaseKeysAndArgs(group, owner, restoreLeases, tokens)));
+    }
+
+    /**
+     * {@link #release(List, String, long[], long[])} without waiting for the reply: the result completes
+     * on the thread that reads it (see {@link ScriptTransport#runAsync}).
+     */
+    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, Executor blockingFallback) {
+        byte[][] keysAndArgs;
+        try {
+            keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return transport.<List<?>>runAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                blockingFallback, keysAndArgs).thenApply(LockCommands::holdsLeft);
+    }
+
+    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
+        return releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
+    }
+
+    /** A release's reply: per lock, the holds left, or -1 when the owner did not hold it. */
+    private static long[] holdsLeft(List<?> reply) {
         long[] remaining = new long[reply.size()];
         for (int i = 0; i < remaining.length; i++) {
             remaining[i] = ((Number) reply.get(i)).longValue();
@@ -318,8 +360,28 @@ final class LockCommands implements RenewalClient {
      * @return whether the lock had been handed to {@code owner}
      */
     boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        List<?> reply = run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())));
+        return wasHandedOver(run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)));
+    }
+
+    /** {@link #withdraw} without waiting for the reply (see {@link ScriptTransport#runAsync}). */
+    CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis, Executor blockingFallback) {
+        byte[][] keysAndArgs;
+        try {
+            keysAndArgs = withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return transport.<List<?>>runAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK, blockingFallback, keysAndArgs)
+                .thenApply(LockCommands::wasHandedOver);
+    }
+
+    private byte[][] withdrawKeysAndArgs(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        return releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name()));
+    }
+
+    /** A withdrawal's reply: 0 holds left means the lock had been handed to the withdrawn waiter, and is passed on. */
+    private static boolean wasHandedOver(List<?> reply) {
         return ((Number) reply.get(0)).longValue() == 0;
     }
 

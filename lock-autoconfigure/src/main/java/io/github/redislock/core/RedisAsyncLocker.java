@@ -22,25 +22,40 @@ import java.util.function.Function;
  * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
  * watchdog, release subscriptions and hand-off inbox.
  *
- * <p>Its thread cost is fixed, however many callers wait: a few {@code redis-lock-async} threads run
- * the Redis round trips of every acquisition and release (each a single script call that Redis answers
- * in well under a millisecond) and the timers of the waits. A waiting acquisition holds none of them.
+ * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
+ * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
+ * timers of the waits. The script calls of an acquisition and a release go out on Lettuce's
+ * asynchronous API and no thread waits for their replies, so any number of them can be in flight at
+ * once; a reply only hands the rest of the work back to these threads (see {@link AsyncWait} and
+ * {@link HoldReleases#releaseAsync} for why that work does not run on Lettuce's event loop).
+ *
+ * <p>Some calls still wait for Redis on one of these threads, as they did before: every call when the
+ * connection factory has no shared native Lettuce connection (sharing is switched off, or it is not
+ * Lettuce's), an acquisition with {@code redis-lock.replica-sync}, the first call on a new connection,
+ * and in a wait that found the lock held its subscription and the confirmation of a hand-off with a
+ * lease beyond the watchdog timeout.
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
-    /** Threads running the Redis calls and timers of all waits; they wait for Redis, never for a lock. */
+    /** Threads doing the bookkeeping and timers of all waits; they wait neither for a lock nor, mostly, for Redis. */
     public static final int DEFAULT_THREADS = 2;
+    /** How long {@link #close()} lets acquisitions and releases in flight finish. */
+    private static final long CLOSE_GRACE_SECONDS = 10;
 
     private final RedisLocker locker;
     private final ScheduledThreadPoolExecutor executor;
     private final Set<AsyncWait> waits = ConcurrentHashMap.newKeySet();
+    /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
+    private final AtomicInteger releasing = new AtomicInteger();
+    /** Notified whenever a wait ends or a release finishes, for {@link #close()}. */
+    private final Object quiet = new Object();
     private volatile boolean closed;
 
     public RedisAsyncLocker(RedisLocker locker) {
         this(locker, DEFAULT_THREADS);
     }
 
-    /** @param threads how many threads run the Redis calls and timers of all waits */
+    /** @param threads how many threads do the bookkeeping and timers of all waits */
     public RedisAsyncLocker(RedisLocker locker, int threads) {
         this.locker = Objects.requireNonNull(locker, "locker");
         if (threads < 1) {
@@ -71,7 +86,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         LockKeys keys = keys(key);
         String owner = locker.tokenOwner(handle.id());
         AsyncWait[] self = new AsyncWait[1];
-        self[0] = new AsyncWait(locker, executor, handle, keys, owner, waitNanos, leaseMillis, () -> waits.remove(self[0]));
+        self[0] = new AsyncWait(locker, executor, handle, keys, owner, waitNanos, leaseMillis, () -> {
+            waits.remove(self[0]);
+            madeProgress();
+        }, this::release);
         waits.add(self[0]);
         if (closed) { // closed between the check and the registration: close() may not have seen it
             self[0].stop(closedException(key));
@@ -79,15 +97,28 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         return self[0].start();
     }
 
+    /**
+     * Starts on one of the locker's threads, since stopping the watchdog's renewal may wait for a renewal
+     * in flight (never on the caller's thread, which may be an event loop); the release script's reply
+     * is awaited by no thread, and the hold is settled back on the locker's threads.
+     */
     @Override
     public CompletableFuture<Void> release(LockHandle issued) {
         Handle handle = Handle.of(issued);
         String owner = locker.tokenOwner(handle.id());
+        CompletableFuture<Void> released;
+        releasing.incrementAndGet();
         try {
-            return CompletableFuture.runAsync(() -> locker.unlock(LockKind.PLAIN, handle.key(), owner), executor);
+            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, executor), executor)
+                    .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(closedException(handle.key()));
+            released = CompletableFuture.failedFuture(closedException(handle.key()));
         }
+        released.whenComplete((done, failure) -> {
+            releasing.decrementAndGet();
+            madeProgress();
+        });
+        return released;
     }
 
     @Override
@@ -139,6 +170,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      * Ends every wait (each withdraws its queue place; a lock granted meanwhile is given back) and stops
      * the threads. Waits still pending fail with {@link IllegalStateException}. Holds stay with the
      * {@link RedisLocker}, which stops renewing them when it closes.
+     *
+     * <p>No thread waits for a script in flight, so before the threads stop it waits (up to
+     * {@value #CLOSE_GRACE_SECONDS} s) for the acquisitions and releases still in flight to be settled:
+     * a reply that came after the threads stopped would find no one to register or give back its lock.
      */
     @Override
     public void close() {
@@ -146,14 +181,38 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         for (AsyncWait wait : waits) {
             wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
         }
+        awaitInFlight(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
-            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+            if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
                 executor.shutdownNow();
             }
         } catch (InterruptedException e) {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void madeProgress() {
+        synchronized (quiet) {
+            quiet.notifyAll();
+        }
+    }
+
+    private void awaitInFlight(long deadlineNanos) {
+        synchronized (quiet) {
+            while (!waits.isEmpty() || releasing.get() > 0) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(quiet, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 

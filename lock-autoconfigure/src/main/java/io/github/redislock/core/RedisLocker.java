@@ -18,6 +18,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -267,13 +269,37 @@ public class RedisLocker extends AbstractLocker {
 
     /** @param owner a thread's or a token's owner field */
     void unlock(LockKind kind, String key, String owner) {
+        releases.release(List.of(heldToUnlock(kind, key, owner)));
+    }
+
+    /**
+     * Unlocks {@code owner}'s plain lock without a thread waiting for Redis (see
+     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event loop.
+     *
+     * @param settleOn where the hold is settled once Redis answered
+     * @return fails as {@link #unlock(LockKind, String, String)} throws
+     */
+    CompletableFuture<Void> unlockAsync(String key, String owner, Executor settleOn) {
+        List<Hold> held;
+        try {
+            held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
+        } catch (IllegalMonitorStateException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script
+            return CompletableFuture.runAsync(() -> releases.release(held), settleOn);
+        }
+        return releases.releaseAsync(held.get(0), settleOn);
+    }
+
+    private Hold heldToUnlock(LockKind kind, String key, String owner) {
         String redisName = redisName(key);
         Hold hold = holds.get(redisName, owner, kind.holdSlot());
         if (hold == null) {
             throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + redisName
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
-        releases.release(List.of(hold));
+        return hold;
     }
 
     /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
@@ -373,7 +399,7 @@ public class RedisLocker extends AbstractLocker {
      *
      * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
      */
-    LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
+    LockAttempt.Async queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         return attempts.queuing(keys, owner, leaseMillis, redisLease);
     }
@@ -415,8 +441,13 @@ public class RedisLocker extends AbstractLocker {
         try {
             attempt.abandon();
         } catch (RuntimeException e) {
-            log.warn("Could not withdraw the wait for " + what + "; its place expires by itself", e);
+            withdrawalFailed(what, e);
         }
+    }
+
+    /** A wait's queue place could not be withdrawn: it lapses by itself, unrefreshed. */
+    static void withdrawalFailed(String what, Throwable failure) {
+        log.warn("Could not withdraw the wait for " + what + "; its place expires by itself", failure);
     }
 
 

@@ -2,9 +2,13 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -71,6 +75,59 @@ final class ScriptTransport {
     }
 
     /**
+     * Sends a lock script and returns at once: the result completes with the reply, on the thread that
+     * reads it (a Lettuce event-loop thread), so whoever continues on it must neither block nor call
+     * Redis synchronously there. It has {@link #run}'s NOSCRIPT fallback (EVALSHA, then EVAL once) and
+     * failure naming, and like it never abandons a script: the result is not cancellable into Redis.
+     *
+     * <p>Only the shared native Lettuce connection can take calls without a thread per call. When the
+     * factory has none (sharing is switched off, or it is not Lettuce's), the blocking {@link #run} goes to
+     * {@code blockingFallback}: correct, but each call then holds one of its threads until Redis answers.
+     * The first call, and the first after the factory closed its connection, may block the caller while
+     * the connection is looked up, so call from a thread that may wait for Redis (never an event loop).
+     */
+    <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Executor blockingFallback,
+                                      byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce;
+        try {
+            lettuce = sharedCommands(redisKey);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (lettuce == null) {
+            return CompletableFuture.supplyAsync(() -> run(redisKey, script, returnType, keyCount, keysAndArgs), blockingFallback);
+        }
+        ScriptOutputType output = outputType(returnType);
+        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
+        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+        CompletableFuture<T> reply = new CompletableFuture<>();
+        BiConsumer<T, Throwable> deliver = (value, failure) -> {
+            if (failure == null) {
+                reply.complete(value);
+            } else {
+                reply.completeExceptionally(named(redisKey, failure));
+            }
+        };
+        send(() -> lettuce.<T>evalsha(script.sha1Hex(), output, keys, args)).whenComplete((value, failure) -> {
+            if (failure != null && isNoScript(failure)) { // sent from the event loop: sending blocks nothing
+                send(() -> lettuce.<T>eval(script.body(), output, keys, args)).whenComplete(deliver);
+            } else {
+                deliver.accept(value, failure);
+            }
+        });
+        return reply;
+    }
+
+    /** One command on its way, bounded by the reply backstop like {@link #awaitUninterruptibly}; one that failed to start is a failed stage. */
+    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
+        try {
+            return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
      * The connection factory's shared Lettuce connection, kept between calls: asking the factory for a
      * connection wrapper on every lock operation costs more client time than the script itself. A
      * closed one (the factory was stopped or reset) is looked up again; null when the factory hands out
@@ -120,7 +177,7 @@ final class ScriptTransport {
 
     private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
                               int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+        ScriptOutputType output = outputType(returnType);
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
         try {
@@ -131,6 +188,10 @@ final class ScriptTransport {
             }
             return awaitUninterruptibly(lettuce.eval(script.body(), output, keys, args));
         }
+    }
+
+    private static ScriptOutputType outputType(ReturnType returnType) {
+        return returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
     }
 
     /** Waits for the reply, keeping (not obeying) interrupts; bounded by the command timeout as a backstop. */
@@ -178,12 +239,28 @@ final class ScriptTransport {
         } catch (LockException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+            throw redisFailure(redisKey, e);
         } finally {
             if (interrupted || Thread.interrupted()) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * A failure of an asynchronous call as {@link #guarded} names it: a {@link LockException} as it is,
+     * anything else a {@link LockRedisException} naming the key; a missing reply says how long it was awaited.
+     */
+    Throwable named(String redisKey, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof TimeoutException timeout) {
+            cause = new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
+        }
+        return cause instanceof RuntimeException runtime && !(cause instanceof LockException) ? redisFailure(redisKey, runtime) : cause;
+    }
+
+    private static LockRedisException redisFailure(String redisKey, RuntimeException e) {
+        return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
     }
 
     /** Opening (possibly connecting) is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */

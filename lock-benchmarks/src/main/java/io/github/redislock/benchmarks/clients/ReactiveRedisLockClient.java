@@ -12,7 +12,7 @@ import io.github.redislock.core.RedisReactiveLocker;
 /**
  * This project's {@link ReactiveLocker} over the same wiring as {@link RedisLockClient}. The harness
  * calls from worker threads and waits for each {@code Mono}: the rows measure what the reactive path
- * costs per acquisition (its own threads run the Redis calls and deliver the result), not what it saves
+ * costs per acquisition (its own threads send the Redis calls, settle the replies and deliver the result), not what it saves
  * in threads, which {@code docs/reactive.md} reports.
  */
 final class ReactiveRedisLockClient implements LockClient {
