@@ -104,7 +104,10 @@ class SentinelTest {
         RedisServerProcess oldMaster = master;
         RedisServerProcess newMaster = replica;
         oldMaster.restart(); // the Sentinels turn the returning old master into a replica of the new one
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        // They get to it only after seeing it report itself master for 8 s, through an INFO sent every 10 s,
+        // so about 20 s; once, on 2 loaded cores, that took over 30 s. (Making it a replica here instead would
+        // leave the Sentinels unaware of it, and the failover below without a replica to promote.)
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                 .until(() -> "up".equals(oldMaster.info("replication").get("master_link_status")));
         contextRunner().withPropertyValues("redis-lock.replica-sync=2s").run(context -> {
             Locker locker = context.getBean(Locker.class);
