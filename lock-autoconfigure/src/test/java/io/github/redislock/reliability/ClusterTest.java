@@ -1,6 +1,7 @@
 package io.github.redislock.reliability;
 
 import io.github.redislock.core.Internals;
+import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.WatchdogState;
 
@@ -12,7 +13,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
@@ -96,6 +101,48 @@ class ClusterTest {
             assertThat(context.getBean(RedisLocker.class).watchdogState().consecutiveFailures()).isZero();
             keys.forEach(locker::unlock);
         });
+    }
+
+    @Test
+    void theAsyncLockerTakesHandsOnAndReleasesLocksOnEveryMasterLeavingNoKey() {
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> {
+            try (RedisAsyncLocker async = new RedisAsyncLocker(context.getBean(RedisLocker.class))) {
+                List<String> keys = keysOnEveryMaster(4);
+                List<LockHandle> holders = joinAll(keys.stream().map(key -> async.acquire(key, Duration.ZERO, null)).toList());
+                assertThat(keys).allMatch(ClusterTest::existsOnItsMaster);
+
+                List<CompletableFuture<LockHandle>> waiting = keys.stream().map(key -> async.acquire(key, Duration.ofSeconds(10), null)).toList();
+                await().atMost(Duration.ofSeconds(5)).until(() -> keys.stream().allMatch(key -> onItsMaster(key, "LLEN", queueOf(key)) == 1));
+                assertThat(waiting).noneMatch(CompletableFuture::isDone);
+
+                joinAll(holders.stream().map(async::release).toList());
+                List<LockHandle> handedTo = joinAll(waiting);
+                for (int i = 0; i < keys.size(); i++) {
+                    assertThat(handedTo.get(i).fencingToken()).as("token handed on with %s", keys.get(i)).isGreaterThan(holders.get(i).fencingToken());
+                }
+                joinAll(handedTo.stream().map(async::release).toList());
+                for (String key : keys) {
+                    assertThat(onItsMaster(key, "EXISTS", "lock:" + key, queueOf(key), "lock:{lock:" + key + "}:wait-deadlines"))
+                            .as("keys of %s left on its master", key).isZero();
+                }
+            }
+        });
+    }
+
+    private static <T> List<T> joinAll(List<? extends CompletionStage<T>> stages) throws Exception {
+        List<T> results = new ArrayList<>();
+        for (CompletionStage<T> stage : stages) {
+            results.add(stage.toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+        return results;
+    }
+
+    private static String queueOf(String key) {
+        return "lock:{lock:" + key + "}:wait-queue";
+    }
+
+    private static long onItsMaster(String key, String... command) {
+        return (Long) nodes.get(masterOf(key)).command(command);
     }
 
     @Test
