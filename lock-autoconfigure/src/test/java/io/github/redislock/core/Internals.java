@@ -2,8 +2,8 @@ package io.github.redislock.core;
 
 
 /**
- * What tests outside this package may do to a Locker's package-private parts: run a renewal tick now
- * and hold a release subscription open. Test code only; the library itself offers none of it.
+ * What tests outside this package may do to a Locker's package-private parts: run a renewal tick now,
+ * hold a release subscription open, and name the Redis keys a lock uses. Test code only; the library itself offers none of it.
  */
 public final class Internals {
 
@@ -23,5 +23,11 @@ public final class Internals {
     /** Channels the Locker's pub/sub connection is subscribed to now. */
     public static int subscribedChannelCount(RedisLocker locker) {
         return locker.subscriptions().subscribedChannelCount();
+    }
+
+    /** Every Redis key a plain lock on {@code key} may write (its hash, wait queue and waiters' deadlines), as the library names them. */
+    public static java.util.List<String> plainLockKeys(String prefix, String key) {
+        LockKeys keys = LockKeys.of(prefix, key);
+        return java.util.List.of(keys.name(), keys.waitQueue(), keys.waitDeadlines());
     }
 }

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
@@ -122,8 +123,9 @@ class ClusterTest {
                 }
                 joinAll(handedTo.stream().map(async::release).toList());
                 for (String key : keys) {
-                    assertThat(onItsMaster(key, "EXISTS", "lock:" + key, queueOf(key), "lock:{lock:" + key + "}:wait-deadlines"))
-                            .as("keys of %s left on its master", key).isZero();
+                    List<String> written = Internals.plainLockKeys("lock:", key);
+                    assertThat(onItsMaster(key, Stream.concat(Stream.of("EXISTS"), written.stream()).toArray(String[]::new)))
+                            .as("keys %s left on the master of %s", written, key).isZero();
                 }
             }
         });
@@ -138,7 +140,7 @@ class ClusterTest {
     }
 
     private static String queueOf(String key) {
-        return "lock:{lock:" + key + "}:wait-queue";
+        return Internals.plainLockKeys("lock:", key).get(1);
     }
 
     private static long onItsMaster(String key, String... command) {
