@@ -24,8 +24,12 @@ public final class CeilingCalls {
     private CeilingCalls() {
     }
 
-    /** What {@code lock(key)} sends first with the watchdog's lease: it may wait, so a blocked try would queue. */
-    public static Call acquire(String prefix, String key, String owner, long leaseMillis, long keepPlaceMillis) {
+    /**
+     * What {@code lock(key)} sends first with the watchdog's lease: it may wait, so a blocked try would
+     * queue, keeping its place as long as the Locker would for that watchdog timeout.
+     */
+    public static Call acquire(String prefix, String key, String owner, long leaseMillis) {
+        long keepPlaceMillis = LockAttempts.keepPlaceMillis(leaseMillis);
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
         byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(group, owner, leaseMillis, new boolean[] {true}, keepPlaceMillis,
                 LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false, true);

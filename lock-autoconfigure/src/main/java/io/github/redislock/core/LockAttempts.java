@@ -65,6 +65,11 @@ final class LockAttempts {
      * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
      * free again within the watchdog timeout, whatever lease that waiter asked for.
      */
+    /** How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog timeout. */
+    static long keepPlaceMillis(long watchdogTimeoutMillis) {
+        return Math.max(3, watchdogTimeoutMillis / 3);
+    }
+
     LockAttempt.Async queuing(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         return new QueuedPlainLock(keys, owner, leaseMillis, redisLease);
     }
@@ -87,7 +92,7 @@ final class LockAttempts {
             this.owner = owner;
             this.leaseMillis = leaseMillis;
             this.redisLease = redisLease;
-            this.keepPlace = Math.max(3, watchdog.timeout().toMillis() / 3);
+            this.keepPlace = keepPlaceMillis(watchdog.timeout().toMillis());
             this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
             this.waitName = waitIds.incrementAndGet() + ":" + owner;
             this.member = LockCommands.queueMember(inboxField, waitName, claimLease);

@@ -33,7 +33,6 @@ final class ScriptsAloneClient implements LockClient {
     private final RedisCommands<byte[], byte[]> redis;
     private final String clientId = UUID.randomUUID().toString();
     private final long leaseMillis;
-    private final long keepPlaceMillis;
     /** Per key, built once: the row measures the script calls, not the building of their arguments. */
     private final Map<String, CeilingCalls.Call[]> calls = new ConcurrentHashMap<>();
 
@@ -43,7 +42,6 @@ final class ScriptsAloneClient implements LockClient {
         connection = client.connect(ByteArrayCodec.INSTANCE);
         redis = connection.sync();
         leaseMillis = settings.watchdogTimeout().toMillis();
-        keepPlaceMillis = Math.max(3, leaseMillis / 3); // what a blocking lock(key) asks for, in case it is blocked
         for (CeilingCalls.Call call : callsOf("load")) {
             redis.scriptLoad(CeilingCalls.body(call).getBytes(StandardCharsets.UTF_8));
         }
@@ -90,7 +88,7 @@ final class ScriptsAloneClient implements LockClient {
 
     private CeilingCalls.Call[] callsOf(String key) {
         String owner = clientId + ":" + Thread.currentThread().getId();
-        return new CeilingCalls.Call[] {CeilingCalls.acquire(PREFIX, key, owner, leaseMillis, keepPlaceMillis),
+        return new CeilingCalls.Call[] {CeilingCalls.acquire(PREFIX, key, owner, leaseMillis),
                 CeilingCalls.release(PREFIX, key, owner, leaseMillis)};
     }
 }

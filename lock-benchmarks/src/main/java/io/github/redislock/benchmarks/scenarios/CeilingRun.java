@@ -72,7 +72,7 @@ final class CeilingRun {
         for (int i = 0; i < context.options().ceilingConnections(); i++) {
             connections.add(client.connect(ByteArrayCodec.INSTANCE));
         }
-        CeilingCalls.Call sample = CeilingCalls.acquire("lock:", "ceiling", "ceiling:0", LEASE_MILLIS, LEASE_MILLIS / 3);
+        CeilingCalls.Call sample = CeilingCalls.acquire("lock:", "ceiling", "ceiling:0", LEASE_MILLIS);
         connections.get(0).sync().scriptLoad(CeilingCalls.body(sample));
         connections.get(0).sync().scriptLoad(CeilingCalls.body(CeilingCalls.release("lock:", "ceiling", "ceiling:0", LEASE_MILLIS)));
         finished = new CountDownLatch(inFlight);
@@ -80,7 +80,7 @@ final class CeilingRun {
         releaseCalls = new CeilingCalls.Call[inFlight];
         for (int slot = 0; slot < inFlight; slot++) {
             // The library's own calls for lock(key) with the watchdog's lease (which may queue) and the final unlock(key).
-            acquireCalls[slot] = CeilingCalls.acquire("lock:", "ceiling-" + slot, "ceiling:" + slot, LEASE_MILLIS, LEASE_MILLIS / 3);
+            acquireCalls[slot] = CeilingCalls.acquire("lock:", "ceiling-" + slot, "ceiling:" + slot, LEASE_MILLIS);
             releaseCalls[slot] = CeilingCalls.release("lock:", "ceiling-" + slot, "ceiling:" + slot, LEASE_MILLIS);
         }
         for (int slot = 0; slot < inFlight; slot++) {
