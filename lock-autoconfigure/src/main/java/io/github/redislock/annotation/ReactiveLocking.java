@@ -8,6 +8,8 @@ import java.util.function.Function;
 import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
+import io.github.redislock.ReactiveLocker;
+import io.github.redislock.core.RedisReactiveLocker;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -64,10 +66,9 @@ final class ReactiveLocking {
 
     private static Object lockWithoutThread(DistributedLockInterceptor.LockedCall call, AsyncLocker locker, boolean mono,
                                             MethodInvocation unproceeded) {
-        Mono<LockHandle> acquired = Mono.fromFuture(() -> StageLocking.acquire(call, locker).toCompletableFuture(), false)
-                .onErrorMap(LockAcquisitionException.class, NotAcquired::new);
-        // A release is never cancelled half-way: Redis would still run it, and nobody learn how it went.
-        Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> locker.release(handle).toCompletableFuture(), true);
+        ReactiveLocker reactive = new RedisReactiveLocker(locker);
+        Mono<LockHandle> acquired = StageLocking.acquire(call, reactive::acquire).onErrorMap(LockAcquisitionException.class, NotAcquired::new);
+        Function<LockHandle, Mono<Void>> release = reactive::release;
         if (mono) {
             return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, (handle, error) -> release.apply(handle), release)
                     .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));

@@ -42,14 +42,25 @@ final class StageLocking {
 
     /** The acquisition as the annotation defines it, named for metrics after the method. */
     static CompletionStage<LockHandle> acquire(DistributedLockInterceptor.LockedCall call, AsyncLocker locker) {
+        return acquire(call, locker::acquire);
+    }
+
+    /** Starts the acquisition the annotation defines with {@code acquire}, in the method's metrics name scope. */
+    static <T> T acquire(DistributedLockInterceptor.LockedCall call, Acquire<T> acquire) {
         String previousName = LockNameScope.enter(call.definition.name);
         try {
             Duration wait = call.wait.isNegative() ? null : call.wait;
             Duration lease = call.definition.leaseMillis < 0 ? null : Duration.ofMillis(call.definition.leaseMillis);
-            return locker.acquire(call.keys.get(0), wait, lease);
+            return acquire.start(call.keys.get(0), wait, lease);
         } finally {
             LockNameScope.exit(previousName);
         }
+    }
+
+    /** An acquisition of an AsyncLocker or a ReactiveLocker: null wait waits as long as it takes, null lease is the watchdog's. */
+    @FunctionalInterface
+    interface Acquire<T> {
+        T start(String key, Duration wait, Duration lease);
     }
 
     private static void runHolding(DistributedLockInterceptor.LockedCall call, AsyncLocker locker, LockHandle handle,

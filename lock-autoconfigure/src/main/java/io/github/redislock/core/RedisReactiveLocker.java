@@ -1,11 +1,18 @@
 package io.github.redislock.core;
 
 import io.github.redislock.AsyncLocker;
+import io.github.redislock.LockNameScope;
 import io.github.redislock.ReactiveLocker;
 import io.github.redislock.LockHandle;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -14,8 +21,19 @@ import reactor.core.publisher.Mono;
  * The {@link ReactiveLocker} over an {@link AsyncLocker}: a thin adapter, so an application without
  * Reactor never loads it. A Mono's cancellation cancels the acquisition's future, which the async
  * locker turns into a withdrawal of the queue place or the release of a late grant.
+ *
+ * <p>One race is the adapter's own: a cancellation that arrives as the acquisition completes. The
+ * future can then no longer be cancelled, and Reactor drops the handle it brings, as it drops every
+ * value a cancelled subscriber no longer takes; nobody would release that lock, and the watchdog
+ * would renew it for ever. Reactor hands such a value to the subscriber's discard hook, so the
+ * acquisition's Mono carries one that releases a dropped handle.
+ *
+ * <p>The {@link LockNameScope} an acquisition is named by is the one its Mono was built in, as a Mono
+ * is mostly subscribed on another thread, outside the caller's scope.
  */
 public final class RedisReactiveLocker implements ReactiveLocker {
+
+    private static final Log log = LogFactory.getLog(RedisReactiveLocker.class);
 
     private final AsyncLocker async;
 
@@ -25,12 +43,34 @@ public final class RedisReactiveLocker implements ReactiveLocker {
 
     @Override
     public Mono<LockHandle> acquire(String key, Duration wait, Duration lease) {
-        return Mono.fromFuture(() -> async.acquire(key, wait, lease).toCompletableFuture(), false);
+        return acquisition(() -> async.acquire(key, wait, lease).toCompletableFuture());
     }
 
     @Override
     public Mono<LockHandle> acquire(LockHandle handle, Duration wait, Duration lease) {
-        return Mono.fromFuture(() -> async.acquire(handle, wait, lease).toCompletableFuture(), false);
+        return acquisition(() -> async.acquire(handle, wait, lease).toCompletableFuture());
+    }
+
+    private Mono<LockHandle> acquisition(Supplier<CompletableFuture<LockHandle>> acquire) {
+        String name = LockNameScope.current();
+        return Mono.fromFuture(() -> {
+            String previousName = LockNameScope.enter(name);
+            try {
+                return acquire.get();
+            } finally {
+                LockNameScope.exit(previousName);
+            }
+        }, false).doOnDiscard(LockHandle.class, this::releaseDropped);
+    }
+
+    /** A handle Reactor dropped: its acquisition completed as its subscriber cancelled. */
+    private void releaseDropped(LockHandle handle) {
+        async.release(handle).whenComplete((released, failure) -> {
+            if (failure != null) {
+                log.warn("Could not release " + handle + ", acquired as its subscriber cancelled; it frees when its lease ends",
+                        failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+        });
     }
 
     @Override
