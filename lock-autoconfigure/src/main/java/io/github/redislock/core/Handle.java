@@ -10,22 +10,30 @@ final class Handle implements LockHandle {
 
     private final String key;
     private final String id;
+    /** The locker whose holds this handle's owner field names: its client id is part of it. */
+    private final RedisLocker issuer;
     /** The fencing token of the handle's current hold; 0 before its first acquisition. */
     private volatile long fencingToken;
 
-    Handle(String key) {
+    Handle(String key, RedisLocker issuer) {
         this.key = Objects.requireNonNull(key, "key");
         this.id = UUID.randomUUID().toString();
+        this.issuer = issuer;
     }
 
-    /** The handle as this package issued it; a handle of another implementation names no owner here. */
-    static Handle of(LockHandle handle) {
+    /**
+     * The handle as {@code locker} issued it. A handle of another implementation, or of another locker
+     * (another application context, another Redis), names no owner there: its holds are not known to
+     * that locker, and a release through it would fail or, worse, an acquisition start a second owner.
+     */
+    static Handle of(LockHandle handle, RedisLocker locker) {
         Objects.requireNonNull(handle, "Lock handle must not be null");
-        if (handle instanceof Handle own) {
+        if (handle instanceof Handle own && own.issuer == locker) {
             return own;
         }
-        throw new IllegalArgumentException("Lock handle " + handle + " of '" + handle.key()
-                + "' was not issued by a redis-lock AsyncLocker or ReactiveLocker; acquire(key, ...) issues one");
+        throw new IllegalArgumentException("Lock handle " + handle + " of '" + handle.key() + "' was not issued by this "
+                + (handle instanceof Handle ? "AsyncLocker (another locker, with another client id, issued it)" : "redis-lock AsyncLocker or ReactiveLocker")
+                + "; acquire(key, ...) issues one");
     }
 
     @Override

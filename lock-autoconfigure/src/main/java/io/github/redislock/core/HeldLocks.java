@@ -64,20 +64,24 @@ final class HeldLocks {
 
     void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
-        Hold hold = holds.get(id);
         boolean threadOwned = owner.equals(locker.currentOwner());
-        if (holdCount == 1 || hold == null) {
-            if (hold != null) {
-                forget(hold); // a hold lost earlier and never unlocked
+        Hold[] replaced = new Hold[1];
+        // One atomic step per hold: two registrations at once (a token owner on two threads) must not both put a hold, one then renewed by nobody.
+        Hold hold = holds.compute(id, (held, known) -> {
+            if (holdCount == 1 || known == null) {
+                replaced[0] = known; // a hold lost earlier and never unlocked
+                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
+                taken.name = LockNameScope.current();
+                return taken;
             }
-            hold = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
-            hold.name = LockNameScope.current();
-            holds.put(id, hold);
-        } else {
-            hold.count = holdCount;
-            if (!hold.watched && leaseMillis != Locker.WATCHDOG_LEASE) {
-                hold.leaseMillis = Math.max(hold.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
+            known.count = holdCount;
+            if (!known.watched && leaseMillis != Locker.WATCHDOG_LEASE) {
+                known.leaseMillis = Math.max(known.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
             }
+            return known;
+        });
+        if (replaced[0] != null && replaced[0].watched) {
+            watchdog.unwatch(replaced[0]);
         }
         if (leaseMillis != Locker.WATCHDOG_LEASE) {
             long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);

@@ -4,17 +4,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * One lock request as a wait sees it, whatever the lock kind: tried again after every release message
- * or lease end. The per-kind attempts live with the holds they register ({@link RedisLocker}); what
- * drives them is either a parked thread ({@link BlockingWait}) or callbacks ({@link AsyncWait}).
+ * One lock request as a {@link LockWait} sees it, whatever the lock kind: tried again after every
+ * release message or lease end. The per-kind attempts live with the holds they register
+ * ({@link LockAttempts}).
+ *
+ * <p>A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send} puts
+ * the script on its way, and the {@link Try} it completes with reads the answer on the wait's own thread
+ * (never the event loop that read the reply: registering a hold may wait for the watchdog, and belongs
+ * to the caller's {@link io.github.redislock.LockNameScope}). A wait that parks its thread passes no
+ * executor, and the try runs on that thread.
  */
 interface LockAttempt {
 
+    /** A try Redis answered; {@link #settle} reads the answer. */
+    interface Try {
+        /** @return null when the locks are now held (and their holds registered), else what blocks them */
+        Blocked settle();
+    }
+
     /**
-     * @param queue whether the caller will wait (a fair lock then keeps its place in the queue)
-     * @return null when the locks are now held (and their holds registered), else what blocks them
+     * Puts one try on its way.
+     *
+     * @param queue            whether the caller will wait (a queued or fair lock then keeps its place in the queue)
+     * @param blockingFallback null to run the try on the calling thread, waiting for Redis; else where it
+     *                         runs when it cannot go without a thread (see {@link ScriptTransport#runAsync})
+     * @return completes, on whatever thread read the reply, when Redis answered; fails as the script call failed
      */
-    Blocked tryOnce(boolean queue);
+    CompletableFuture<Try> send(boolean queue, Executor blockingFallback);
 
     /** What a release that hands the lock to this wait names it by; null when it does not queue. */
     default String waitName() {
@@ -24,45 +40,42 @@ interface LockAttempt {
     /**
      * A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token.
      *
-     * @return false when the hand-off's claim lease ran out before it could be extended: the wait goes on
+     * @return HELD when the owner now holds it (registered), EXPIRED when the hand-off's claim lease ran
+     *         out first (the wait goes on), WITHDRAWN when a closing locker withdrew the wait first (the
+     *         withdrawal passes the lock on: the wait must not take it)
      */
-    default boolean handedOver(long token) {
+    default HandOff handedOver(long token) {
         throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
     }
 
-    /** The caller stops waiting without the lock. */
-    default void abandon() {
+    /** What became of a hand-off this wait heard of. */
+    enum HandOff { HELD, EXPIRED, WITHDRAWN }
+
+    /**
+     * The caller stops waiting without the lock: withdraws a queue place it may have, and gives back a
+     * hold a try whose reply was lost may have taken.
+     *
+     * @param replyLost        whether the last try failed after it may have run in Redis
+     * @param blockingFallback as for {@link #send}
+     * @return completes once withdrawn (at once when there was nothing to withdraw)
+     */
+    default CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
-     * An attempt whose try comes in two halves, for a wait that holds no thread while Redis answers
-     * ({@link AsyncWait}): {@link #send} puts the script on its way, {@link #settle} reads its answer as
-     * {@link #tryOnce} would. Between them no thread waits, and the caller settles the answer on a thread
-     * of its choosing: not the event loop that read the reply, as registering a hold may wait for the
-     * watchdog (it replaces a hold found lost) and belongs to the caller's {@link io.github.redislock.LockNameScope}.
+     * Completes when this attempt may make its first try: at once, unless another acquisition of the
+     * same owner and lock is still in flight (two threads acquiring under one owner token, or one
+     * {@link io.github.redislock.LockHandle} acquired twice at once). Taken one at a time, each knows
+     * whether the owner holds the lock already; in flight together, both would take themselves for the
+     * first hold, and Redis would count one hold where the owner believes in two.
      */
-    interface Async extends LockAttempt {
+    default CompletableFuture<Void> turn() {
+        return LockAttempts.NOW;
+    }
 
-        /**
-         * @param blockingFallback where the call runs, blocking, when it cannot go without a thread (see
-         *                         {@link ScriptTransport#runAsync})
-         * @return the script's answer, completed on the thread that read it
-         */
-        CompletableFuture<LockCommands.Acquisition> send(boolean queue, Executor blockingFallback);
-
-        /**
-         * @param answer what Redis answered the {@link #send} with the same {@code queue}
-         * @return null when the lock is now held (and its hold registered), else what blocks it
-         */
-        Blocked settle(boolean queue, LockCommands.Acquisition answer);
-
-        /**
-         * {@link #abandon} without waiting for Redis.
-         *
-         * @return completes once the queue place is withdrawn (at once when it had none), on the thread
-         *         that read the reply
-         */
-        CompletableFuture<Void> abandonAsync(Executor blockingFallback);
+    /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
+    default void endTurn() {
     }
 
     /** @param channel where the release that may unblock the attempt is announced */

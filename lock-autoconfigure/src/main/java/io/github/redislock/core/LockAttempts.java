@@ -30,8 +30,15 @@ final class LockAttempts {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
+    /** An attempt's turn that has come. */
+    static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
+
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
-    private final Set<LockAttempt> queuedWaits = ConcurrentHashMap.newKeySet();
+    private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
+    /** Set once by a closing Locker, before it withdraws the queued waits: no wait queues after that. */
+    private volatile boolean closed;
+    /** Per lock and shared owner, the end of its latest acquisition (see {@link LockAttempt#turn}). */
+    private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
@@ -44,17 +51,27 @@ final class LockAttempts {
         this.inboxField = LockCommands.inboxField(inbox);
     }
 
-    /** The waits that may hold a place in a wait queue now. */
-    Set<LockAttempt> queuedWaits() {
-        return queuedWaits;
+    /**
+     * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
+     * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
+     */
+    void close() {
+        closed = true;
+        for (QueuedWait wait : queuedWaits) {
+            try {
+                wait.withdrawIfQueued();
+            } catch (RuntimeException e) {
+                log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
+            }
+        }
     }
 
     /**
      * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
      * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
      */
-    LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease) : multiLock(keys, owner, leaseMillis, redisLease);
+    LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner) : multiLock(keys, owner, leaseMillis, redisLease);
     }
 
     /**
@@ -70,12 +87,16 @@ final class LockAttempts {
         return Math.max(3, watchdogTimeoutMillis / 3);
     }
 
-    LockAttempt.Async queuing(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        return new QueuedPlainLock(keys, owner, leaseMillis, redisLease);
+    /**
+     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
+     *                    a lock handle): its acquisitions then take turns (see {@link LockAttempt#turn})
+     */
+    LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        return new QueuedPlainLock(keys, owner, leaseMillis, redisLease, sharedOwner);
     }
 
-    /** The attempt of {@link #queuing}; its try also comes in two halves, for the {@link AsyncWait}. */
-    private final class QueuedPlainLock extends QueuedWait implements LockAttempt.Async {
+    /** The attempt of {@link #queuing}. */
+    private final class QueuedPlainLock extends QueuedWait {
         private final LockKeys keys;
         private final List<LockKeys> group;
         private final String owner;
@@ -85,13 +106,20 @@ final class LockAttempts {
         private final long claimLease;
         private final String waitName;
         private final String member;
+        private final boolean sharedOwner;
+        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+        private volatile boolean lastTryFirstHold;
+        /** With a shared owner: the end of the owner's acquisition before this one, and this one's end. */
+        private CompletableFuture<Void> turnBefore;
+        private CompletableFuture<Void> turnEnd;
 
-        QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
             this.keys = keys;
             this.group = List.of(keys);
             this.owner = owner;
             this.leaseMillis = leaseMillis;
             this.redisLease = redisLease;
+            this.sharedOwner = sharedOwner;
             this.keepPlace = keepPlaceMillis(watchdog.timeout().toMillis());
             this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
             this.waitName = waitIds.incrementAndGet() + ":" + owner;
@@ -99,30 +127,46 @@ final class LockAttempts {
         }
 
         @Override
-        public LockAttempt.Blocked tryOnce(boolean queue) {
-            boolean queuedBefore = queued();
-            boolean[] firstHolds = beforeTry(queue);
-            return settle(queue, commands.acquire(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore));
+        public CompletableFuture<Void> turn() {
+            if (!sharedOwner) {
+                return NOW; // a thread acquires one lock at a time by itself
+            }
+            turnEnd = new CompletableFuture<>();
+            turnBefore = turns.put(keys.name() + '\n' + owner, turnEnd);
+            return turnBefore == null ? NOW : turnBefore;
         }
 
         @Override
-        public CompletableFuture<LockCommands.Acquisition> send(boolean queue, Executor blockingFallback) {
-            boolean queuedBefore = queued();
-            boolean[] firstHolds = beforeTry(queue);
-            return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, blockingFallback);
+        public void endTurn() {
+            if (turnEnd == null) {
+                return;
+            }
+            turns.remove(keys.name() + '\n' + owner, turnEnd);
+            if (turnBefore == null) {
+                turnEnd.complete(null);
+            } else { // one that gave up before its turn came must not let the next one start early
+                turnBefore.whenComplete((done, failure) -> turnEnd.complete(null));
+            }
         }
 
-        /** @return per lock, whether this instance knows of no hold of the owner */
-        private boolean[] beforeTry(boolean queue) {
+        @Override
+        public CompletableFuture<LockAttempt.Try> send(boolean queue, Executor blockingFallback) {
+            boolean queuedBefore = queued();
             boolean[] firstHolds = holds.firstHolds(group, owner);
+            lastTryFirstHold = firstHolds[0];
             if (queue && firstHolds[0]) {
                 markQueued(); // before the call: one whose reply is lost may have queued all the same
             }
-            return firstHolds;
+            long keep = queue ? keepPlace : 0;
+            if (blockingFallback == null) {
+                LockCommands.Acquisition answer = commands.acquire(group, owner, redisLease, firstHolds, keep, member, queuedBefore);
+                return CompletableFuture.completedFuture(() -> settle(queue, answer));
+            }
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, blockingFallback)
+                    .thenApply(answer -> () -> settle(queue, answer));
         }
 
-        @Override
-        public LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
             if (attempt.acquired()) {
                 unmarkQueued();
                 holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
@@ -143,16 +187,18 @@ final class LockAttempts {
         }
 
         @Override
-        public boolean handedOver(long token) {
-            unmarkQueued();
+        public HandOff handedOver(long token) {
+            if (!unmarkQueued()) {
+                return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
+            }
             // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
             if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
                 log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
-                return false;
+                return HandOff.EXPIRED;
             }
             holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
-            return true;
+            return HandOff.HELD;
         }
 
         @Override
@@ -161,11 +207,17 @@ final class LockAttempts {
         }
 
         @Override
-        public CompletableFuture<Void> abandonAsync(Executor blockingFallback) {
-            if (!unmarkQueued()) {
-                return CompletableFuture.completedFuture(null);
+        public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+            // Without a place, a lost reply of a first hold may still have taken the lock: an empty member releases it.
+            String withdrawn = unmarkQueued() ? member : replyLost && lastTryFirstHold ? "" : null;
+            if (withdrawn == null) {
+                return NOW;
             }
-            return commands.withdrawAsync(keys, owner, member, redisLease, blockingFallback).thenAccept(this::withdrawn);
+            if (blockingFallback == null) {
+                withdrawn(commands.withdraw(keys, owner, withdrawn, redisLease));
+                return NOW;
+            }
+            return commands.withdrawAsync(keys, owner, withdrawn, redisLease, blockingFallback).thenAccept(this::withdrawn);
         }
 
         private void withdrawn(boolean handedOver) {
@@ -177,7 +229,7 @@ final class LockAttempts {
 
     /**
      * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
-     * closing Locker, withdraws the place, once.
+     * closing Locker, withdraws the place, once; a hand-off is taken only by a wait that still had it.
      */
     private abstract class QueuedWait implements LockAttempt {
         /** Written by the waiting thread and a closing Locker. */
@@ -187,12 +239,17 @@ final class LockAttempts {
             return queued;
         }
 
+        /** @throws IllegalStateException when the Locker closes: its close withdraws no place queued after it looked */
         synchronized void markQueued() {
             queued = true;
             queuedWaits.add(this);
+            if (closed) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+                unmarkQueued();
+                throw new IllegalStateException("Locker is closed (its application context has shut down); cannot queue for a lock");
+            }
         }
 
-        /** @return whether it may have had a place, which the caller now withdraws */
+        /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
         synchronized boolean unmarkQueued() {
             boolean was = queued;
             queued = false;
@@ -200,11 +257,17 @@ final class LockAttempts {
             return was;
         }
 
-        @Override
-        public final void abandon() {
+        /** For a closing Locker: withdraws the place now, unless the wait has already let go of it. */
+        final void withdrawIfQueued() {
             if (unmarkQueued()) {
                 withdraw();
             }
+        }
+
+        @Override
+        public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+            withdrawIfQueued();
+            return NOW;
         }
 
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
@@ -213,7 +276,7 @@ final class LockAttempts {
 
     private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         List<List<LockKeys>> groups = bySlot(keys);
-        return queue -> {
+        return (Synchronous) queue -> {
             List<LockKeys> taken = new ArrayList<>();
             List<LockCommands.Acquisition> results = new ArrayList<>();
             for (List<LockKeys> group : groups) {
@@ -257,7 +320,7 @@ final class LockAttempts {
     LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = watchdog.timeout().toMillis();
         String turnChannel = keys.turnChannelPrefix() + owner;
-        return new QueuedWait() {
+        class FairWait extends QueuedWait implements Synchronous {
 
             @Override
             public LockAttempt.Blocked tryOnce(boolean queue) {
@@ -281,7 +344,8 @@ final class LockAttempts {
             void withdraw() {
                 commands.leaveFairQueue(keys, owner);
             }
-        };
+        }
+        return new FairWait();
     }
 
     LockAttempt readWrite(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
@@ -290,7 +354,7 @@ final class LockAttempts {
                     + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
                     + "while holding the write lock is fine).");
         }
-        return queue -> {
+        return (Synchronous) queue -> {
             boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
             LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
@@ -300,6 +364,23 @@ final class LockAttempts {
             holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;
         };
+    }
+
+    /** An attempt whose try waits for Redis on the thread that runs it: every kind but the queued single lock. */
+    @FunctionalInterface
+    interface Synchronous extends LockAttempt {
+
+        /** @return null when the locks are now held (and their holds registered), else what blocks them */
+        LockAttempt.Blocked tryOnce(boolean queue);
+
+        @Override
+        default CompletableFuture<LockAttempt.Try> send(boolean queue, Executor blockingFallback) {
+            if (blockingFallback != null) {
+                return CompletableFuture.supplyAsync(() -> tryOnce(queue), blockingFallback).thenApply(blocked -> () -> blocked);
+            }
+            LockAttempt.Blocked blocked = tryOnce(queue);
+            return CompletableFuture.completedFuture(() -> blocked);
+        }
     }
 
     /**

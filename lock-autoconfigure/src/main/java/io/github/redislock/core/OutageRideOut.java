@@ -5,7 +5,7 @@ import io.github.redislock.LockRedisException;
 /**
  * How a waiter rides out a short Redis outage: its place in the wait queue outlasts a few failed tries,
  * so it tries again soon instead of failing; an outage longer than the watchdog timeout ends the wait.
- * Shared by the blocking wait and the {@link AsyncWait}, which must judge outages alike.
+ * Part of every {@link LockWait}, so that blocking and thread-free waits judge outages alike.
  */
 final class OutageRideOut {
 

@@ -4,10 +4,14 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.LockObserver;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -18,6 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 /**
  * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
  * watchdog, release subscriptions and hand-off inbox.
@@ -26,7 +33,7 @@ import java.util.function.Function;
  * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
  * timers of the waits. The script calls of an acquisition and a release go out on Lettuce's
  * asynchronous API and no thread waits for their replies, so any number of them can be in flight at
- * once; a reply only hands the rest of the work back to these threads (see {@link AsyncWait} and
+ * once; a reply only hands the rest of the work back to these threads (see {@link ExecutorWait} and
  * {@link HoldReleases#releaseAsync} for why that work does not run on Lettuce's event loop).
  *
  * <p>Some calls still wait for Redis on one of these threads, as they did before: every call when the
@@ -44,12 +51,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
     private final RedisLocker locker;
     private final ScheduledThreadPoolExecutor executor;
-    private final Set<AsyncWait> waits = ConcurrentHashMap.newKeySet();
+    private final Set<ExecutorWait> waits = ConcurrentHashMap.newKeySet();
     /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
     private final AtomicInteger releasing = new AtomicInteger();
     /** Notified whenever a wait ends or a release finishes, for {@link #close()}. */
     private final Object quiet = new Object();
     private volatile boolean closed;
+
+    private static final Log log = LogFactory.getLog(RedisAsyncLocker.class);
 
     public RedisAsyncLocker(RedisLocker locker) {
         this(locker, DEFAULT_THREADS);
@@ -74,27 +83,81 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     @Override
     public CompletableFuture<LockHandle> acquire(String key, Duration wait, Duration lease) {
         LockKeys.validate(key);
-        return acquire(new Handle(key), wait, lease);
+        return acquire(new Handle(key, locker), wait, lease);
     }
 
     @Override
     public CompletableFuture<LockHandle> acquire(LockHandle issued, Duration wait, Duration lease) {
-        Handle handle = Handle.of(issued);
+        Handle handle = Handle.of(issued, locker);
         String key = handle.key();
         long waitNanos = waitNanos(key, wait);
         long leaseMillis = leaseMillis(key, lease);
         LockKeys keys = keys(key);
         String owner = locker.tokenOwner(handle.id());
-        AsyncWait[] self = new AsyncWait[1];
-        self[0] = new AsyncWait(locker, executor, handle, keys, owner, waitNanos, leaseMillis, () -> {
-            waits.remove(self[0]);
-            madeProgress();
-        }, this::release);
-        waits.add(self[0]);
+        String what = "'" + key + "' for lock handle " + handle.id();
+        LockObserver.Acquisition observation = locker.observeAcquisition(keys);
+        ExecutorWait acquisition = new ExecutorWait(locker, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
+                () -> release(handle));
+        CompletableFuture<LockHandle> result = new CompletableFuture<>();
+        result.whenComplete((held, failure) -> {
+            if (result.isCancelled()) {
+                acquisition.stop(new CancellationException("Cancelled while waiting for " + what)); // withdraws, or gives back a grant in flight
+            }
+        });
+        acquisition.outcome.whenComplete((held, failure) -> settle(acquisition, handle, owner, waitNanos, observation, result, held, failure));
+        waits.add(acquisition);
         if (closed) { // closed between the check and the registration: close() may not have seen it
-            self[0].stop(closedException(key));
+            acquisition.stop(closedException(key));
         }
-        return self[0].start();
+        acquisition.begin();
+        return result;
+    }
+
+    /**
+     * Hands the outcome of an acquisition to its caller; a lock the caller no longer wants goes back.
+     * The wait leaves {@link #waits} before the caller's code runs on the result, and after a give-back
+     * started: a closing locker waits for either.
+     */
+    private void settle(ExecutorWait acquisition, Handle handle, String owner, long waitNanos, LockObserver.Acquisition observation,
+                        CompletableFuture<LockHandle> result, Boolean held, Throwable failure) {
+        Throwable cause = failure == null ? null : LockWait.unwrap(failure);
+        boolean acquired = cause == null && held;
+        boolean givenBack = false;
+        try {
+            if (acquired) {
+                handle.fencingToken(locker.heldToken(handle.key(), owner));
+                observe(observation::acquired);
+                givenBack = result.isCancelled();
+                if (givenBack) {
+                    release(handle);
+                }
+            } else if (cause == null) {
+                observe(observation::timedOut);
+            } else {
+                observe(() -> observation.failed(cause));
+            }
+        } finally {
+            waits.remove(acquisition);
+            madeProgress();
+        }
+        if (acquired) {
+            if (!result.complete(handle) && !givenBack) { // cancelled just now
+                release(handle);
+            }
+        } else if (cause == null) {
+            result.completeExceptionally(new LockAcquisitionException(handle.key(), Duration.ofNanos(waitNanos)));
+        } else {
+            result.completeExceptionally(cause);
+        }
+    }
+
+    /** An observer's failure is logged, never allowed to leave an acquisition unsettled or its lock unreleased. */
+    private static void observe(Runnable observation) {
+        try {
+            observation.run();
+        } catch (RuntimeException e) {
+            log.warn("A lock observer failed; the acquisition is settled regardless", e);
+        }
     }
 
     /**
@@ -104,7 +167,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued) {
-        Handle handle = Handle.of(issued);
+        Handle handle = Handle.of(issued, locker);
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
@@ -178,7 +241,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (AsyncWait wait : waits) {
+        for (ExecutorWait wait : waits) {
             wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
         }
         awaitInFlight(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));

@@ -17,8 +17,10 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -35,8 +37,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * apart from those of every other instance: an owner is {@code <clientId>:<threadId>}.
  *
  * <p>It is the facade over its parts: {@link LockAttempts} tries each lock kind in Redis,
- * {@link BlockingWait} (or, for the thread-free lockers, {@link AsyncWait}) repeats a try until it
- * holds or its wait runs out, {@link HeldLocks} keeps what this instance holds, {@link HoldReleases}
+ * a {@link LockWait} repeats a try until it holds or its wait runs out (on the calling thread, a
+ * {@link ParkedWait}; for the thread-free lockers, an {@link ExecutorWait}), {@link HeldLocks} keeps what this instance holds, {@link HoldReleases}
  * gives it back, and the {@link LockWatchdog} and {@link ReleaseSubscriptions} it owns renew holds and
  * wake waiters.
  */
@@ -52,6 +54,8 @@ public class RedisLocker extends AbstractLocker {
     private final HeldLocks holds;
     private final HoldReleases releases;
     private final LockAttempts attempts;
+    /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
+    private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
     /**
      * A Locker on {@code connectionFactory}: the auto-configuration builds one, and an application
@@ -217,15 +221,14 @@ public class RedisLocker extends AbstractLocker {
     /**
      * Withdraws this instance's queued waits first, so no release hands a lock to a waiter that is
      * going away (it would stay taken for the hand-off's claim lease), then stops renewing; locks still
-     * held expire in Redis within the watchdog timeout. Threads still waiting fail with
-     * {@link IllegalStateException} at their next try.
+     * held expire in Redis within the watchdog timeout. Threads still waiting are woken and fail with
+     * {@link IllegalStateException}; one that got its lock meanwhile gives it back.
      */
     @Override
     public void close() {
         closed = true;
-        for (LockAttempt wait : attempts.queuedWaits()) {
-            abandon(wait, "a queued wait of a closing Locker");
-        }
+        attempts.close();
+        parkedWaits.forEach(LockWait::signal);
         holds.closeAll();
         lostEvents.close();
         subscriptions.close();
@@ -376,7 +379,7 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Builds the attempt of the lock kind and waits for it on the calling thread ({@link BlockingWait}).
+     * Builds the attempt of the lock kind and waits for it on the calling thread ({@link ParkedWait}).
      *
      * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
      */
@@ -384,24 +387,40 @@ public class RedisLocker extends AbstractLocker {
             throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         LockAttempt attempt = switch (kind) {
-            case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease);
+            case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
             case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return BlockingWait.run(this, attempt, what, waitNanos, interruptible);
+        return new ParkedWait(this, attempt, what, waitNanos, () -> giveBack(kind, keys, owner), parkedWaits).await(interruptible);
+    }
+
+    /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
+    private CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner) {
+        List<Hold> taken = new ArrayList<>(keys.size());
+        for (LockKeys lock : keys) {
+            Hold hold = holds.get(lock.name(), owner, kind.holdSlot());
+            if (hold != null) {
+                taken.add(hold);
+            }
+        }
+        try {
+            releases.release(taken);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**
-     * The seams of the waits that park no thread ({@link AsyncWait}): the same attempt, queue place,
-     * hand-off and observation as a blocking wait for a single plain lock, driven by callbacks instead
-     * of the loop of {@link BlockingWait}.
+     * The attempt of a wait that parks no thread ({@link ExecutorWait}) for a single plain lock of a
+     * shared owner (a lock handle): the same attempt, queue place and hand-off as a blocking wait's.
      *
      * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
      */
-    LockAttempt.Async queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
+    LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        return attempts.queuing(keys, owner, leaseMillis, redisLease);
+        return attempts.queuing(keys, owner, leaseMillis, redisLease, true);
     }
 
     /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
@@ -436,19 +455,6 @@ public class RedisLocker extends AbstractLocker {
         return closed;
     }
 
-    /** Stops a wait without the lock, withdrawing its queue place; a failure only leaves the place to lapse. */
-    static void abandon(LockAttempt attempt, String what) {
-        try {
-            attempt.abandon();
-        } catch (RuntimeException e) {
-            withdrawalFailed(what, e);
-        }
-    }
-
-    /** A wait's queue place could not be withdrawn: it lapses by itself, unrefreshed. */
-    static void withdrawalFailed(String what, Throwable failure) {
-        log.warn("Could not withdraw the wait for " + what + "; its place expires by itself", failure);
-    }
 
 
 

@@ -10,10 +10,11 @@ final class Waiting implements AutoCloseable {
     private final ReleaseSubscriptions subscriptions;
     private final String waitName;
     private final Semaphore wakeUps = new Semaphore(0);
-    /** Told of every wake-up of a waiter that parks no thread; null for a parked one. */
+    /** Told of every wake-up: it asks the wait for a step. */
     private final Runnable onWake;
     private volatile long grantedToken = -1;
     private volatile boolean left;
+    private volatile boolean parked;
     /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
     private boolean woken;
 
@@ -31,7 +32,7 @@ final class Waiting implements AutoCloseable {
      * @return whether there was any
      */
     public boolean takeWakeUps() {
-        return wakeUps.drainPermits() > 0;
+        return wokenBy(wakeUps.drainPermits() > 0);
     }
 
     /**
@@ -128,9 +129,14 @@ final class Waiting implements AutoCloseable {
         return wakeUps.tryAcquire();
     }
 
-    /** For tests: whether a thread is parked in this wait now. */
+    /** For diagnostics and tests: whether a thread is parked in this wait now. */
     boolean hasParkedThread() {
-        return wakeUps.hasQueuedThreads();
+        return parked;
+    }
+
+    /** Said by the thread of a {@link ParkedWait} as it parks and wakes. */
+    void parked(boolean parked) {
+        this.parked = parked;
     }
 
     @Override

@@ -25,7 +25,9 @@
 -- ARGV[6+i]   '1' when the client knows of no hold of this owner on lock i: a count Redis still has
 --             for it was left by an acquisition whose reply never arrived (a timeout) or by a hand-off
 --             whose message was missed, so the count restarts at 1 and a new token is drawn, instead
---             of a phantom re-entry the owner's single unlock would never undo
+--             of a phantom re-entry the owner's single unlock would never undo; the key's remaining
+--             life is kept when longer than the lease. The client sends it for an owner that no other
+--             acquisition of is in flight (LockAttempt.turn): else two would both restart the count
 -- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
 --               holdCount 1 = first acquisition, whose fencing token is the Redis clock in
 --               microseconds (TIME); a token taken over in a hand-off is at least one above the
@@ -75,11 +77,12 @@ local reply = {1}
 for i = 1, locks do
     local hash = KEYS[i]
     local holdCount = 1
+    -- Whether the count restarts over a hold Redis still had (see ARGV[6+i]): that hold's longer life is kept.
+    local restarted = false
     if ARGV[6 + i] == '1' then
+        restarted = redis.call('hset', hash, owner, 1) == 0
         if othersQueued then
-            redis.call('hset', hash, owner, 1, 'waiters', 1)
-        else
-            redis.call('hset', hash, owner, 1)
+            redis.call('hset', hash, 'waiters', 1)
         end
     else
         holdCount = redis.call('hincrby', hash, owner, 1)
@@ -94,7 +97,9 @@ for i = 1, locks do
             micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
         end
         token = micros
-        redis.call('pexpire', hash, lease)
+        if not restarted or redis.call('pttl', hash) < lease then
+            redis.call('pexpire', hash, lease)
+        end
     elseif redis.call('pttl', hash) < lease then
         redis.call('pexpire', hash, lease)
     end

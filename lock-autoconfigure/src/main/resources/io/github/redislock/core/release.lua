@@ -15,8 +15,10 @@
 --             that died meanwhile is free again within it; a live waiter extends it on the message
 -- KEYS[4i]    the members' deadlines (sorted set, ms on the Redis clock); a member past it is skipped
 -- ARGV[1]     owner field
--- ARGV[2]     '' to release; a member to withdraw from lock 1's queue first (a waiter giving up, whose
---             lock may have been handed to it meanwhile: then that hold is released here too)
+-- ARGV[2]     '' to release; a member to withdraw from lock 1's queue (a waiter giving up): when it
+--             is still queued, nothing else happens; when it is gone, the lock was handed to it (or taken
+--             by a try whose reply was lost) and the owner's hold is released as by ''
+--             (a single lock only)
 -- ARGV[3]     'publish' or 'spublish': how to publish on the lock's channel (sharded on a Redis Cluster
 --             that supports it); the inbox has no slot and always gets a classic 'publish'
 -- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life
@@ -28,7 +30,8 @@
 --             its fencing token, see ARGV[3+2i]),
 --             else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a
 --             waiter may try again)
--- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted),
+-- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted) or a withdrawn
+--             member was still queued,
 --             the remaining hold count otherwise; 0 means the lock is free or handed on.
 local owner = ARGV[1]
 
@@ -60,8 +63,10 @@ local function handOff(hash, channel, queue, deadlines, releasedToken)
     redis.call(ARGV[3], channel, 'released')
 end
 
+-- A member still queued was handed nothing: the owner's holds, if any, are not this wait's to release.
 if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then
     redis.call('lrem', KEYS[3], 1, ARGV[2])
+    return {-1}
 end
 local reply = {}
 for i = 1, #KEYS / 4 do
