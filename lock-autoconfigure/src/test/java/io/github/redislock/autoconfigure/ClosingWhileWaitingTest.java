@@ -16,11 +16,13 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.core.Internals;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -91,6 +93,26 @@ class ClosingWhileWaitingTest {
                     .as("the key free again within a second of the holder's unlock (its owners now: %s)", redis.command("HKEYS", lockHash())).isTrue();
             holding.unlock(key);
             assertFailsWithin(Duration.ofSeconds(10), waited.get(), closedMessage);
+        });
+    }
+
+    @Test
+    @Disabled("Fails on e06a861 and still: closing the Locker wakes no parked thread, which sleeps on to the end of its park"
+            + " (a ninth of the watchdog timeout) before it sees the Locker closed. The wake-up belongs to the wait state machine (issue 23).")
+    void aThreadStillWaitingWhenItsInstanceClosesFailsAtOnceSayingTheLockerIsClosed() {
+        instance.run(holder -> {
+            Locker holding = holder.getBean(Locker.class);
+            holding.lock(key);
+            instance.run(waiter -> {
+                RedisLocker waiting = waiter.getBean(RedisLocker.class);
+                CompletableFuture<Void> waited = lockInThread(waiting);
+                // Parked for a refresh period of its queue place: a ninth of the watchdog timeout, 3.3 s by default.
+                await("the waiting thread parked").atMost(Duration.ofSeconds(10)).until(() -> Internals.parkedWaiters(waiting, key) == 1);
+
+                waiter.close();
+                assertFailsWithin(Duration.ofSeconds(1), waited, "Locker is closed");
+            });
+            holding.unlock(key);
         });
     }
 
