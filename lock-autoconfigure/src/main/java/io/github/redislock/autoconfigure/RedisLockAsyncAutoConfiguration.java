@@ -22,7 +22,11 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBean(RedisLocker.class)
 public class RedisLockAsyncAutoConfiguration {
 
-    /** Closed before the RedisLocker it depends on: its waits withdraw their queue places first. */
+    /**
+     * Closed before the RedisLocker it depends on, so its waits withdraw their queue places first: by
+     * {@link LockersLifecycle} when the context closes, while the connection factory still works (the
+     * close at the bean's destruction then finds nothing left to do).
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(AsyncLocker.class)
     RedisAsyncLocker asyncLocker(RedisLocker locker) {

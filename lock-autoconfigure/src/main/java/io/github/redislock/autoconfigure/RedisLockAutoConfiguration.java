@@ -3,6 +3,7 @@ package io.github.redislock.autoconfigure;
 import io.github.redislock.LockUtilBinding;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
+import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedisLocker;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -50,9 +52,11 @@ public class RedisLockAutoConfiguration {
                 .build();
     }
 
+    /** Closes the lockers, this one and the {@code AsyncLocker} over it, before the connection factory stops. */
     @Bean
-    ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ObjectProvider<RedisLocker> locker, LockRedis redis) {
-        return new ReleaseSubscriptionsLifecycle(locker, redis.connectionFactory());
+    LockersLifecycle lockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers,
+                                      ObjectProvider<RedisAsyncLocker> asyncLockers, LockRedis redis) {
+        return new LockersLifecycle(context, lockers, asyncLockers, redis.connectionFactory());
     }
 
     @Bean

@@ -25,6 +25,11 @@ public final class Internals {
         return locker.subscriptions().subscribedChannelCount();
     }
 
+    /** Threads of this Locker parked now in a wait for the plain lock on {@code key}. */
+    public static int parkedWaiters(RedisLocker locker, String key) {
+        return locker.subscriptions().parkedOn(LockKeys.of(locker.getKeyPrefix(), key).channel());
+    }
+
     /** Every Redis key a plain lock on {@code key} may write (its hash, wait queue and waiters' deadlines), as the library names them. */
     public static java.util.List<String> plainLockKeys(String prefix, String key) {
         LockKeys keys = LockKeys.of(prefix, key);

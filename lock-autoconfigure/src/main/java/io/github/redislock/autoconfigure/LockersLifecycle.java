@@ -1,0 +1,86 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.core.RedisAsyncLocker;
+import io.github.redislock.core.RedisLocker;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.Phased;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Closes the context's lockers when it closes, one lifecycle phase before their connection factory
+ * stops: the waits still pending withdraw their places in the wait queues, and the release
+ * subscriptions' pub/sub connection closes, while the factory still works.
+ *
+ * <p>Why: Spring Data Redis stops its connection factory (a {@link SmartLifecycle}) in the lifecycle
+ * phase of the context's shutdown, before any bean is destroyed. Closed only when their beans are
+ * destroyed, the lockers would withdraw their waits through a stopped factory; the withdrawal fails, the
+ * place stays queued, and the holder's unlock hands the lock to a wait that is gone: the key stays taken
+ * for the claim lease (up to the watchdog timeout) on every rolling restart with a waiting thread. The
+ * pub/sub connection, closed that late, is also logged as a WARN by Lettuce or the pool. The lockers'
+ * own {@code close()}, when their beans are destroyed afterwards, then has nothing left to do.
+ *
+ * <p>Web servers stop in higher phases (graceful shutdown first), so requests still running finish and
+ * release their locks before this; the connection factory (phase 0 on Spring Data Redis 3.5 and 4.x) stops
+ * after it. A context that only stops, to start again (a checkpoint, {@code context.stop()}), keeps its
+ * lockers: only the pub/sub connection closes, and the next wait opens a new one. Redlock's locker is not
+ * closed here: it queues nowhere and closes its masters' connection factories itself, after it.
+ */
+final class LockersLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+
+    private final ApplicationContext context;
+    private final ObjectProvider<RedisLocker> lockers;
+    private final ObjectProvider<RedisAsyncLocker> asyncLockers;
+    private final int phase;
+    private volatile boolean running;
+    /** Set when this context starts closing, which Spring announces before it stops the lifecycle beans. */
+    private volatile boolean closing;
+
+    LockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers, ObjectProvider<RedisAsyncLocker> asyncLockers,
+                     RedisConnectionFactory connectionFactory) {
+        this.context = context;
+        this.lockers = lockers;
+        this.asyncLockers = asyncLockers;
+        // A factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
+        int factoryPhase = connectionFactory instanceof Phased factory ? factory.getPhase() : -1;
+        this.phase = factoryPhase == Integer.MAX_VALUE ? factoryPhase : factoryPhase + 1;
+    }
+
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        if (event.getApplicationContext() == context) { // a child context's closing reaches its parent's listeners too
+            closing = true;
+        }
+    }
+
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    /** Every Redis locker of the context, the application's own included: any of them may have waits queued. */
+    @Override
+    public void stop() {
+        running = false;
+        if (closing) {
+            asyncLockers.orderedStream().forEach(RedisAsyncLocker::close); // first: its waits withdraw through the RedisLocker
+            lockers.orderedStream().forEach(RedisLocker::close);
+        } else {
+            lockers.orderedStream().forEach(RedisLocker::disconnectSubscriptions);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return phase;
+    }
+}
