@@ -22,7 +22,6 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -97,8 +96,6 @@ class ClosingWhileWaitingTest {
     }
 
     @Test
-    @Disabled("Fails on e06a861 and still: closing the Locker wakes no parked thread, which sleeps on to the end of its park"
-            + " (a ninth of the watchdog timeout) before it sees the Locker closed. The wake-up belongs to the wait state machine (issue 23).")
     void aThreadStillWaitingWhenItsInstanceClosesFailsAtOnceSayingTheLockerIsClosed() {
         instance.run(holder -> {
             Locker holding = holder.getBean(Locker.class);

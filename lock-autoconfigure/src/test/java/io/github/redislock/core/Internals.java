@@ -35,9 +35,4 @@ public final class Internals {
         LockKeys keys = LockKeys.of(prefix, key);
         return java.util.List.of(keys.name(), keys.waitQueue(), keys.waitDeadlines());
     }
-
-    /** Threads of {@code locker} parked in a wait for the plain lock {@code key} now. */
-    public static int parkedWaiters(RedisLocker locker, String key) {
-        return locker.subscriptions().parkedOn(LockKeys.of(locker.getKeyPrefix(), key).channel());
-    }
 }
