@@ -9,9 +9,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -69,6 +73,11 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
         return subscription;
     }
 
+    private static RuntimeException asRuntime(Throwable e) {
+        return e instanceof RuntimeException runtime ? runtime
+                : e instanceof TimeoutException ? new RedisCommandTimeoutException("No confirmation within the command timeout") : new IllegalStateException(e);
+    }
+
     private static DataAccessResourceFailureException failure(String what, RuntimeException e) {
         return new DataAccessResourceFailureException("Sharded pub/sub " + what + " failed: " + ScriptTransport.rootMessage(e), e);
     }
@@ -106,20 +115,35 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             return connection.isOpen();
         }
 
+        /** Sent to the channel's master without waiting; only this channel's waiters wait for its confirmation. */
         @Override
-        public void subscribe(byte[] channel) {
+        public CompletableFuture<Void> subscribe(byte[] channel) {
+            confirmed.put(name(channel), channel); // a reconnect meanwhile subscribes it again
+            CompletableFuture<Void> confirmation = new CompletableFuture<>();
             try {
-                connection.sync().ssubscribe(channel);
+                connection.async().ssubscribe(channel).toCompletableFuture().copy()
+                        .orTimeout(connection.getTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                        .whenComplete((ignored, e) -> {
+                            if (e == null) {
+                                confirmation.complete(null);
+                            } else {
+                                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel),
+                                        e instanceof CompletionException wrapped && wrapped.getCause() != null ? asRuntime(wrapped.getCause()) : asRuntime(e)));
+                            }
+                        });
             } catch (RuntimeException e) {
-                throw failure("SSUBSCRIBE", e);
+                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel), e));
             }
-            confirmed.put(name(channel), channel);
+            return confirmation;
         }
 
         @Override
         public void unsubscribe(byte[] channel) {
             confirmed.remove(name(channel));
-            connection.sync().sunsubscribe(channel);
+            connection.async().sunsubscribe(channel).exceptionally(e -> {
+                log.debug("SUNSUBSCRIBE of " + name(channel) + " failed; it stays subscribed until the connection closes", e);
+                return null;
+            });
         }
 
         @Override

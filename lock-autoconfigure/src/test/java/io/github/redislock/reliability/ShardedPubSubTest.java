@@ -2,6 +2,7 @@ package io.github.redislock.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.testsupport.BootLine;
@@ -21,6 +23,9 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -32,6 +37,7 @@ import org.springframework.context.ApplicationContext;
  * server-matrix leg) it stays a classic {@code PUBLISH}, which every master hears. Either way the
  * waiter is woken by the message, not by its own retry.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedPubSubTest {
 
     static RedisClusterProcesses cluster;
@@ -150,6 +156,64 @@ class ShardedPubSubTest {
                         .as("ms from the cut until the reader of '%s' held it", keys.get(i)).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
             }
         });
+    }
+
+    /**
+     * A subscription waiting for a paused master (its SSUBSCRIBE unanswered) holds up only the waiters
+     * of that master's channels: joining and leaving a channel on a healthy master goes on meanwhile.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE) // last: the paused master may take the others a moment to trust again
+    void aSubscriptionHangingOnOneMasterHoldsUpNoWaiterOnAnother() {
+        assumeTrue(serversHaveShardedPubSub, "classic channels are all subscribed on one connection to one node");
+        contextRunner().withPropertyValues("spring.data.redis.timeout=5s").run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            List<String> keys = ClusterTest.keysOnEveryMaster(1);
+            String onHanging = releaseChannel(keys.stream().filter(key -> ClusterTest.masterOf(key) == 0).findFirst().orElseThrow());
+            String onHealthy = releaseChannel(keys.stream().filter(key -> ClusterTest.masterOf(key) == 1).findFirst().orElseThrow());
+            Internals.join(locker, onHealthy).close(); // the pub/sub connection opens while every master answers
+            RedisServerProcess hanging = nodes.get(0);
+            hanging.pause();
+            CompletableFuture<AutoCloseable> hangingJoin = new CompletableFuture<>();
+            try {
+                Thread joiner = new Thread(() -> {
+                    try {
+                        hangingJoin.complete(Internals.join(locker, onHanging));
+                    } catch (Throwable e) {
+                        hangingJoin.completeExceptionally(e);
+                    }
+                }, "joins a channel of the paused master");
+                joiner.start();
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> joiner.getState() == Thread.State.WAITING || joiner.getState() == Thread.State.TIMED_WAITING || hangingJoin.isDone());
+                assertThat(hangingJoin).as("join on the paused master").isNotDone();
+
+                AutoCloseable joined = CompletableFuture.supplyAsync(() -> Internals.join(locker, onHealthy)).get(15, TimeUnit.SECONDS);
+                assertThat(hangingJoin).as("join on the paused master still waiting when the join on a healthy one returned").isNotDone();
+                CompletableFuture.runAsync(() -> close(joined)).get(15, TimeUnit.SECONDS);
+                assertThat(hangingJoin).as("join on the paused master still waiting when a wait on a healthy one closed").isNotDone();
+            } finally {
+                hanging.resume();
+            }
+            hangingJoin.handle((joined, failed) -> {
+                if (joined != null) {
+                    close(joined);
+                }
+                return null;
+            }).get(15, TimeUnit.SECONDS);
+        });
+    }
+
+    private static String releaseChannel(String key) {
+        return "lock:{lock:" + key + "}:released";
+    }
+
+    private static void close(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** A reader waits for the writer; the writer's release (an 'all' message on the lock's channel) must wake it. */
