@@ -159,6 +159,68 @@ class ShardedPubSubTest {
     }
 
     /**
+     * A reader waits on a lock whose hash slot then moves to another master (a resharding: its keys
+     * migrated, the slot assigned anew). Redis 7 unsubscribes the slot's shard channels on the old
+     * master; the writer's release is published on the new one, where the channel must be subscribed
+     * again for the release to wake the reader.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void aChannelWhoseSlotMovedToAnotherMasterIsSubscribedThereAndWakesItsWaiter() {
+        assumeTrue(serversHaveShardedPubSub, "classic channels do not belong to a slot");
+        contextRunner().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            String key = ClusterTest.keysOnEveryMaster(1).stream().filter(candidate -> ClusterTest.masterOf(candidate) == 0).findFirst().orElseThrow();
+            int slot = org.springframework.data.redis.connection.ClusterSlotHashUtil.calculateSlot("lock:" + key);
+            RedisReadWriteLock lock = locker.getReadWriteLock(key);
+            lock.writeLock().lock();
+            CompletableFuture<Long> acquiredAt = takeAndRelease(lock.readLock(), "reader of " + key);
+            awaitWaiters(context, 1, acquiredAt);
+            assertThat(shardChannelsOn(nodes.get(0))).as("shard channels on the master of '%s'", key).contains(releaseChannel(key));
+            moveSlot(slot, nodes.get(0), nodes.get(1));
+            try {
+                // The old master unsubscribed the channel; give the client the moment a re-subscription takes.
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> shardChannelsOn(nodes.get(1)).contains(releaseChannel(key)));
+                long releasedAt = System.nanoTime();
+                lock.writeLock().unlock();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))
+                        .as("ms from the release of '%s' on its new master until the reader held it", key).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+            } finally {
+                acquiredAt.handle((at, failed) -> null).get(15, TimeUnit.SECONDS);
+                moveSlot(slot, nodes.get(1), nodes.get(0));
+            }
+        });
+    }
+
+    /** The shard channels {@code node} has subscribers for now. */
+    @SuppressWarnings("unchecked")
+    private static List<String> shardChannelsOn(RedisServerProcess node) {
+        return ((List<Object>) node.command("PUBSUB", "SHARDCHANNELS")).stream().map(String::valueOf).toList();
+    }
+
+    /** Reshards one slot as redis-cli does: importing/migrating, its keys migrated, then every master told its new owner. */
+    private static void moveSlot(int slot, RedisServerProcess from, RedisServerProcess to) {
+        String fromId = String.valueOf(from.command("CLUSTER", "MYID"));
+        String toId = String.valueOf(to.command("CLUSTER", "MYID"));
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
+        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", toId);
+        while (true) {
+            @SuppressWarnings("unchecked")
+            List<Object> keys = (List<Object>) from.command("CLUSTER", "GETKEYSINSLOT", Integer.toString(slot), "100");
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new java.util.ArrayList<>(List.of("MIGRATE", to.host(), Integer.toString(to.port()), "", "0", "5000", "KEYS"));
+            keys.forEach(name -> migrate.add(String.valueOf(name)));
+            from.command(migrate.toArray(String[]::new));
+        }
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+        nodes.stream().filter(node -> node != from && node != to).forEach(node -> node.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId));
+    }
+
+    /**
      * A subscription waiting for a paused master (its SSUBSCRIBE unanswered) holds up only the waiters
      * of that master's channels: joining and leaving a channel on a healthy master goes on meanwhile.
      */
