@@ -75,6 +75,20 @@ class ClusterTest {
         });
     }
 
+    /**
+     * A '}' without a hash tag before it leaves Redis hashing the whole lock name, so the lock's helper
+     * keys and channel must land in that slot too, or every script that touches both fails (CROSSSLOT).
+     */
+    @Test
+    void aKeyWithAClosingBraceButNoHashTagIsTakenWaitedForAndReleasedOnACluster() {
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> {
+            for (String key : List.of("stock}42", "{}order}7", "a{b")) {
+                Waiters.assertAReleaseWakesAWaiter(context, key);
+                assertThat(context.getBean(Locker.class).isLocked(key)).as("'%s' free again", key).isFalse();
+            }
+        });
+    }
+
     @Test
     void theWatchdogRenewsLocksOnEveryMasterInOneScriptCallPerSlot() {
         // A long timeout keeps the scheduled tick away, so the ticks counted are ours.
