@@ -18,7 +18,8 @@ public final class FencingTokens {
     }
 
     /**
-     * The token of the calling thread's hold on {@code key} (the key as given to the Locker, without the prefix).
+     * The token of the calling thread's hold on {@code key} (the key as given to the Locker, without the prefix);
+     * see {@link RedisLock#fencingToken()} for how a resource uses it and the Redis clock it relies on.
      *
      * @throws IllegalStateException when the calling thread holds no lock on {@code key}
      */

@@ -83,7 +83,8 @@ public interface Locker {
     int getHoldCount(String key);
 
     /**
-     * The fencing token of the calling thread's hold on the lock; see {@link RedisLock#fencingToken()}.
+     * The fencing token of the calling thread's hold on the lock; see {@link RedisLock#fencingToken()},
+     * also for its clock assumption (tokens rise only while the Redis server's clock does not step back).
      *
      * @throws IllegalMonitorStateException when the calling thread does not hold the lock
      */

@@ -18,6 +18,16 @@ public interface RedisLock extends Lock {
      * the resource the lock protects and let the resource refuse writes carrying a smaller token than
      * one it has seen, so a holder that lost the lock during a pause cannot overwrite a newer holder's work.
      *
+     * <p><b>Clock assumption.</b> A first acquisition's token is the Redis server's clock in microseconds
+     * ({@code TIME}; for fair and read-write locks it seeds their counter when none is left); a lock handed
+     * to a queued waiter gets the releasing holder's token plus one. Tokens therefore rise only as long as
+     * the clock of the server that draws one is not behind the clock that drew the previous one. A clock
+     * stepped back, or a failover to a replica whose clock is behind the old master's, can hand out a
+     * smaller token than one the resource has already accepted: the resource then refuses a rightful
+     * holder (never lets a stale one in). Keep the Redis servers' clocks synchronised (NTP, slewing rather
+     * than stepping) and, after a failover to a server whose clock was behind, let the resource accept
+     * again from a new baseline once no old holder can still write (after the longest lease).
+     *
      * @throws IllegalMonitorStateException when the calling thread does not hold this lock
      * @throws LockLostException            when the watchdog already found the hold gone
      */

@@ -19,15 +19,23 @@ interface ChannelSubscriber {
         void subscribed(byte[] channel);
     }
 
-    /** One open pub/sub connection; its methods run under the subscriptions' command lock. */
+    /**
+     * One open pub/sub connection. A channel's subscribe and unsubscribe run under that channel's
+     * subscription monitor, several channels' at once.
+     */
     interface Subscription {
 
         /** Whether it still carries its channels (the client re-subscribes them after a reconnect). */
         boolean isOpen();
 
-        /** Returns once Redis confirmed {@code channel}. */
-        void subscribe(byte[] channel);
+        /**
+         * Subscribes {@code channel}; the result completes once Redis confirmed it, or fails (a
+         * {@link org.springframework.dao.DataAccessException}) when it could not within the client's
+         * command timeout. A subscriber whose client has no asynchronous subscribe may return it completed.
+         */
+        java.util.concurrent.CompletableFuture<Void> subscribe(byte[] channel);
 
+        /** Sends the unsubscribe; does not wait for Redis where the client allows it. */
         void unsubscribe(byte[] channel);
 
         void close();

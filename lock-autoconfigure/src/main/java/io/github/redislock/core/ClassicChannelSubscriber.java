@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
@@ -36,9 +37,15 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
                 return connection.isSubscribed();
             }
 
+            /** Spring Data Redis subscribes synchronously; a classic connection has one server, so nobody else could go on anyway. */
             @Override
-            public void subscribe(byte[] channel) {
-                connection.getSubscription().subscribe(channel);
+            public CompletableFuture<Void> subscribe(byte[] channel) {
+                try {
+                    connection.getSubscription().subscribe(channel);
+                    return CompletableFuture.completedFuture(null);
+                } catch (RuntimeException e) {
+                    return CompletableFuture.failedFuture(e);
+                }
             }
 
             @Override

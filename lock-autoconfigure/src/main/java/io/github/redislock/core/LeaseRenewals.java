@@ -48,6 +48,14 @@ final class LeaseRenewals {
      * @throws PartialRenewalException when some batches failed; it carries what the others found lost
      */
     Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
+        return send(locks, leaseMillis).lost();
+    }
+
+    /**
+     * Sends every batch of {@link #renew} and returns without waiting for a reply; the result waits for
+     * them, each batch up to a third of {@code leaseMillis} from now.
+     */
+    RenewalClient.Sent send(List<WatchedLock> locks, long leaseMillis) {
         List<WatchedLock> byHash = new ArrayList<>();
         List<WatchedLock> byLeaseSet = new ArrayList<>();
         for (WatchedLock lock : locks) {
@@ -62,6 +70,10 @@ final class LeaseRenewals {
         }
         Duration bound = Duration.ofMillis(Math.max(1, leaseMillis / 3));
         long deadline = System.nanoTime() + bound.toNanos();
+        return () -> collectLost(calls, locks.size(), deadline, bound);
+    }
+
+    private static Set<WatchedLock> collectLost(List<RenewalCall> calls, int lockCount, long deadline, Duration bound) {
         Set<WatchedLock> lost = new HashSet<>();
         RuntimeException failure = null;
         int unrenewed = 0;
@@ -78,21 +90,26 @@ final class LeaseRenewals {
             }
         }
         if (failure != null) {
-            String which = unrenewed == locks.size() ? "None of the " + locks.size() + " lock(s) could be renewed: "
-                    : unrenewed + " of " + locks.size() + " lock(s) could not be renewed (the others were): ";
+            String which = unrenewed == lockCount ? "None of the " + lockCount + " lock(s) could be renewed: "
+                    : unrenewed + " of " + lockCount + " lock(s) could not be renewed (the others were): ";
             throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
         }
         return lost;
     }
 
-    /** One renewal script call, sent when created (on Lettuce's shared connection) and awaited by {@link #collectLost}. */
+    /**
+     * One renewal script call, sent when created (on Lettuce's shared connection) and awaited by
+     * {@link #collectLost}. Without a shared connection it is made in full when created.
+     */
     private final class RenewalCall {
         final List<WatchedLock> batch;
         private final LockScript script;
         private final byte[][] keys;
         private final byte[][] args;
-        private final RedisClusterAsyncCommands<byte[], byte[]> lettuce;
+        private RedisClusterAsyncCommands<byte[], byte[]> lettuce;
         private RedisFuture<List<Object>> reply;
+        private List<?> positions;
+        private RuntimeException failure;
 
         RenewalCall(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf, long leaseMillis) {
             this.batch = batch;
@@ -100,9 +117,15 @@ final class LeaseRenewals {
             byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
             this.keys = Arrays.copyOfRange(keysAndArgs, 0, batch.size() * keysPerLock);
             this.args = Arrays.copyOfRange(keysAndArgs, batch.size() * keysPerLock, keysAndArgs.length);
-            this.lettuce = ScriptTransport.guarded(redisKey(), () -> transport.sharedCommands(redisKey()));
-            if (lettuce != null) {
-                reply = ScriptTransport.guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
+            try {
+                lettuce = ScriptTransport.guarded(redisKey(), () -> transport.sharedCommands(redisKey()));
+                if (lettuce != null) {
+                    reply = ScriptTransport.guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
+                } else {
+                    positions = transport.run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args));
+                }
+            } catch (RuntimeException e) {
+                failure = e; // this batch alone failed: the others are still sent
             }
         }
 
@@ -111,10 +134,11 @@ final class LeaseRenewals {
         }
 
         void collectLost(long deadline, Duration bound, Set<WatchedLock> lost) {
-            List<?> positions = lettuce == null
-                    ? transport.<List<?>>run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args))
-                    : ScriptTransport.guarded(redisKey(), () -> awaitBounded(deadline, bound));
-            for (Object position : positions) {
+            if (failure != null) {
+                throw failure;
+            }
+            List<?> found = reply == null ? positions : ScriptTransport.guarded(redisKey(), () -> awaitBounded(deadline, bound));
+            for (Object position : found) {
                 lost.add(batch.get(((Number) position).intValue() - 1));
             }
         }

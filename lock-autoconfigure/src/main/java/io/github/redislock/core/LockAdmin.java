@@ -65,8 +65,10 @@ public final class LockAdmin {
      * and their unlock throws {@link LockLostException}.
      *
      * @return the holds removed (hold count per owner field; {@code <owner>:r} and {@code <owner>:w} for
-     *         a read-write lock's read and write holds); empty when the lock was free
-     * @throws LockRedisException when Redis fails, or the key exists but is not a lock
+     *         a read-write lock's read and write holds); empty when the lock was free, and then nothing
+     *         was deleted
+     * @throws LockRedisException when Redis fails, or the key exists but is not a lock (another type, or
+     *         a hash with a field no lock writes); such a key is left untouched
      */
     public Map<String, Long> forceRelease(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);

@@ -459,6 +459,12 @@ final class LockCommands implements RenewalClient {
         return renewals.renew(locks, leaseMillis);
     }
 
+    /** Sends the renewal batches without waiting for any node: see {@link LeaseRenewals#send}. */
+    @Override
+    public Sent send(List<WatchedLock> locks, long leaseMillis) {
+        return renewals.send(locks, leaseMillis);
+    }
+
     /** Runs a lock script; see {@link ScriptTransport#run}. */
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);

@@ -1,5 +1,10 @@
 package io.github.redislock.core;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
 /**
  * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
  * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
@@ -16,6 +21,9 @@ record LockKeys(String prefix, String key, String name, String channel, String w
 
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     static final int MAX_KEY_LENGTH = 1024;
+
+    /** The {@link #slotTag} of each slot, once found. */
+    private static final Map<Integer, String> SLOT_TAGS = new ConcurrentHashMap<>();
 
     static LockKeys of(String prefix, String key) {
         validate(key);
@@ -65,11 +73,18 @@ record LockKeys(String prefix, String key, String name, String channel, String w
 
     /**
      * A name under the prefix that hashes to the same cluster slot as {@code name}: when the name has a
-     * hash tag of its own it is kept as it is, otherwise the whole name becomes the tag.
+     * hash tag of its own it is kept as it is; otherwise the whole name decides its slot, and becomes
+     * the tag when it holds no '}'. A name with a '}' cannot be a tag (Redis would end the tag at it), so
+     * a stand-in that hashes to the same slot is the tag instead, followed by the name ({@link #slotTag}).
      */
     static String helperName(String prefix, String name, String suffix) {
-        String tagged = hasHashTag(name) ? name : "{" + name + "}";
-        return prefix + tagged + ":" + suffix;
+        if (hasHashTag(name)) {
+            return prefix + name + ":" + suffix;
+        }
+        if (name.indexOf('}') < 0) {
+            return prefix + "{" + name + "}:" + suffix;
+        }
+        return prefix + "{" + slotTag(ClusterSlotHashUtil.calculateSlot(name)) + "}" + name + ":" + suffix;
     }
 
     /** Redis Cluster's rule: the text between the first '{' and the next '}', when not empty, decides the slot. */
@@ -80,5 +95,21 @@ record LockKeys(String prefix, String key, String name, String channel, String w
         }
         int close = name.indexOf('}', open + 1);
         return close > open + 1;
+    }
+
+    /**
+     * The first of the base-36 numbers 0, 1, 2, ... whose hash slot is {@code slot}: the same on every
+     * instance and version, so all of them name a lock's helper keys alike. Found in a few thousand
+     * tries on average and kept.
+     */
+    static String slotTag(int slot) {
+        return SLOT_TAGS.computeIfAbsent(slot, wanted -> {
+            for (long candidate = 0; ; candidate++) {
+                String tag = Long.toString(candidate, 36);
+                if (ClusterSlotHashUtil.calculateSlot(tag) == wanted) {
+                    return tag;
+                }
+            }
+        });
     }
 }

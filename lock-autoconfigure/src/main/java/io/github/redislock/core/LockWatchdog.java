@@ -21,8 +21,10 @@ import org.apache.commons.logging.LogFactory;
  * them in batches (never a timer per lock). A lock is renewed to {@code timeout}, so it survives two
  * missed ticks and still frees itself within {@code timeout} after its instance dies.
  *
- * <p>{@link #unwatch} waits for a renewal already in flight, so once it returns no renewal of that lock
- * can reach Redis: an unlock that unwatches first can never be followed by a renewal.
+ * <p>{@link #unwatch} waits only while a tick sends its renewals, never while it waits for their replies:
+ * once it returns no renewal of that lock can be sent any more, and one already sent is on the
+ * connection ahead of the unlock that unwatched first, so Redis runs it before the release. A node
+ * that hangs holds up the tick's wait for that node's reply, not the unlocks of locks on the others.
  */
 final class LockWatchdog implements WatchdogState, AutoCloseable {
 
@@ -32,7 +34,7 @@ final class LockWatchdog implements WatchdogState, AutoCloseable {
     private final RenewalClient client;
     private final LockObserver listener;
     private final Set<WatchedLock> watched = ConcurrentHashMap.newKeySet();
-    /** Renewal ticks take it exclusively; unwatching takes it shared, so unwatches never wait for each other. */
+    /** Ticks take it exclusively while they send; unwatching takes it shared, so unwatches never wait for each other. */
     private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
     private final ScheduledExecutorService scheduler;
 
@@ -75,7 +77,11 @@ final class LockWatchdog implements WatchdogState, AutoCloseable {
         watched.add(lock);
     }
 
-    /** Stops renewing {@code lock}; when a renewal is in flight, returns after it completed. */
+    /**
+     * Stops renewing {@code lock}. When a tick is sending its renewals this waits until they are sent
+     * (never for their replies), so a release the caller sends next on the same connection reaches
+     * Redis after them.
+     */
     public void unwatch(WatchedLock lock) {
         renewalGate.readLock().lock();
         try {
@@ -105,33 +111,48 @@ final class LockWatchdog implements WatchdogState, AutoCloseable {
         return failingSince;
     }
 
-    /** Runs one renewal tick now, on the calling thread. */
+    /**
+     * Runs one renewal tick now, on the calling thread. Locks cannot be unwatched only while the tick
+     * takes its batch and sends it; the replies are awaited without holding anything up.
+     */
     public void renewNow() {
         if (watched.isEmpty()) {
             succeeded(); // nothing is at risk any more
             return;
         }
+        List<WatchedLock> batch;
+        RenewalClient.Sent sent;
         renewalGate.writeLock().lock();
         try {
             dropLocksOfEndedThreads();
-            List<WatchedLock> batch = new ArrayList<>(watched);
+            batch = new ArrayList<>(watched);
             if (batch.isEmpty()) {
                 succeeded();
                 return;
             }
-            Set<WatchedLock> lost;
-            try {
-                lost = client.renew(batch, timeout.toMillis());
-            } catch (PartialRenewalException e) {
-                stopRenewing(e.lost()); // found by the batches that did answer
-                throw e;
-            }
-            listener.renewed(batch.size() - lost.size(), lost.size());
-            stopRenewing(lost);
-            lastRenewal = Instant.now();
-            succeeded();
+            sent = sendOrReport(batch);
         } finally {
             renewalGate.writeLock().unlock();
+        }
+        Set<WatchedLock> lost;
+        try {
+            lost = sent.lost();
+        } catch (PartialRenewalException e) {
+            stopRenewing(e.lost()); // found by the batches that did answer
+            throw e;
+        }
+        listener.renewed(batch.size() - lost.size(), lost.size());
+        stopRenewing(lost);
+        lastRenewal = Instant.now();
+        succeeded();
+    }
+
+    private RenewalClient.Sent sendOrReport(List<WatchedLock> batch) {
+        try {
+            return client.send(batch, timeout.toMillis());
+        } catch (PartialRenewalException e) {
+            stopRenewing(e.lost()); // a client that renews in full while sending
+            throw e;
         }
     }
 

@@ -1,12 +1,17 @@
 package io.github.redislock.core;
 
 import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One lock's release channel as this instance subscribes it: its local waiters, longest-waiting
- * first, and the bookkeeping of its lingering unsubscribe.
+ * first, its subscription and the bookkeeping of its lingering unsubscribe.
+ *
+ * <p>The subscription state has a monitor of its own, apart from the one that guards wake-ups: a
+ * subscribe sent under it may wait for Redis, and wake-ups run on the client's event loop, which must
+ * never wait for it.
  */
 final class ReleaseChannel {
     final String name;
@@ -14,15 +19,31 @@ final class ReleaseChannel {
     final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
     /** Its waiters, the next one a release wakes first: the one that has waited longest. */
     final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
-    /** Written under the subscriptions' command lock; read without it when a message arrives. */
+    /** Guards the fields below that say so; never taken on the client's event loop. */
+    final Object subscriptionMonitor = new Object();
+    /** Waiters counted, those still waiting for the confirmation included. Written under the subscription monitor; read without it. */
     volatile int waiters;
-    /** When the last waiter left (under the subscriptions' command lock). */
+    /** Waiters whose join returned (their channel confirmed); under the subscription monitor, read without it. */
+    volatile int confirmedWaiters;
+    /** When the last waiter left (under the subscription monitor). */
     long idleSince;
-    /** Whether a background unsubscribe check is pending (under the subscriptions' command lock). */
+    /** Whether a background unsubscribe check is pending (under the subscription monitor). */
     boolean unsubscribeScheduled;
+    /** Unsubscribed and leaving the map: a join must register the channel afresh (under the subscription monitor). */
+    boolean dropped;
+    /** Completes when Redis confirmed the latest subscribe of the channel; written under the subscription monitor. */
+    private volatile CompletableFuture<Void> confirmation;
 
     ReleaseChannel(String name) {
         this.name = name;
+    }
+
+    CompletableFuture<Void> confirmation() {
+        return confirmation;
+    }
+
+    void confirmation(CompletableFuture<Void> confirmation) {
+        this.confirmation = confirmation;
     }
 
     /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */

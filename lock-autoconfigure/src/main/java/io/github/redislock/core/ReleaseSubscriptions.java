@@ -6,8 +6,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,6 +47,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
  * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
+ *
+ * <p>Each channel keeps its own subscription state: a join waits for its own channel's confirmation
+ * only, outside any lock, and unsubscribing sends without waiting. So a master that hangs with a
+ * subscription to confirm holds up the waiters of its own channels, never a join or a leave elsewhere.
+ * Only (re)opening the connection itself, which subscribes every channel, is done by one thread at a time.
  */
 final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -58,12 +66,12 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     private final ChannelSubscriber subscriber;
     private final HandOffInbox inbox;
-    /** Serializes SUBSCRIBE/UNSUBSCRIBE with the bookkeeping, so a channel's commands never overtake each other. */
-    private final ReentrantLock commandLock = new ReentrantLock();
+    /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
+    private final ReentrantLock connectionLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber;
     private final Listener listener = new Listener();
-    private ChannelSubscriber.Subscription connection;
+    private volatile ChannelSubscriber.Subscription connection;
     private volatile boolean closed;
 
     /**
@@ -114,25 +122,17 @@ final class ReleaseSubscriptions implements AutoCloseable {
      */
     public Waiting join(String channel, String waitName, Runnable onWake) {
         boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
-        commandLock.lock();
         try {
-            if (closed) {
-                throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
+            ReleaseChannel entry = enter(channel);
+            try {
+                awaitConfirmation(entry.confirmation());
+            } catch (RuntimeException e) {
+                leave(entry, false);
+                throw e;
             }
-            ReleaseChannel entry = channels.get(channel);
-            if (entry == null) {
-                entry = new ReleaseChannel(channel); // registered first: its confirmation may arrive before subscribe returns
-                channels.put(channel, entry);
-                try {
-                    subscribe(channel);
-                } catch (RuntimeException e) {
-                    channels.remove(channel, entry);
-                    throw e;
-                }
-            } else if (connection == null) {
-                subscribe(channel); // after disconnect(): a new connection for every channel, this one included
+            synchronized (entry.subscriptionMonitor) {
+                entry.confirmedWaiters++;
             }
-            entry.waiters++;
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
@@ -140,10 +140,77 @@ final class ReleaseSubscriptions implements AutoCloseable {
             }
             return waiting;
         } finally {
-            commandLock.unlock();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** Counts one more waiter of {@code channel}, subscribing it when it is not (or no longer) subscribed. */
+    private ReleaseChannel enter(String channel) {
+        while (true) {
+            if (closed) {
+                throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
+            }
+            ReleaseChannel entry = channels.computeIfAbsent(channel, ReleaseChannel::new); // registered first: its confirmation may arrive early
+            synchronized (entry.subscriptionMonitor) {
+                if (entry.dropped) {
+                    Thread.onSpinWait(); // being unsubscribed: a fresh entry follows at once
+                    continue;
+                }
+                entry.waiters++;
+                ChannelSubscriber.Subscription current = connection;
+                CompletableFuture<Void> confirmation = entry.confirmation();
+                if (confirmation == null || confirmation.isCompletedExceptionally() || current == null || !current.isOpen()) {
+                    entry.confirmation(subscribe(entry.name));
+                }
+                return entry;
+            }
+        }
+    }
+
+    /** Under the channel's subscription monitor; opening a connection subscribes every registered channel, this one included. */
+    private CompletableFuture<Void> subscribe(String channel) {
+        ChannelSubscriber.Subscription current = connection;
+        if (current == null || !current.isOpen()) {
+            try {
+                if (openConnection()) {
+                    return CompletableFuture.completedFuture(null);
+                }
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            current = connection;
+        }
+        return current.subscribe(channel.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** @return whether this call opened a new connection (another thread may have done so meanwhile) */
+    private boolean openConnection() {
+        connectionLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
+            }
+            if (connection != null && connection.isOpen()) {
+                return false;
+            }
+            closeConnection();
+            List<byte[]> names = new ArrayList<>();
+            channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8)));
+            connection = subscriber.open(inbox.channel(), names, listener);
+            return true;
+        } finally {
+            connectionLock.unlock();
+        }
+    }
+
+    /** Waits, uninterruptibly and as long as the subscriber bounds it, for Redis to confirm a channel. */
+    private static void awaitConfirmation(CompletableFuture<Void> confirmation) {
+        try {
+            confirmation.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : e;
         }
     }
 
@@ -166,27 +233,9 @@ final class ReleaseSubscriptions implements AutoCloseable {
         return entry == null ? 0 : (int) entry.queue.stream().filter(Waiting::hasParkedThread).count();
     }
 
-    /** Local waiters now, parked threads and asynchronous waits alike, over all locks. */
+    /** Local waiters now, parked threads and asynchronous waits alike, over all locks; joins still waiting for their channel's confirmation do not count. */
     public int waiterCount() {
-        commandLock.lock();
-        try {
-            return channels.values().stream().mapToInt(channel -> channel.waiters).sum();
-        } finally {
-            commandLock.unlock();
-        }
-    }
-
-    private void subscribe(String channel) {
-        byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-        if (connection != null && connection.isOpen()) {
-            connection.subscribe(name);
-            return;
-        }
-        // A new connection: it must also carry every channel that still has waiters.
-        closeConnection();
-        List<byte[]> names = new ArrayList<>();
-        channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8))); // the new one included
-        connection = subscriber.open(inbox.channel(), names, listener);
+        return channels.values().stream().mapToInt(channel -> channel.confirmedWaiters).sum();
     }
 
     /** A waiter closed its wait: the channel may linger and go. */
@@ -194,64 +243,77 @@ final class ReleaseSubscriptions implements AutoCloseable {
         if (waiting.waitName() != null) {
             inbox.unregister(waiting);
         }
-        commandLock.lock();
-        try {
+        leave(entry, true);
+    }
+
+    private void leave(ReleaseChannel entry, boolean confirmed) {
+        synchronized (entry.subscriptionMonitor) {
             entry.waiters--;
+            if (confirmed) {
+                entry.confirmedWaiters--;
+            }
             if (entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
                 if (!entry.unsubscribeScheduled) {
-                    entry.unsubscribeScheduled = true;
-                    unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos(), TimeUnit.NANOSECONDS);
+                    entry.unsubscribeScheduled = scheduleUnsubscribe(entry, LINGER.toNanos());
                 }
             }
-        } finally {
-            commandLock.unlock();
         }
     }
 
-    private void unsubscribeIfIdle(ReleaseChannel entry) {
-        commandLock.lock();
+    private boolean scheduleUnsubscribe(ReleaseChannel entry, long delayNanos) {
         try {
+            unsubscriber.schedule(() -> unsubscribeIfIdle(entry), delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException closedMeanwhile) {
+            return false;
+        }
+    }
+
+    /**
+     * Sends the unsubscribe before the channel leaves the map, so a join that subscribes it again comes
+     * after it on the connection.
+     */
+    private void unsubscribeIfIdle(ReleaseChannel entry) {
+        synchronized (entry.subscriptionMonitor) {
             entry.unsubscribeScheduled = false;
-            if (entry.waiters > 0 || channels.get(entry.name) != entry || closed) {
+            if (entry.waiters > 0 || entry.dropped || closed) {
                 return;
             }
             long idleFor = System.nanoTime() - entry.idleSince;
             if (idleFor < LINGER.toNanos()) { // waited on again meanwhile: count the linger from the latest wait
-                entry.unsubscribeScheduled = true;
-                unsubscriber.schedule(() -> unsubscribeIfIdle(entry), LINGER.toNanos() - idleFor, TimeUnit.NANOSECONDS);
+                entry.unsubscribeScheduled = scheduleUnsubscribe(entry, LINGER.toNanos() - idleFor);
                 return;
             }
-            channels.remove(entry.name);
+            entry.dropped = true;
             unsubscribe(entry.name);
-        } finally {
-            commandLock.unlock();
+            channels.remove(entry.name, entry);
         }
     }
 
+    /** Atomic with any join of the channel: the unsubscribe is sent only while nobody registered it. */
     private void unsubscribeIfUnused(String channel) {
-        commandLock.lock();
-        try {
-            if (!channels.containsKey(channel)) {
-                unsubscribe(channel);
+        channels.compute(channel, (name, entry) -> {
+            if (entry == null) {
+                unsubscribe(name);
             }
-        } finally {
-            commandLock.unlock();
-        }
+            return entry;
+        });
     }
 
-    /** Under commandLock. A failure is harmless: releases on a channel nobody waits for are ignored. */
+    /** Sends, never waits. A failure is harmless: releases on a channel nobody waits for are ignored. */
     private void unsubscribe(String channel) {
+        ChannelSubscriber.Subscription current = connection;
         try {
-            if (connection != null && connection.isOpen()) {
-                connection.unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
+            if (current != null && current.isOpen()) {
+                current.unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
             }
         } catch (RuntimeException e) {
             log.debug("Could not unsubscribe from " + channel + "; it stays subscribed until the connection closes", e);
         }
     }
 
-    /** Runs on the client's event loop: never takes the command lock (a SUBSCRIBE holding it waits for this very thread). */
+    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock (their holders may wait for this very thread). */
     private final class Listener implements ChannelSubscriber.Listener {
 
         @Override
@@ -297,6 +359,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
+    /** Under the connection lock. */
     private void closeConnection() {
         if (connection != null) {
             try {
@@ -316,23 +379,23 @@ final class ReleaseSubscriptions implements AutoCloseable {
      * still has waiters. Threads waiting meanwhile wake when the holder's lease runs out instead.
      */
     public void disconnect() {
-        commandLock.lock();
+        connectionLock.lock();
         try {
             closeConnection();
         } finally {
-            commandLock.unlock();
+            connectionLock.unlock();
         }
     }
 
     @Override
     public void close() {
-        commandLock.lock();
+        closed = true;
+        connectionLock.lock();
         try {
-            closed = true;
             channels.clear();
             closeConnection();
         } finally {
-            commandLock.unlock();
+            connectionLock.unlock();
         }
         unsubscriber.shutdownNow();
     }

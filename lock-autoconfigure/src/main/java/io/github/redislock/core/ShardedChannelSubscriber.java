@@ -3,15 +3,23 @@ package io.github.redislock.core;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -37,10 +45,23 @@ import org.springframework.dao.DataAccessResourceFailureException;
  * soon as they lie in more than one slot, as the channels of several locks do. So every reconnect of a
  * pub/sub connection subscribes its master's channels again here, one command per slot, and their
  * confirmations wake the waiters as after any reconnect.
+ *
+ * <p>A channel also has to follow its slot. When a slot moves to another master (a resharding, or a
+ * failover that promoted a replica) Redis 7 unsubscribes its shard channels on the old master, and a
+ * dead master's channels are on a connection that will never come back; nothing subscribes them on
+ * the new master by itself. So when Redis unsubscribes a channel still waited on, or a pub/sub
+ * connection drops, the cluster's topology is read again and every such channel whose slot's master is
+ * not the one that confirmed it is subscribed again, where its slot is served now (retried every
+ * {@link #REATTACH_INTERVAL} while that fails or a connection stays down); its confirmation wakes its
+ * waiters, which look at their lock as after a reconnect.
  */
 final class ShardedChannelSubscriber implements ChannelSubscriber {
 
     private static final Log log = LogFactory.getLog(ShardedChannelSubscriber.class);
+    /** How often channels that lost their master are tried again, while that fails or a connection is down. */
+    static final Duration REATTACH_INTERVAL = Duration.ofSeconds(1);
+    /** Passes in a row before giving up until the next event: two minutes covers a failover with a generous node timeout. */
+    private static final int MAX_REATTACH_PASSES = 120;
 
     private final RedisClusterClient client;
 
@@ -65,8 +86,14 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             subscription.close();
             throw failure("subscribe", e);
         }
+        connection.addListener(subscription.slotWatcher);
         client.addListener(subscription);
         return subscription;
+    }
+
+    private static RuntimeException asRuntime(Throwable e) {
+        return e instanceof RuntimeException runtime ? runtime
+                : e instanceof TimeoutException ? new RedisCommandTimeoutException("No confirmation within the command timeout") : new IllegalStateException(e);
     }
 
     private static DataAccessResourceFailureException failure(String what, RuntimeException e) {
@@ -87,6 +114,16 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
         private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
         /** Confirmed shard channels by name: the ones a reconnect must bring back. */
         private final Map<String, byte[]> confirmed = new ConcurrentHashMap<>();
+        /** The node id of the master that last confirmed each channel, where known. */
+        private final Map<String, String> confirmedBy = new ConcurrentHashMap<>();
+        /** Channels Redis unsubscribed by itself (their slot moved) while they are still waited on. */
+        private final Set<String> detached = ConcurrentHashMap.newKeySet();
+        /** Pub/sub connections of this client that dropped and have not come back. */
+        private final Set<RedisChannelHandler<?, ?>> down = ConcurrentHashMap.newKeySet();
+        private final AtomicBoolean reattachScheduled = new AtomicBoolean();
+        private final AtomicInteger reattachPasses = new AtomicInteger();
+        final RedisClusterPubSubAdapter<byte[], byte[]> slotWatcher = new SlotWatcher();
+        private volatile boolean closed;
 
         ShardedSubscription(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection) {
             this.connection = connection;
@@ -106,31 +143,125 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             return connection.isOpen();
         }
 
+        /** Sent to the channel's master without waiting; only this channel's waiters wait for its confirmation. */
         @Override
-        public void subscribe(byte[] channel) {
+        public CompletableFuture<Void> subscribe(byte[] channel) {
+            confirmed.put(name(channel), channel); // a reconnect meanwhile subscribes it again
+            CompletableFuture<Void> confirmation = new CompletableFuture<>();
             try {
-                connection.sync().ssubscribe(channel);
+                connection.async().ssubscribe(channel).toCompletableFuture().copy()
+                        .orTimeout(connection.getTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                        .whenComplete((ignored, e) -> {
+                            if (e == null) {
+                                confirmation.complete(null);
+                            } else {
+                                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel),
+                                        e instanceof CompletionException wrapped && wrapped.getCause() != null ? asRuntime(wrapped.getCause()) : asRuntime(e)));
+                            }
+                        });
             } catch (RuntimeException e) {
-                throw failure("SSUBSCRIBE", e);
+                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel), e));
             }
-            confirmed.put(name(channel), channel);
+            return confirmation;
         }
 
         @Override
         public void unsubscribe(byte[] channel) {
             confirmed.remove(name(channel));
-            connection.sync().sunsubscribe(channel);
+            confirmedBy.remove(name(channel));
+            detached.remove(name(channel));
+            connection.async().sunsubscribe(channel).exceptionally(e -> {
+                log.debug("SUNSUBSCRIBE of " + name(channel) + " failed; it stays subscribed until the connection closes", e);
+                return null;
+            });
         }
 
         @Override
         public void close() {
+            closed = true;
             client.removeListener(this);
             connection.close();
+        }
+
+        /** A pub/sub connection dropped: if its master is gone for good, its channels must move to its slots' new master. */
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            if (connection instanceof StatefulRedisPubSubConnection<?, ?> && !confirmed.isEmpty()) {
+                down.add(connection);
+                reattachPasses.set(0);
+                scheduleReattach(REATTACH_INTERVAL);
+            }
+        }
+
+        private void scheduleReattach(Duration delay) {
+            if (!closed && reattachScheduled.compareAndSet(false, true)) {
+                client.getResources().eventExecutorGroup().schedule(this::reattach, delay.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        /**
+         * Reads the topology again and subscribes every channel Redis let go of, or whose slot another
+         * master serves now than the one that confirmed it, on that master. Sends, never waits.
+         */
+        private void reattach() {
+            reattachScheduled.set(false);
+            if (closed) {
+                return;
+            }
+            client.refreshPartitionsAsync().whenComplete((refreshed, refreshFailure) -> {
+                List<byte[]> moved = new ArrayList<>();
+                confirmed.forEach((name, channel) -> {
+                    RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
+                    String by = confirmedBy.get(name);
+                    if (detached.contains(name) || master != null && by != null && !by.equals(master.getNodeId())) {
+                        moved.add(channel);
+                    }
+                });
+                List<CompletableFuture<?>> replies = new ArrayList<>();
+                for (List<byte[]> group : bySlot(moved)) {
+                    replies.add(connection.async().ssubscribe(group.toArray(byte[][]::new)).toCompletableFuture());
+                }
+                CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((subscribed, failure) -> {
+                    if (refreshFailure == null && failure == null && down.isEmpty()) {
+                        reattachPasses.set(0);
+                    } else if (reattachPasses.incrementAndGet() < MAX_REATTACH_PASSES) {
+                        log.debug("Shard channels not yet on their slots' masters (or a pub/sub connection is down); trying again in "
+                                + REATTACH_INTERVAL.toMillis() + " ms", refreshFailure != null ? refreshFailure : failure);
+                        scheduleReattach(REATTACH_INTERVAL);
+                    }
+                });
+            });
+        }
+
+        /** Where each channel is confirmed, and Redis unsubscribing one by itself (its slot moved). */
+        private final class SlotWatcher extends RedisClusterPubSubAdapter<byte[], byte[]> {
+
+            @Override
+            public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+                String name = name(channel);
+                if (node != null && node.getNodeId() != null) {
+                    confirmedBy.put(name, node.getNodeId());
+                }
+                detached.remove(name);
+            }
+
+            /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
+            @Override
+            public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+                String name = name(channel);
+                if (confirmed.containsKey(name)) {
+                    confirmedBy.remove(name);
+                    detached.add(name);
+                    reattachPasses.set(0);
+                    scheduleReattach(Duration.ZERO);
+                }
+            }
         }
 
         /** Runs on the event loop of the reconnected connection: sends, never waits. */
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+            down.remove(reconnected);
             if (!(reconnected instanceof StatefulRedisPubSubConnection<?, ?>) || confirmed.isEmpty()) {
                 return;
             }

@@ -11,7 +11,9 @@
 -- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; for a read-write
 --          lock the owners are '<owner>:r' (read holds) and '<owner>:w' (write holds). Empty when the
 --          lock was not held (nothing is deleted or published then).
---          An error when KEYS[1] exists but is not a lock hash, which is left untouched.
+--          An error when KEYS[1] exists but is not a lock: not a hash, or a hash with a field no lock
+--          writes ('waiters', 'mode', 'writer', or an owner field '<clientId>:<id>' with a number). It
+--          is left untouched.
 local keyType = redis.call('type', KEYS[1]).ok
 if keyType == 'none' then
     return {}
@@ -23,12 +25,19 @@ local fields = redis.call('hgetall', KEYS[1])
 local readWrite = redis.call('hexists', KEYS[1], 'mode') == 1
 local holds = {}
 for i = 1, #fields, 2 do
-    local mode = string.sub(fields[i], -2)
-    -- owner fields hold a ':'; a plain lock's 'waiters' field (see acquire.lua) is no hold
-    if (not readWrite and string.find(fields[i], ':', 1, true)) or mode == ':r' or mode == ':w' then
-        holds[#holds + 1] = fields[i]
-        holds[#holds + 1] = fields[i + 1]
+    local field, value = fields[i], fields[i + 1]
+    local mode = string.sub(field, -2)
+    if field == 'waiters' or field == 'mode' or field == 'writer' then
+        -- marks, not holds: the waiters mark (acquire.lua), a read-write lock's mode and writer
+    elseif not string.find(field, ':', 1, true) or not tonumber(value) then
+        return redis.error_reply('not a lock: ' .. KEYS[1] .. ' is a hash with field ' .. field .. ', which no lock writes')
+    elseif (not readWrite) or mode == ':r' or mode == ':w' then
+        holds[#holds + 1] = field
+        holds[#holds + 1] = value
     end
+end
+if #holds == 0 then
+    return holds
 end
 redis.call('del', KEYS[1], KEYS[3], KEYS[4])
 -- Read-write waiters may all enter together ('all'); a plain waiter tries again.

@@ -1,9 +1,11 @@
 package io.github.redislock.core;
 
+import io.github.redislock.LockRedisException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisReadWriteLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.util.Map;
@@ -56,5 +58,19 @@ class LockAdminTest extends TwoInstances {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - forcedAt)).as("ms until the writer got in (the reader's lease: 30 s)")
                 .isLessThan(3000);
         assertThat(first.redis.hasKey(LockKeys.of(LockerFixture.PREFIX, key).leases())).as("lease set left").isFalse();
+    }
+
+    @Test
+    void aHashUnderThePrefixThatIsNoLockIsRefusedAndLeftAsItIs() {
+        String redisKey = LockerFixture.PREFIX + key;
+        first.redis.opsForHash().put(redisKey, "name", "alice");
+        try {
+            assertThatThrownBy(() -> admin.forceRelease(key)).isInstanceOf(LockRedisException.class)
+                    .hasMessageContaining(redisKey).hasMessageContaining("not a lock");
+            assertThat(first.redis.opsForHash().entries(redisKey)).as("the hash after the refused force-release")
+                    .containsExactly(Map.entry("name", "alice"));
+        } finally {
+            first.redis.delete(redisKey);
+        }
     }
 }

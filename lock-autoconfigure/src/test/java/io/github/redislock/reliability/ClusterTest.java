@@ -75,6 +75,20 @@ class ClusterTest {
         });
     }
 
+    /**
+     * A '}' without a hash tag before it leaves Redis hashing the whole lock name, so the lock's helper
+     * keys and channel must land in that slot too, or every script that touches both fails (CROSSSLOT).
+     */
+    @Test
+    void aKeyWithAClosingBraceButNoHashTagIsTakenWaitedForAndReleasedOnACluster() {
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> {
+            for (String key : List.of("stock}42", "{}order}7", "a{b")) {
+                Waiters.assertAReleaseWakesAWaiter(context, key);
+                assertThat(context.getBean(Locker.class).isLocked(key)).as("'%s' free again", key).isFalse();
+            }
+        });
+    }
+
     @Test
     void theWatchdogRenewsLocksOnEveryMasterInOneScriptCallPerSlot() {
         // A long timeout keeps the scheduled tick away, so the ticks counted are ours.
@@ -145,6 +159,45 @@ class ClusterTest {
 
     private static long onItsMaster(String key, String... command) {
         return (Long) nodes.get(masterOf(key)).command(command);
+    }
+
+    /**
+     * A renewal tick sends every batch at once and then waits for the paused master's answer (up to a
+     * third of the watchdog timeout); the unlock of a lock on a healthy master must not wait for it.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void anUnlockOnAHealthyMasterDoesNotWaitForARenewalStuckOnAHangingOne() {
+        // A tick waits up to 5 s (15 s / 3) for the paused master; its locks outlive the pause.
+        contextRunner().withPropertyValues("redis-lock.watchdog-timeout=15s", "spring.data.redis.timeout=10s").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            RedisLocker redisLocker = context.getBean(RedisLocker.class);
+            List<String> keys = keysOnEveryMaster(1);
+            String onHealthy = keys.stream().filter(key -> masterOf(key) == 1).findFirst().orElseThrow();
+            keys.forEach(locker::lock);
+            locker.unlock(onHealthy); // the first release asks every master whether it knows SPUBLISH
+            locker.lock(onHealthy);
+            Internals.renewNow(redisLocker); // loads the renewal script on every master
+            RedisServerProcess hanging = nodes.get(0);
+            RedisServerProcess healthy = nodes.get(1);
+            long renewalsOnHealthy = healthy.commandCount("evalsha");
+            hanging.pause();
+            CompletableFuture<Void> tick;
+            try {
+                tick = CompletableFuture.runAsync(() -> Internals.renewNow(redisLocker));
+                // The healthy master ran its batch: the tick now waits for the paused one.
+                await().atMost(Duration.ofSeconds(5)).until(() -> healthy.commandCount("evalsha") > renewalsOnHealthy);
+
+                locker.unlock(onHealthy);
+
+                assertThat(tick).as("renewal tick still waiting for the paused master when the unlock on a healthy one returned").isNotDone();
+            } finally {
+                hanging.resume();
+            }
+            tick.handle((done, failed) -> null).get(15, TimeUnit.SECONDS);
+            keys.stream().filter(key -> !key.equals(onHealthy)).forEach(locker::unlock);
+            assertThat(existsOnItsMaster(onHealthy)).isFalse();
+        });
     }
 
     @Test

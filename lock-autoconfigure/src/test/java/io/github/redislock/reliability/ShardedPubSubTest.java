@@ -2,6 +2,7 @@ package io.github.redislock.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.testsupport.BootLine;
@@ -21,6 +23,9 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -32,6 +37,7 @@ import org.springframework.context.ApplicationContext;
  * server-matrix leg) it stays a classic {@code PUBLISH}, which every master hears. Either way the
  * waiter is woken by the message, not by its own retry.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedPubSubTest {
 
     static RedisClusterProcesses cluster;
@@ -150,6 +156,126 @@ class ShardedPubSubTest {
                         .as("ms from the cut until the reader of '%s' held it", keys.get(i)).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
             }
         });
+    }
+
+    /**
+     * A reader waits on a lock whose hash slot then moves to another master (a resharding: its keys
+     * migrated, the slot assigned anew). Redis 7 unsubscribes the slot's shard channels on the old
+     * master; the writer's release is published on the new one, where the channel must be subscribed
+     * again for the release to wake the reader.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void aChannelWhoseSlotMovedToAnotherMasterIsSubscribedThereAndWakesItsWaiter() {
+        assumeTrue(serversHaveShardedPubSub, "classic channels do not belong to a slot");
+        contextRunner().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            String key = ClusterTest.keysOnEveryMaster(1).stream().filter(candidate -> ClusterTest.masterOf(candidate) == 0).findFirst().orElseThrow();
+            int slot = org.springframework.data.redis.connection.ClusterSlotHashUtil.calculateSlot("lock:" + key);
+            RedisReadWriteLock lock = locker.getReadWriteLock(key);
+            lock.writeLock().lock();
+            CompletableFuture<Long> acquiredAt = takeAndRelease(lock.readLock(), "reader of " + key);
+            awaitWaiters(context, 1, acquiredAt);
+            assertThat(shardChannelsOn(nodes.get(0))).as("shard channels on the master of '%s'", key).contains(releaseChannel(key));
+            moveSlot(slot, nodes.get(0), nodes.get(1));
+            try {
+                // The old master unsubscribed the channel; give the client the moment a re-subscription takes.
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> shardChannelsOn(nodes.get(1)).contains(releaseChannel(key)));
+                long releasedAt = System.nanoTime();
+                lock.writeLock().unlock();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))
+                        .as("ms from the release of '%s' on its new master until the reader held it", key).isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
+            } finally {
+                acquiredAt.handle((at, failed) -> null).get(15, TimeUnit.SECONDS);
+                moveSlot(slot, nodes.get(1), nodes.get(0));
+            }
+        });
+    }
+
+    /** The shard channels {@code node} has subscribers for now. */
+    @SuppressWarnings("unchecked")
+    private static List<String> shardChannelsOn(RedisServerProcess node) {
+        return ((List<Object>) node.command("PUBSUB", "SHARDCHANNELS")).stream().map(String::valueOf).toList();
+    }
+
+    /** Reshards one slot as redis-cli does: importing/migrating, its keys migrated, then every master told its new owner. */
+    private static void moveSlot(int slot, RedisServerProcess from, RedisServerProcess to) {
+        String fromId = String.valueOf(from.command("CLUSTER", "MYID"));
+        String toId = String.valueOf(to.command("CLUSTER", "MYID"));
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", fromId);
+        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", toId);
+        while (true) {
+            @SuppressWarnings("unchecked")
+            List<Object> keys = (List<Object>) from.command("CLUSTER", "GETKEYSINSLOT", Integer.toString(slot), "100");
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new java.util.ArrayList<>(List.of("MIGRATE", to.host(), Integer.toString(to.port()), "", "0", "5000", "KEYS"));
+            keys.forEach(name -> migrate.add(String.valueOf(name)));
+            from.command(migrate.toArray(String[]::new));
+        }
+        to.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+        from.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
+        nodes.stream().filter(node -> node != from && node != to).forEach(node -> node.command("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId));
+    }
+
+    /**
+     * A subscription waiting for a paused master (its SSUBSCRIBE unanswered) holds up only the waiters
+     * of that master's channels: joining and leaving a channel on a healthy master goes on meanwhile.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE) // last: the paused master may take the others a moment to trust again
+    void aSubscriptionHangingOnOneMasterHoldsUpNoWaiterOnAnother() {
+        assumeTrue(serversHaveShardedPubSub, "classic channels are all subscribed on one connection to one node");
+        contextRunner().withPropertyValues("spring.data.redis.timeout=5s").run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            List<String> keys = ClusterTest.keysOnEveryMaster(1);
+            String onHanging = releaseChannel(keys.stream().filter(key -> ClusterTest.masterOf(key) == 0).findFirst().orElseThrow());
+            String onHealthy = releaseChannel(keys.stream().filter(key -> ClusterTest.masterOf(key) == 1).findFirst().orElseThrow());
+            Internals.join(locker, onHealthy).close(); // the pub/sub connection opens while every master answers
+            RedisServerProcess hanging = nodes.get(0);
+            hanging.pause();
+            CompletableFuture<AutoCloseable> hangingJoin = new CompletableFuture<>();
+            try {
+                Thread joiner = new Thread(() -> {
+                    try {
+                        hangingJoin.complete(Internals.join(locker, onHanging));
+                    } catch (Throwable e) {
+                        hangingJoin.completeExceptionally(e);
+                    }
+                }, "joins a channel of the paused master");
+                joiner.start();
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> joiner.getState() == Thread.State.WAITING || joiner.getState() == Thread.State.TIMED_WAITING || hangingJoin.isDone());
+                assertThat(hangingJoin).as("join on the paused master").isNotDone();
+
+                AutoCloseable joined = CompletableFuture.supplyAsync(() -> Internals.join(locker, onHealthy)).get(15, TimeUnit.SECONDS);
+                assertThat(hangingJoin).as("join on the paused master still waiting when the join on a healthy one returned").isNotDone();
+                CompletableFuture.runAsync(() -> close(joined)).get(15, TimeUnit.SECONDS);
+                assertThat(hangingJoin).as("join on the paused master still waiting when a wait on a healthy one closed").isNotDone();
+            } finally {
+                hanging.resume();
+            }
+            hangingJoin.handle((joined, failed) -> {
+                if (joined != null) {
+                    close(joined);
+                }
+                return null;
+            }).get(15, TimeUnit.SECONDS);
+        });
+    }
+
+    private static String releaseChannel(String key) {
+        return "lock:{lock:" + key + "}:released";
+    }
+
+    private static void close(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** A reader waits for the writer; the writer's release (an 'all' message on the lock's channel) must wake it. */
