@@ -67,7 +67,7 @@ final class ReactiveLocking {
         Mono<LockHandle> acquired = Mono.fromFuture(() -> StageLocking.acquire(call, locker).toCompletableFuture(), false)
                 .onErrorMap(LockAcquisitionException.class, NotAcquired::new);
         // A release is never cancelled half-way: Redis would still run it, and nobody learn how it went.
-        Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> locker.release(handle).toCompletableFuture(), true);
+        Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> StageLocking.release(call, locker, handle).toCompletableFuture(), true);
         if (mono) {
             return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, (handle, error) -> release.apply(handle), release)
                     .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
