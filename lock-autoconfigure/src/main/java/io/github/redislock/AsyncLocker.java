@@ -46,6 +46,15 @@ public interface AsyncLocker {
     CompletionStage<Void> release(LockHandle handle);
 
     /**
+     * Releases one hold of the handle like {@link #release(LockHandle)}, except that a final release
+     * less than {@code holdAtLeast} after the lock was taken keeps it in Redis, owned by nobody (this
+     * handle neither), until {@code holdAtLeast} after it was taken; see {@link Locker#unlock(String, Duration)}.
+     *
+     * @throws IllegalArgumentException when {@code holdAtLeast} is null or negative (nothing is released)
+     */
+    CompletionStage<Void> release(LockHandle handle, Duration holdAtLeast);
+
+    /**
      * Runs {@code work} while holding the lock of {@code key} (kept by the watchdog), and releases it
      * when the work's stage completes, normally or not. A wait that runs out fails the result with
      * {@link LockAcquisitionException} and never starts the work.

@@ -62,6 +62,28 @@ public interface Locker {
     void unlock(String key);
 
     /**
+     * Releases one hold like {@link #unlock(String)}, except that the final release of a lock taken
+     * less than {@code holdAtLeast} ago does not free it: the lock stays in Redis, owned by nobody and
+     * renewed by nobody, until {@code holdAtLeast} after it was taken, and then ends by itself. Until
+     * then every owner's attempt fails, this thread's too (its next {@code tryLock} on the key waits or
+     * fails like any other: the lock is no longer its own), and no waiter is handed it; waiters take
+     * it once it ended. For work that must not start again anywhere within {@code holdAtLeast} of its
+     * start, such as a scheduled job on instances whose clocks differ (see {@code docs/scheduling.md}).
+     *
+     * <p>The time since the lock was taken is measured on this instance's monotonic clock and the rest
+     * is sent to Redis as a relative expiry, so no clock skew between hosts shortens or lengthens it.
+     * A release after {@code holdAtLeast}, or of a re-entered hold, is a plain {@link #unlock(String)}.
+     * A lock taken with a lease is kept no longer than that lease. A fair lock cannot be kept.
+     *
+     * @param holdAtLeast 0 or more; 0 is {@link #unlock(String)}
+     * @throws IllegalArgumentException when {@code holdAtLeast} is null or negative (nothing is released)
+     * @throws IllegalStateException    when the calling thread holds the key as a fair lock (it is released at once)
+     * @throws LockLostException        as {@link #unlock(String)}
+     * @throws IllegalMonitorStateException as {@link #unlock(String)}
+     */
+    void unlock(String key, Duration holdAtLeast);
+
+    /**
      * Takes the lock on behalf of {@code ownerToken} instead of the calling thread, for work that starts
      * on one thread and completes on another (a future, a reactive stream): any thread may release it
      * with {@link #unlockAs}. Reentrant per token. Use a token unique to the unit of work, e.g. a UUID.
@@ -72,6 +94,9 @@ public interface Locker {
 
     /** Releases one hold of a lock taken with {@link #tryLockAs}; same exceptions as {@link #unlock}. */
     void unlockAs(String ownerToken, String key);
+
+    /** Releases one hold of a lock taken with {@link #tryLockAs}, keeping it like {@link #unlock(String, Duration)}. */
+    void unlockAs(String ownerToken, String key, Duration holdAtLeast);
 
     /** Whether anybody, in any application instance, holds the lock now. */
     boolean isLocked(String key);

@@ -32,6 +32,9 @@ public interface ReactiveLocker {
     /** Releases one hold of the handle; see {@link AsyncLocker#release(LockHandle)}. */
     Mono<Void> release(LockHandle handle);
 
+    /** Releases one hold of the handle, keeping the lock; see {@link AsyncLocker#release(LockHandle, Duration)}. */
+    Mono<Void> release(LockHandle handle, Duration holdAtLeast);
+
     /**
      * Subscribes to {@code work} once the lock of {@code key} is held (kept by the watchdog) and releases
      * it when the work completes, errors or is cancelled.

@@ -56,6 +56,22 @@ public @interface DistributedLock {
     /** {@link #leaseTime()} as text that may hold a placeholder, like {@link #waitTimeString()}. */
     String leaseTimeString() default "";
 
+    /**
+     * The shortest time the lock stays taken, counted from when it was taken: when the method returns
+     * sooner, the lock is not freed but kept in Redis, owned by nobody (not by the thread that ran the
+     * method either, so its next call skips or waits like any other), renewed by nobody, until then.
+     * For a {@code @Scheduled} job on several instances: their triggers fire at slightly different
+     * times (clock skew, jitter), and a run shorter than that difference would otherwise be over, and
+     * the lock free, when the next instance's trigger fires; that instance would run the job again.
+     * Choose it above the worst skew plus trigger jitter and below the job's period (see
+     * {@code docs/scheduling.md}). A method that runs longer releases the lock when it returns.
+     *
+     * <p>A duration ("500ms", "PT30S") or a number in {@link #timeUnit()}; placeholders allowed. Empty
+     * (the default) releases when the method returns. Only with a single {@link #key()}; a
+     * {@link #leaseTime()} shorter than it is refused at startup.
+     */
+    String holdAtLeast() default "";
+
     /** The unit of {@link #waitTime()} and {@link #leaseTime()}, and of plain numbers in their string forms. */
     TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
 

@@ -107,6 +107,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             boolean callerTransaction = releasedWithCallerTransaction();
             LockAcquisitionException failure = acquire(null);
             if (failure != null) {
+                SkippedCalls.log(this, locker(), failure);
                 return onFailure(failure);
             }
             Object result;
@@ -212,7 +213,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             String previousName = LockNameScope.enter(definition.name);
             try {
                 Locker locks = locker();
-                if (keys.size() == 1) {
+                if (!definition.holdAtLeast.isZero()) { // a single key: LockDefinitions refuses several
+                    if (owner == null) {
+                        locks.unlock(keys.get(0), definition.holdAtLeast);
+                    } else {
+                        locks.unlockAs(owner, keys.get(0), definition.holdAtLeast);
+                    }
+                } else if (keys.size() == 1) {
                     if (owner == null) {
                         locks.unlock(keys.get(0));
                     } else {

@@ -27,6 +27,8 @@ final class LockDefinition {
     /** Milliseconds; {@link DistributedLock#DEFAULT_WAIT} defers to the property at call time. */
     final long waitMillis;
     final long leaseMillis;
+    /** {@link DistributedLock#holdAtLeast()}; zero when the lock is released as the method returns. */
+    final Duration holdAtLeast;
     final LockFailurePolicy onFailure;
     final Fallback fallback;
     final ReturnKind returnKind;
@@ -35,7 +37,7 @@ final class LockDefinition {
     private final BeanResolver beanResolver;
 
     LockDefinition(Method method, Class<?> targetClass, String name, List<String> keyTexts, List<Expression> keyExpressions,
-                   long waitMillis, long leaseMillis, LockFailurePolicy onFailure, Fallback fallback, ReturnKind returnKind,
+                   long waitMillis, long leaseMillis, Duration holdAtLeast, LockFailurePolicy onFailure, Fallback fallback, ReturnKind returnKind,
                    Map<String, Integer> argumentIndexes, BeanResolver beanResolver) {
         this.method = method;
         this.targetClass = targetClass;
@@ -44,6 +46,7 @@ final class LockDefinition {
         this.keyExpressions = keyExpressions;
         this.waitMillis = waitMillis;
         this.leaseMillis = leaseMillis;
+        this.holdAtLeast = holdAtLeast;
         this.onFailure = onFailure;
         this.fallback = fallback;
         this.returnKind = returnKind;

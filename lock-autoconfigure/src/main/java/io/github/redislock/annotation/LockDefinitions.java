@@ -81,6 +81,7 @@ final class LockDefinitions {
         }
         long waitMillis = waitMillis(annotation, where);
         long leaseMillis = leaseMillis(annotation, where);
+        Duration holdAtLeast = holdAtLeast(annotation, keyTexts.size(), leaseMillis, where);
         LockDefinition.ReturnKind returnKind = returnKind(specific.getReturnType());
         LockDefinition.Fallback fallback = fallback(annotation, specific, targetClass, where);
         if (annotation.onFailure() == LockFailurePolicy.SKIP && specific.getReturnType().isPrimitive() && specific.getReturnType() != void.class) {
@@ -89,7 +90,7 @@ final class LockDefinitions {
         }
         specific.trySetAccessible();
         return new LockDefinition(specific, targetClass, name, keyTexts, List.copyOf(expressions), waitMillis, leaseMillis,
-                annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
+                holdAtLeast, annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
     }
 
     private List<String> keyTexts(DistributedLock annotation, String where) {
@@ -180,6 +181,24 @@ final class LockDefinitions {
             throw invalid(where, "has a lease of " + lease + "; use a positive lease, or -1 (the default) for the watchdog");
         }
         return lease.toMillis();
+    }
+
+    private Duration holdAtLeast(DistributedLock annotation, int keys, long leaseMillis, String where) {
+        if (annotation.holdAtLeast().isEmpty()) {
+            return Duration.ZERO;
+        }
+        Duration hold = duration(annotation.holdAtLeast(), annotation.timeUnit(), "holdAtLeast", where);
+        if (hold.isNegative()) {
+            throw invalid(where, "has holdAtLeast \"" + annotation.holdAtLeast() + "\", a negative time; use 0 or more, or leave it out");
+        }
+        if (keys > 1) {
+            throw invalid(where, "sets holdAtLeast with " + keys + " keys; a shortest hold applies to a single key");
+        }
+        if (leaseMillis != Locker.WATCHDOG_LEASE && leaseMillis < hold.toMillis()) {
+            throw invalid(where, "has a lease of " + leaseMillis + " ms, shorter than its holdAtLeast of " + hold.toMillis()
+                    + " ms: the lock would end before it; lengthen the lease or leave it out (the watchdog then keeps the lock while the method runs)");
+        }
+        return hold;
     }
 
     private Duration duration(String text, TimeUnit unit, String attribute, String where) {

@@ -68,7 +68,8 @@ final class ReactiveLocking {
                                             MethodInvocation unproceeded) {
         ReactiveLocker reactive = new RedisReactiveLocker(locker);
         Mono<LockHandle> acquired = StageLocking.acquire(call, reactive::acquire).onErrorMap(LockAcquisitionException.class, NotAcquired::new);
-        Function<LockHandle, Mono<Void>> release = reactive::release;
+        // A release is never cancelled half-way: Redis would still run it, and nobody learn how it went.
+        Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> StageLocking.release(call, locker, handle).toCompletableFuture(), true);
         if (mono) {
             return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, (handle, error) -> release.apply(handle), release)
                     .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));

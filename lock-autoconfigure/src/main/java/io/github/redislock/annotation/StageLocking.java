@@ -69,15 +69,20 @@ final class StageLocking {
         try {
             stage = call.proceed();
         } catch (Throwable methodFailure) {
-            locker.release(handle).whenComplete((released, releaseFailure) -> result.completeExceptionally(methodFailure));
+            release(call, locker, handle).whenComplete((released, releaseFailure) -> result.completeExceptionally(methodFailure));
             return;
         }
         if (stage == null) {
-            locker.release(handle).whenComplete((released, releaseFailure) -> settle(result, null, null, releaseFailure));
+            release(call, locker, handle).whenComplete((released, releaseFailure) -> settle(result, null, null, releaseFailure));
             return;
         }
-        ((CompletionStage<?>) stage).whenComplete((value, error) -> locker.release(handle)
+        ((CompletionStage<?>) stage).whenComplete((value, error) -> release(call, locker, handle)
                 .whenComplete((released, releaseFailure) -> settle(result, value, error, releaseFailure)));
+    }
+
+    /** The release as the annotation defines it: kept until its {@code holdAtLeast}, when it has one. */
+    static CompletionStage<Void> release(DistributedLockInterceptor.LockedCall call, AsyncLocker locker, LockHandle handle) {
+        return call.definition.holdAtLeast.isZero() ? locker.release(handle) : locker.release(handle, call.definition.holdAtLeast);
     }
 
     /** The body's outcome; a failed release fails a body that succeeded, as the blocking path's release does. */

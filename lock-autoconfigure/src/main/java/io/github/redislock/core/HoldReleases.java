@@ -67,6 +67,19 @@ final class HoldReleases {
     }
 
     /**
+     * Releases one plain hold like {@link #release}; a final release with {@code keepMillis > 0} keeps
+     * the lock in Redis that much longer, owned by nobody (see {@link HoldAtLeast}).
+     */
+    void release(Hold hold, long keepMillis) {
+        Failures failures = new Failures();
+        if (beforeRelease(hold, failures)) {
+            releaseGroup(List.of(hold), keepMillis, failures);
+        }
+        failures.throwFirst();
+        kept(hold, keepMillis);
+    }
+
+    /**
      * Releases one plain hold like {@link #release}, without a thread waiting for Redis. Call it from a
      * thread that may wait briefly (not an event loop): stopping the watchdog's renewal of the hold waits
      * for a renewal already in flight. The hold is settled on {@code settleOn} once Redis answered; a hop
@@ -77,12 +90,17 @@ final class HoldReleases {
      * @return completes once the hold is settled; fails as {@link #release} throws
      */
     CompletableFuture<Void> releaseAsync(Hold hold, Executor settleOn) {
+        return releaseAsync(hold, 0, settleOn);
+    }
+
+    /** {@link #releaseAsync(Hold, Executor)} that keeps the lock like {@link #release(Hold, long)}. */
+    CompletableFuture<Void> releaseAsync(Hold hold, long keepMillis, Executor settleOn) {
         Failures failures = new Failures();
         if (!beforeRelease(hold, failures)) {
             return failures.asStage();
         }
         List<Hold> group = List.of(hold);
-        return releasePlainAsync(group, settleOn).handleAsync((remaining, failure) -> {
+        return releasePlainAsync(group, keepMillis, settleOn).handleAsync((remaining, failure) -> {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             if (cause instanceof LockRedisException redisFailure) {
                 failed(group, redisFailure, failures);
@@ -92,7 +110,13 @@ final class HoldReleases {
                 settle(group, remaining, failures);
             }
             return failures.asStage();
-        }, settleOn).thenCompose(settled -> settled);
+        }, settleOn).thenCompose(settled -> settled).thenRun(() -> kept(hold, keepMillis));
+    }
+
+    private static void kept(Hold hold, long keepMillis) {
+        if (keepMillis > 0 && hold.count == 0 && log.isDebugEnabled()) {
+            log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+        }
     }
 
     /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
@@ -110,9 +134,14 @@ final class HoldReleases {
 
     /** @param group one hold, or plain holds of one hash slot */
     private void releaseGroup(List<Hold> group, Failures failures) {
+        releaseGroup(group, 0, failures);
+    }
+
+    /** @param keepMillis for a single plain hold, how long its final release keeps the lock; else 0 */
+    private void releaseGroup(List<Hold> group, long keepMillis, Failures failures) {
         long[] remaining;
         try {
-            remaining = releaseInRedis(group);
+            remaining = releaseInRedis(group, keepMillis);
         } catch (LockRedisException e) {
             failed(group, e, failures);
             return;
@@ -157,24 +186,24 @@ final class HoldReleases {
         }
     }
 
-    private long[] releaseInRedis(List<Hold> group) {
+    private long[] releaseInRedis(List<Hold> group, long keepMillis) {
         Hold first = group.get(0);
         return switch (first.kind) {
-            case PLAIN -> releasePlain(group);
+            case PLAIN -> releasePlain(group, keepMillis);
             case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
             case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
         };
     }
 
     /** Plain holds of one slot group in one script call, each with its token, from which a hand-off counts on. */
-    private long[] releasePlain(List<Hold> group) {
-        PlainRelease call = new PlainRelease(group);
-        return commands.release(call.keys, group.get(0).owner, call.leases, call.tokens);
+    private long[] releasePlain(List<Hold> group, long keepMillis) {
+        PlainRelease call = new PlainRelease(group, keepMillis);
+        return commands.release(call.keys, group.get(0).owner, call.leases, call.tokens, call.keeps);
     }
 
-    private CompletableFuture<long[]> releasePlainAsync(List<Hold> group, Executor blockingFallback) {
-        PlainRelease call = new PlainRelease(group);
-        return commands.releaseAsync(call.keys, group.get(0).owner, call.leases, call.tokens, blockingFallback);
+    private CompletableFuture<long[]> releasePlainAsync(List<Hold> group, long keepMillis, Executor blockingFallback) {
+        PlainRelease call = new PlainRelease(group, keepMillis);
+        return commands.releaseAsync(call.keys, group.get(0).owner, call.leases, call.tokens, call.keeps, blockingFallback);
     }
 
     /** What a release of plain holds sends per lock: its keys, the lease to restore when holds remain, its fencing token. */
@@ -182,8 +211,12 @@ final class HoldReleases {
         final List<LockKeys> keys;
         final long[] leases;
         final long[] tokens;
+        /** Per lock, how long a final release keeps it; null when none is kept. */
+        final long[] keeps;
 
-        PlainRelease(List<Hold> group) {
+        /** @param keepMillis for a single hold, how long its final release keeps the lock; else 0 */
+        PlainRelease(List<Hold> group, long keepMillis) {
+            keeps = keepMillis > 0 ? new long[] {keepMillis} : null;
             keys = new ArrayList<>(group.size());
             leases = new long[group.size()];
             tokens = new long[group.size()];

@@ -308,7 +308,12 @@ final class LockCommands implements RenewalClient {
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     long release(LockKeys keys, String owner, long leaseMillis) {
-        return release(List.of(keys), owner, new long[] {leaseMillis}, new long[1])[0];
+        return release(keys, owner, leaseMillis, 0);
+    }
+
+    /** @param keepMillis how long a final release keeps the lock, owned by nobody (0: it frees it); see {@code release.lua} */
+    long release(LockKeys keys, String owner, long leaseMillis, long keepMillis) {
+        return release(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null)[0];
     }
 
     /**
@@ -320,8 +325,18 @@ final class LockCommands implements RenewalClient {
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
     long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
+        return release(group, owner, restoreLeases, tokens, null);
+    }
+
+    /**
+     * Like {@link #release(List, String, long[], long[])}; a final release of lock i with
+     * {@code keeps[i] > 0} keeps it, owned by nobody, for that many ms more (see {@code release.lua}).
+     *
+     * @param keeps null for none
+     */
+    long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
         return holdsLeft(run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(group, owner, restoreLeases, tokens)));
+                releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)));
     }
 
     /**
@@ -329,9 +344,15 @@ final class LockCommands implements RenewalClient {
      * on the thread that reads it (see {@link ScriptTransport#runAsync}).
      */
     CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, Executor blockingFallback) {
+        return releaseAsync(group, owner, restoreLeases, tokens, null, blockingFallback);
+    }
+
+    /** {@link #release(List, String, long[], long[], long[])} without waiting for the reply. */
+    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
+                                           Executor blockingFallback) {
         byte[][] keysAndArgs;
         try {
-            keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+            keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -341,6 +362,19 @@ final class LockCommands implements RenewalClient {
 
     private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
         return releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
+    }
+
+    /** @param keeps per lock, ms to keep it on a final release; null for a release without */
+    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
+        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+        if (keeps == null) {
+            return keysAndArgs;
+        }
+        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length); // the optional trailing ARGV of release.lua
+        for (int i = 0; i < keeps.length; i++) {
+            withKeeps[keysAndArgs.length + i] = bytes(Long.toString(keeps[i]));
+        }
+        return withKeeps;
     }
 
     /** A release's reply: per lock, the holds left, or -1 when the owner did not hold it. */

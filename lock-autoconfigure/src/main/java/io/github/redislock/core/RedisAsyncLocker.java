@@ -167,12 +167,19 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued) {
+        return release(issued, Duration.ZERO);
+    }
+
+    /** Like {@link #release(LockHandle)}; the time since the handle took the lock is measured as {@link HoldAtLeast} says. */
+    @Override
+    public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
+        HoldAtLeast.checked(handle.key(), holdAtLeast);
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
         try {
-            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, executor), executor)
+            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, holdAtLeast, executor), executor)
                     .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
             released = CompletableFuture.failedFuture(closedException(handle.key()));

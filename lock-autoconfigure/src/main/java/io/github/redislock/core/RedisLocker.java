@@ -118,6 +118,32 @@ public class RedisLocker extends AbstractLocker {
     }
 
     @Override
+    public void unlock(String key, Duration holdAtLeast) {
+        unlockKeeping(key, currentOwner(), holdAtLeast);
+    }
+
+    @Override
+    public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
+        unlockKeeping(key, tokenOwner(ownerToken), holdAtLeast);
+    }
+
+    /**
+     * Releases {@code owner}'s plain hold, keeping the lock until {@code holdAtLeast} after it was
+     * taken (see {@link HoldAtLeast}). A fair hold has its own release script, which keeps nothing: it
+     * is released at once, and the caller told so.
+     */
+    private void unlockKeeping(String key, String owner, Duration holdAtLeast) {
+        HoldAtLeast.checked(key, holdAtLeast);
+        Hold hold = heldToUnlock(LockKind.PLAIN, key, owner);
+        if (hold.kind != LockKind.PLAIN && !holdAtLeast.isZero()) {
+            releases.release(List.of(hold));
+            throw new IllegalStateException("Cannot keep " + hold.kind.describe(key) + " for holdAtLeast " + holdAtLeast
+                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
+        }
+        releases.release(hold, HoldAtLeast.keepMillis(hold, holdAtLeast));
+    }
+
+    @Override
     public boolean isLocked(String key) {
         return commands.exists(keys(key));
     }
@@ -283,6 +309,11 @@ public class RedisLocker extends AbstractLocker {
      * @return fails as {@link #unlock(LockKind, String, String)} throws
      */
     CompletableFuture<Void> unlockAsync(String key, String owner, Executor settleOn) {
+        return unlockAsync(key, owner, Duration.ZERO, settleOn);
+    }
+
+    /** {@link #unlockAsync(String, String, Executor)} keeping the lock like {@link #unlock(String, Duration)}. */
+    CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held;
         try {
             held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
@@ -292,7 +323,7 @@ public class RedisLocker extends AbstractLocker {
         if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script
             return CompletableFuture.runAsync(() -> releases.release(held), settleOn);
         }
-        return releases.releaseAsync(held.get(0), settleOn);
+        return releases.releaseAsync(held.get(0), HoldAtLeast.keepMillis(held.get(0), holdAtLeast), settleOn);
     }
 
     private Hold heldToUnlock(LockKind kind, String key, String owner) {

@@ -80,6 +80,11 @@ public final class RedisReactiveLocker implements ReactiveLocker {
     }
 
     @Override
+    public Mono<Void> release(LockHandle handle, Duration holdAtLeast) {
+        return Mono.fromFuture(() -> async.release(handle, holdAtLeast).toCompletableFuture(), true);
+    }
+
+    @Override
     public <T> Mono<T> withLock(String key, Duration wait, Mono<T> work) {
         Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
         return Mono.usingWhen(acquire(key, wait, null), handle -> work, this::release, (handle, error) -> release(handle), this::release);

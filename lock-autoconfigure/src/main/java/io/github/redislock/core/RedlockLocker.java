@@ -111,6 +111,17 @@ public class RedlockLocker extends AbstractLocker {
         release(keys(key), tokenOwner(ownerToken));
     }
 
+    /** Keeps the lock on every master that still has it, each for the same relative time (see {@link HoldAtLeast}). */
+    @Override
+    public void unlock(String key, Duration holdAtLeast) {
+        release(keys(key), currentOwner(), HoldAtLeast.checked(key, holdAtLeast));
+    }
+
+    @Override
+    public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
+        release(keys(key), tokenOwner(ownerToken), HoldAtLeast.checked(key, holdAtLeast));
+    }
+
     /** Whether a majority of the masters has the lock. */
     @Override
     public boolean isLocked(String key) {
@@ -305,17 +316,22 @@ public class RedlockLocker extends AbstractLocker {
     }
 
     private void release(LockKeys keys, String owner) {
+        release(keys, owner, Duration.ZERO);
+    }
+
+    private void release(LockKeys keys, String owner, Duration holdAtLeast) {
         Hold hold = holds.get(holdId(keys, owner));
         if (hold == null) {
             throw new IllegalMonitorStateException("Cannot unlock '" + keys.key() + "' (Redis key " + keys.name()
                     + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
         }
         boolean finalRelease = hold.count <= 1;
+        long keep = HoldAtLeast.keepMillis(hold, holdAtLeast);
         if (finalRelease && hold.watched) {
             watchdog.unwatch(hold);
         }
         long restore = restoreLease(hold);
-        List<long[]> answers = masters.onEvery(node -> new long[] {node.release(keys, owner, restore)});
+        List<long[]> answers = masters.onEvery(node -> new long[] {node.release(keys, owner, restore, keep)});
         long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
         if (hold.lost || confirmed < quorum) {
             forget(hold);

@@ -9,10 +9,11 @@
 -- ARGV[2]  'publish' or 'spublish': how to publish on the lock's channel and the turn channels (all in
 --          the lock's hash slot)
 -- Returns  the holds it removed as a flat list {owner1, count1, owner2, count2, ...}; for a read-write
---          lock the owners are '<owner>:r' (read holds) and '<owner>:w' (write holds). Empty when the
---          lock was not held (nothing is deleted or published then).
+--          lock the owners are '<owner>:r' (read holds) and '<owner>:w' (write holds); a lock kept for
+--          its shortest hold ('kept', see release.lua) names the owner that released it, with 0 holds.
+--          Empty when the lock was not held (nothing is deleted or published then).
 --          An error when KEYS[1] exists but is not a lock: not a hash, or a hash with a field no lock
---          writes ('waiters', 'mode', 'writer', or an owner field '<clientId>:<id>' with a number). It
+--          writes ('waiters', 'mode', 'writer', 'kept', or an owner field '<clientId>:<id>' with a number). It
 --          is left untouched.
 local keyType = redis.call('type', KEYS[1]).ok
 if keyType == 'none' then
@@ -29,6 +30,10 @@ for i = 1, #fields, 2 do
     local mode = string.sub(field, -2)
     if field == 'waiters' or field == 'mode' or field == 'writer' then
         -- marks, not holds: the waiters mark (acquire.lua), a read-write lock's mode and writer
+    elseif field == 'kept' then
+        -- a lock kept for its shortest hold (release.lua): held by nobody, its former owner is named with 0 holds
+        holds[#holds + 1] = value
+        holds[#holds + 1] = '0'
     elseif not string.find(field, ':', 1, true) or not tonumber(value) then
         return redis.error_reply('not a lock: ' .. KEYS[1] .. ' is a hash with field ' .. field .. ', which no lock writes')
     elseif (not readWrite) or mode == ':r' or mode == ':w' then

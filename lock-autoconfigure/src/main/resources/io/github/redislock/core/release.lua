@@ -26,14 +26,22 @@
 --             next owner the token one above it (the Redis clock in microseconds when unknown); no
 --             owner drew one since, as it held the lock, and a later first acquisition reads the clock,
 --             which the hand-offs (a round trip each) cannot have overtaken
+-- ARGV[3+2n+i] optional (n = #KEYS / 4; absent or 0 for a plain release): ms to keep lock i on a
+--             final release instead of freeing it (a shortest hold, 'holdAtLeast'): the owner's field
+--             goes, a 'kept' field (value: the releasing owner) takes its place, which no owner field
+--             can equal (owner fields hold a ':'), and the lock lives exactly this long more (relative,
+--             so only the client's own clock measured it), renewed by nobody, then Redis deletes it.
+--             Until then every owner is refused, its former owner too; nothing is handed off or
+--             published (queued waiters try again when its time is up: acquire.lua tells them its pttl)
 -- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' to the new owner's inbox only (token =
 --             its fencing token, see ARGV[3+2i]),
 --             else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a
 --             waiter may try again)
 -- Returns     per lock: -1 when the owner does not hold it (never taken, expired or deleted) or a withdrawn
 --             member was still queued,
---             the remaining hold count otherwise; 0 means the lock is free or handed on.
+--             the remaining hold count otherwise; 0 means the lock is free, handed on, or kept.
 local owner = ARGV[1]
+local locks = #KEYS / 4
 
 local function handOff(hash, channel, queue, deadlines, releasedToken)
     local clock = redis.call('time')
@@ -81,6 +89,10 @@ for i = 1, #KEYS / 4 do
             if redis.call('pttl', hash) < tonumber(ARGV[2 + 2 * i]) then
                 redis.call('pexpire', hash, ARGV[2 + 2 * i])
             end
+        elseif tonumber(ARGV[3 + 2 * locks + i] or 0) > 0 then
+            redis.call('hdel', hash, owner)
+            redis.call('hset', hash, 'kept', owner)
+            redis.call('pexpire', hash, ARGV[3 + 2 * locks + i])
         else
             redis.call('del', hash)
             if fields[2] then

@@ -35,7 +35,11 @@ class DistributedLockValidationTest {
                 Arguments.of(UnreadableWait.class, "UnreadableWait#run has waitTimeString \"soon\", which is neither a duration"),
                 Arguments.of(NegativeWait.class, "NegativeWait#run has waitTime -5"),
                 Arguments.of(ZeroLease.class, "ZeroLease#run has a lease of PT0S"),
-                Arguments.of(SkipAndFallback.class, "SkipAndFallback#run sets both onFailure = SKIP and fallbackMethod"));
+                Arguments.of(SkipAndFallback.class, "SkipAndFallback#run sets both onFailure = SKIP and fallbackMethod"),
+                Arguments.of(LeaseShorterThanHoldAtLeast.class, "LeaseShorterThanHoldAtLeast#run has a lease of 500 ms, shorter than its holdAtLeast of 2000 ms"),
+                Arguments.of(HoldAtLeastWithSeveralKeys.class, "HoldAtLeastWithSeveralKeys#run sets holdAtLeast with 2 keys"),
+                Arguments.of(NegativeHoldAtLeast.class, "NegativeHoldAtLeast#run has holdAtLeast \"-1s\", a negative time"),
+                Arguments.of(UnreadableHoldAtLeast.class, "UnreadableHoldAtLeast#run has holdAtLeast \"${job.hold:a while}\" (\"a while\" after placeholders)"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -127,6 +131,30 @@ class DistributedLockValidationTest {
 
         public String other(String sku) {
             return sku;
+        }
+    }
+
+    static class LeaseShorterThanHoldAtLeast {
+        @DistributedLock(key = "'job'", leaseTime = 500, holdAtLeast = "2s")
+        public void run(String sku) {
+        }
+    }
+
+    static class HoldAtLeastWithSeveralKeys {
+        @DistributedLock(keys = {"'a'", "'b'"}, holdAtLeast = "500ms")
+        public void run(String sku) {
+        }
+    }
+
+    static class NegativeHoldAtLeast {
+        @DistributedLock(key = "'job'", holdAtLeast = "-1s")
+        public void run(String sku) {
+        }
+    }
+
+    static class UnreadableHoldAtLeast {
+        @DistributedLock(key = "'job'", holdAtLeast = "${job.hold:a while}")
+        public void run(String sku) {
         }
     }
 }

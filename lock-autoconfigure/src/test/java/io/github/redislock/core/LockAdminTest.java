@@ -61,6 +61,17 @@ class LockAdminTest extends TwoInstances {
     }
 
     @Test
+    void aLockKeptForItsShortestHoldIsForceReleasedNamingItsFormerOwner() {
+        first.locker.lock(key);
+        first.locker.unlock(key, java.time.Duration.ofSeconds(30));
+        assertThat(second.locker.tryLock(key)).as("kept for its shortest hold").isFalse();
+
+        assertThat(admin.forceRelease(key)).hasSize(1).containsValue(0L);
+        assertThat(second.locker.tryLock(key)).isTrue();
+        second.locker.unlock(key);
+    }
+
+    @Test
     void aHashUnderThePrefixThatIsNoLockIsRefusedAndLeftAsItIs() {
         String redisKey = LockerFixture.PREFIX + key;
         first.redis.opsForHash().put(redisKey, "name", "alice");

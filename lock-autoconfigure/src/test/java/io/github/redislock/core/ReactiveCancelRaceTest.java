@@ -69,6 +69,11 @@ class ReactiveCancelRaceTest {
         }
 
         @Override
+        public CompletionStage<Void> release(LockHandle handle, Duration holdAtLeast) {
+            return release(handle);
+        }
+
+        @Override
         public <T> CompletionStage<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
             throw new UnsupportedOperationException("not used by the adapter's acquire");
         }

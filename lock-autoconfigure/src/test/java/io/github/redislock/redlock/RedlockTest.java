@@ -92,6 +92,19 @@ class RedlockTest {
     }
 
     @Test
+    void aReleaseWithHoldAtLeastKeepsTheLockOnAMajorityOwnedByNobodyUntilThen() {
+        first.lock(key);
+        first.unlock(key, Duration.ofMillis(400));
+
+        assertThat(copiesOf(key)).isGreaterThanOrEqualTo(first.getQuorum());
+        assertThat(first.tryLock(key)).isFalse();
+        assertThat(second.tryLock(key)).isFalse();
+        await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20)).until(() -> copiesOf(key) == 0);
+        assertThat(second.tryLock(key)).isTrue();
+        second.unlock(key);
+    }
+
+    @Test
     void theSameThreadReentersAndOnlyTheLastUnlockFreesIt() {
         first.lock(key);
         first.lock(key);

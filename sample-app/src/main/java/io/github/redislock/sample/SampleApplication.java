@@ -10,6 +10,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * The inventory sample: a stock service whose unlocked order endpoint oversells and whose locked one
@@ -17,6 +18,7 @@ import org.springframework.context.annotation.Bean;
  */
 @SpringBootApplication
 @EnableConfigurationProperties(ShopProperties.class)
+@EnableScheduling
 public class SampleApplication {
 
     public static void main(String[] args) {

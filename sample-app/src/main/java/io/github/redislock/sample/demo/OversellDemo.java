@@ -5,13 +5,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 import io.github.redislock.sample.demo.PurchaseRush.Outcome;
+import io.github.redislock.sample.report.ReportRuns;
 
 /**
  * {@code --demo}: two instances of the service share one Redis; 500 customers rush 100 units through
  * the unlocked endpoint, then through the locked one, then through the one locked with the
- * {@code ReactiveLocker}; a table shows what each endpoint sold, and an
+ * {@code ReactiveLocker}; then both run the nightly report every second, their scheduler clocks
+ * 200 ms apart. A table shows what each endpoint sold and how often the report ran, and an
  * excerpt of the first instance's Actuator endpoints shows what an operator sees of the locked rush.
  */
 public final class OversellDemo {
@@ -32,11 +35,13 @@ public final class OversellDemo {
      * @return the process exit code: 0 when both locked endpoints sold exactly the stock, 1 otherwise
      */
     public static int run(String[] args) {
-        String[] applicationArgs = Arrays.stream(args).filter(arg -> !arg.equals(ARGUMENT)).toArray(String[]::new);
+        String[] applicationArgs = Stream.concat(Arrays.stream(args).filter(arg -> !arg.equals(ARGUMENT)), ScheduledReport.ARGUMENTS.stream())
+                .toArray(String[]::new);
         PrintStream out = System.out;
         List<Outcome> outcomes = new ArrayList<>();
         OperatorView.Excerpt operatorExcerpt = null;
-        try (TwoInstances instances = TwoInstances.start(applicationArgs)) {
+        ScheduledReport.Outcome scheduled;
+        try (TwoInstances instances = TwoInstances.start(applicationArgs, ScheduledReport.FIRST_ONLY, ScheduledReport.SECOND_ONLY)) {
             out.println();
             out.println("Two instances " + instances.baseUris() + " share Redis at " + instances.redisAddress() + ".");
             out.printf(Locale.ROOT, "Each endpoint: stock %d, then %d concurrent purchases of one unit, "
@@ -55,6 +60,7 @@ public final class OversellDemo {
                     outcomes.add(rush.run(endpoint, sku, INITIAL_STOCK, PURCHASES));
                 }
             }
+            scheduled = ScheduledReport.run(instances.firstInstanceBean(ReportRuns.class));
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -66,16 +72,17 @@ public final class OversellDemo {
             return 1;
         }
         out.println();
-        out.print(table(outcomes));
+        out.print(table(outcomes, scheduled));
+        out.print(ScheduledReport.legend(scheduled));
         out.println();
-        int exitCode = verdict(outcomes, out);
+        int exitCode = verdict(outcomes, out) | verdict(scheduled, out);
         out.println();
         out.print(OperatorView.format(operatorExcerpt));
         return exitCode;
     }
 
-    /** The result table, one row per endpoint. */
-    static String table(List<Outcome> outcomes) {
+    /** The result table, one row per endpoint and one for the scheduled report. */
+    static String table(List<Outcome> outcomes, ScheduledReport.Outcome scheduled) {
         String format = "| %-21s | %15s | %10s | %10s | %8s |%n";
         StringBuilder table = new StringBuilder();
         table.append(String.format(Locale.ROOT, format, "endpoint", "orders accepted", "units sold", "stock left", "oversold"));
@@ -84,7 +91,23 @@ public final class OversellDemo {
             table.append(String.format(Locale.ROOT, format, "POST " + outcome.endpoint(), outcome.accepted(),
                     outcome.unitsSold(), outcome.stockLeft(), outcome.oversold() ? "YES" : "no"));
         }
+        if (scheduled != null) {
+            table.append(ScheduledReport.row(scheduled, format));
+        }
         return table.toString();
+    }
+
+    private static int verdict(ScheduledReport.Outcome scheduled, PrintStream out) {
+        out.printf(Locale.ROOT, "@Scheduled: without holdAtLeast %d runs in %d slots (%d slots twice); with it %d runs (%d slots twice, %d missed).%n",
+                scheduled.withoutRuns(), scheduled.slots(), scheduled.withoutTwice(), scheduled.withRuns(), scheduled.withTwice(), scheduled.withMissed());
+        if (scheduled.withoutTwice() == 0) {
+            out.println("  This run ran no slot twice without holdAtLeast; the instances' triggers met too closely to show it.");
+        }
+        if (!scheduled.exactlyOncePerSlot()) {
+            out.println("  UNEXPECTED: with holdAtLeast the report must run exactly once per slot.");
+            return 1;
+        }
+        return 0;
     }
 
     private static int verdict(List<Outcome> outcomes, PrintStream out) {

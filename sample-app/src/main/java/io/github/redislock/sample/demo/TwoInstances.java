@@ -42,11 +42,16 @@ public final class TwoInstances implements AutoCloseable {
 
     /** Starts both instances; if the second fails, the first is closed again. */
     public static TwoInstances start(String... args) {
+        return start(args, List.of(), List.of());
+    }
+
+    /** Like {@link #start(String...)}, with arguments for one instance alone (the demo's scheduler clocks). */
+    public static TwoInstances start(String[] args, List<String> firstOnly, List<String> secondOnly) {
         List<ConfigurableApplicationContext> started = new ArrayList<>();
         try {
-            ConfigurableApplicationContext first = startInstance(args);
+            ConfigurableApplicationContext first = startInstance(with(args, firstOnly));
             started.add(first);
-            started.add(startInstance(withRedisOf(first.getEnvironment(), args)));
+            started.add(startInstance(with(withRedisOf(first.getEnvironment(), args), secondOnly)));
             return new TwoInstances(started);
         }
         catch (RuntimeException ex) {
@@ -74,6 +79,11 @@ public final class TwoInstances implements AutoCloseable {
         return (host == null ? "localhost" : host) + ":" + (port == null ? "6379" : port);
     }
 
+    /** A bean of the first instance. */
+    public <T> T firstInstanceBean(Class<T> type) {
+        return contexts.get(0).getBean(type);
+    }
+
     /** Closes the second instance, then the first (which stops the embedded Redis if it started one). */
     @Override
     public void close() {
@@ -86,6 +96,12 @@ public final class TwoInstances implements AutoCloseable {
         return new SpringApplicationBuilder(SampleApplication.class)
                 .properties(DEFAULTS)
                 .run(args);
+    }
+
+    private static String[] with(String[] args, List<String> more) {
+        List<String> result = new ArrayList<>(Arrays.asList(args));
+        result.addAll(more);
+        return result.toArray(String[]::new);
     }
 
     private static String[] withRedisOf(Environment first, String[] args) {
