@@ -28,7 +28,7 @@ final class ExecutorWait extends LockWait {
     /** Step threads only. */
     private ScheduledFuture<?> timer;
 
-    ExecutorWait(RedisLocker locker, ScheduledExecutorService executor, LockAttempt attempt, Supplier<String> what, long waitNanos,
+    ExecutorWait(WaitHost locker, ScheduledExecutorService executor, LockAttempt attempt, Supplier<String> what, long waitNanos,
                  Supplier<CompletableFuture<Void>> giveBack) {
         super(locker, attempt, what, waitNanos, giveBack);
         this.executor = executor;

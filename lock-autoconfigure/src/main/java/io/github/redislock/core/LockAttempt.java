@@ -65,13 +65,10 @@ interface LockAttempt {
 
     /**
      * Completes when this attempt may make its first try: at once, unless another acquisition of the
-     * same owner and lock is still in flight (two threads acquiring under one owner token, or one
-     * {@link io.github.redislock.LockHandle} acquired twice at once). Taken one at a time, each knows
-     * whether the owner holds the lock already; in flight together, both would take themselves for the
-     * first hold, and Redis would count one hold where the owner believes in two.
+     * same owner and lock is still in flight (see {@link OwnerTurns}).
      */
     default CompletableFuture<Void> turn() {
-        return LockAttempts.NOW;
+        return OwnerTurns.NOW;
     }
 
     /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */

@@ -30,15 +30,11 @@ final class LockAttempts {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
-    /** An attempt's turn that has come. */
-    static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
-
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set once by a closing Locker, before it withdraws the queued waits: no wait queues after that. */
     private volatile boolean closed;
-    /** Per lock and shared owner, the end of its latest acquisition (see {@link LockAttempt#turn}). */
-    private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
+    private final OwnerTurns turns = new OwnerTurns();
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
@@ -109,9 +105,8 @@ final class LockAttempts {
         private final boolean sharedOwner;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
         private volatile boolean lastTryFirstHold;
-        /** With a shared owner: the end of the owner's acquisition before this one, and this one's end. */
-        private CompletableFuture<Void> turnBefore;
-        private CompletableFuture<Void> turnEnd;
+        /** With a shared owner, its place in the owner's line (see {@link LockAttempt#turn}). */
+        private OwnerTurns.Turn turn;
 
         QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
             this.keys = keys;
@@ -129,23 +124,16 @@ final class LockAttempts {
         @Override
         public CompletableFuture<Void> turn() {
             if (!sharedOwner) {
-                return NOW; // a thread acquires one lock at a time by itself
+                return OwnerTurns.NOW; // a thread acquires one lock at a time by itself
             }
-            turnEnd = new CompletableFuture<>();
-            turnBefore = turns.put(keys.name() + '\n' + owner, turnEnd);
-            return turnBefore == null ? NOW : turnBefore;
+            turn = turns.take(keys.name(), owner);
+            return turn.ready();
         }
 
         @Override
         public void endTurn() {
-            if (turnEnd == null) {
-                return;
-            }
-            turns.remove(keys.name() + '\n' + owner, turnEnd);
-            if (turnBefore == null) {
-                turnEnd.complete(null);
-            } else { // one that gave up before its turn came must not let the next one start early
-                turnBefore.whenComplete((done, failure) -> turnEnd.complete(null));
+            if (turn != null) {
+                turn.end();
             }
         }
 
@@ -211,11 +199,11 @@ final class LockAttempts {
             // Without a place, a lost reply of a first hold may still have taken the lock: an empty member releases it.
             String withdrawn = unmarkQueued() ? member : replyLost && lastTryFirstHold ? "" : null;
             if (withdrawn == null) {
-                return NOW;
+                return OwnerTurns.NOW;
             }
             if (blockingFallback == null) {
                 withdrawn(commands.withdraw(keys, owner, withdrawn, redisLease));
-                return NOW;
+                return OwnerTurns.NOW;
             }
             return commands.withdrawAsync(keys, owner, withdrawn, redisLease, blockingFallback).thenAccept(this::withdrawn);
         }
@@ -267,7 +255,7 @@ final class LockAttempts {
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
             withdrawIfQueued();
-            return NOW;
+            return OwnerTurns.NOW;
         }
 
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */

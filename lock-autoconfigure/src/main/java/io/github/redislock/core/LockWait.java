@@ -34,7 +34,7 @@ abstract class LockWait {
     /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = LogFactory.getLog(RedisLocker.class);
 
-    final RedisLocker locker;
+    final WaitHost locker;
     private final LockAttempt attempt;
     /** The lock as messages name it, built only for a message. */
     final Supplier<String> what;
@@ -65,7 +65,7 @@ abstract class LockWait {
      * @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline
      * @param giveBack  releases the locks the attempt took, for a wait told to stop as it got them
      */
-    LockWait(RedisLocker locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack) {
+    LockWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack) {
         this.locker = locker;
         this.attempt = attempt;
         this.what = what;
@@ -142,15 +142,23 @@ abstract class LockWait {
             firstTry();
             return;
         }
-        if (waiting == null || !blocked.channel().equals(waitingOn)) {
+        if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
+            if (answered) {
+                if (waitNanos == 0) {
+                    end(null, false);
+                } else {
+                    sleep();
+                }
+                return;
+            }
+        } else if (waiting == null || !blocked.channel().equals(waitingOn)) {
             listen();
             return;
-        }
-        if (!waiting.takeWakeUps() && answered) {
+        } else if (!waiting.takeWakeUps() && answered) {
             sleep(); // nothing was announced while the try was in flight
             return;
         }
-        long granted = waiting.grantedToken();
+        long granted = waiting == null ? -1 : waiting.grantedToken();
         if (granted >= 0 && granted != expiredGrant) {
             switch (attempt.handedOver(granted)) {
                 case HELD -> {

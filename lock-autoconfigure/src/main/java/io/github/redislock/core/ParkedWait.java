@@ -26,7 +26,7 @@ final class ParkedWait extends LockWait {
     private boolean registered;
 
     /** @param parked where the wait is known while its thread parks, for a closing locker to wake it */
-    ParkedWait(RedisLocker locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack,
+    ParkedWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack,
                Set<LockWait> parked) {
         super(locker, attempt, what, waitNanos, giveBack);
         this.parked = parked;

@@ -54,6 +54,27 @@ public class RedisLocker extends AbstractLocker {
     private final HeldLocks holds;
     private final HoldReleases releases;
     private final LockAttempts attempts;
+    /** What its waits ask of it. */
+    private final WaitHost waitHost = new WaitHost() {
+        @Override
+        public Duration watchdogTimeout() {
+            return watchdog.timeout();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
+            try {
+                return subscriptions.join(channel, waitName, onWake);
+            } catch (RuntimeException e) {
+                throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
+            }
+        }
+    };
     /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
     private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
@@ -423,7 +444,7 @@ public class RedisLocker extends AbstractLocker {
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return new ParkedWait(this, attempt, what, waitNanos, () -> giveBack(kind, keys, owner), parkedWaits).await(interruptible);
+        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner), parkedWaits).await(interruptible);
     }
 
     /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
@@ -449,6 +470,10 @@ public class RedisLocker extends AbstractLocker {
      *
      * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
      */
+    WaitHost waitHost() {
+        return waitHost;
+    }
+
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
         return attempts.queuing(keys, owner, leaseMillis, redisLease, true);
@@ -459,31 +484,10 @@ public class RedisLocker extends AbstractLocker {
         return observer.acquisitionStartedWithoutThread(HeldLocks.observed(LockKind.PLAIN, List.of(keys)));
     }
 
-    /**
-     * Joins a lock's release channel, naming the lock when Redis refuses.
-     *
-     * @param onWake null for a waiter that parks its thread; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
-     */
-    Waiting join(String channel, String waitName, String what, Runnable onWake) {
-        try {
-            return subscriptions.join(channel, waitName, onWake);
-        } catch (RuntimeException e) {
-            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
-        }
-    }
-
     /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
     long heldToken(String key, String owner) {
         Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
         return hold == null ? 0 : hold.token;
-    }
-
-    Duration watchdogTimeout() {
-        return watchdog.timeout();
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 
 

@@ -12,11 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 
 import org.apache.commons.logging.Log;
@@ -47,6 +47,26 @@ public class RedlockLocker extends AbstractLocker {
     private final LockWatchdog watchdog;
     private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+    private final OwnerTurns turns = new OwnerTurns();
+    /** Threads parked in a wait now; a closing locker wakes them, to fail at once instead of at their next round. */
+    private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
+    /** What its waits ask of it: it has no release channels, a wait looks again after a pause. */
+    private final WaitHost waitHost = new WaitHost() {
+        @Override
+        public Duration watchdogTimeout() {
+            return watchdog.timeout();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
+            throw new IllegalStateException("A Redlock wait has no release channel to join for " + what);
+        }
+    };
     /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
@@ -170,6 +190,7 @@ public class RedlockLocker extends AbstractLocker {
     @Override
     public void close() {
         closed = true;
+        parkedWaits.forEach(LockWait::signal);
         watchdog.close();
         lostEvents.close();
         holds.clear();
@@ -187,37 +208,55 @@ public class RedlockLocker extends AbstractLocker {
         }
     }
 
+    /**
+     * Waits on the calling thread in the one wait state machine ({@link ParkedWait}): a round on every
+     * master, and while no majority took it, another after a random pause (nothing announces a release
+     * on all masters at once).
+     */
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
-            throw new InterruptedException("Interrupted before trying to take '" + keys.key() + "'");
-        }
-        long start = System.nanoTime();
-        boolean interrupted = false;
-        try {
-            while (true) {
+        boolean sharedOwner = !owner.equals(currentOwner());
+        LockAttempts.Synchronous rounds = new LockAttempts.Synchronous() {
+            private OwnerTurns.Turn turn;
+
+            @Override
+            public LockAttempt.Blocked tryOnce(boolean queue) {
                 long attemptStart = System.nanoTime();
                 long holdCount = attemptOnMajority(keys, owner, redisLease);
                 if (holdCount > 0) {
                     acquired(keys, owner, holdCount, leaseMillis, attemptStart);
-                    return true;
+                    return null;
                 }
-                long remaining = waitNanos == WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-                if (remaining <= 0) {
-                    return false;
+                return new LockAttempt.Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(randomRetryDelayNanos())));
+            }
+
+            @Override
+            public CompletableFuture<Void> turn() {
+                if (!sharedOwner) {
+                    return OwnerTurns.NOW;
                 }
-                long delay = Math.min(remaining, randomRetryDelayNanos());
-                if (interruptible) {
-                    TimeUnit.NANOSECONDS.sleep(delay);
-                } else {
-                    LockSupport.parkNanos(delay);
-                    interrupted |= Thread.interrupted();
+                turn = turns.take(keys.name(), owner);
+                return turn.ready();
+            }
+
+            @Override
+            public void endTurn() {
+                if (turn != null) {
+                    turn.end();
                 }
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        };
+        return new ParkedWait(waitHost, rounds, () -> "'" + keys.key() + "'", waitNanos, () -> giveBack(keys, owner), parkedWaits)
+                .await(interruptible);
+    }
+
+    /** Releases what an acquisition just took, for a wait told to stop as it got it. */
+    private CompletableFuture<Void> giveBack(LockKeys keys, String owner) {
+        try {
+            release(keys, owner);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 

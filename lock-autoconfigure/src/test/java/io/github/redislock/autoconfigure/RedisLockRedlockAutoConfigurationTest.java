@@ -21,7 +21,6 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -93,8 +92,6 @@ class RedisLockRedlockAutoConfigurationTest {
     }
 
     @Test
-    @Disabled("Fails on e06a861 and still: RedlockLocker's wait loop does not look at closed, and its next attempt meets the"
-            + " shut-down fan-out executor (RejectedExecutionException). The check belongs to the Redlock rewrite (issue 23).")
     void aThreadWaitingWhenItsRedlockInstanceClosesFailsSayingTheLockerIsClosed() {
         assertThat(closeAnInstanceWhileItsThreadWaits()).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
                 .havingCause().isInstanceOf(IllegalStateException.class).withMessageContaining("Locker is closed");

@@ -1,0 +1,51 @@
+package io.github.redislock.core;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Lines up the acquisitions of one shared owner (an owner token taken on several threads, a lock
+ * handle acquired twice at once) of one lock, so that each starts once the one before it has settled.
+ * Taken one at a time, each knows whether the owner holds the lock already; in flight together, both
+ * would take themselves for the first hold, and Redis would count one hold where the owner believes in two.
+ */
+final class OwnerTurns {
+
+    /** A turn that has come. */
+    static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
+
+    /** Per lock and owner, the end of its latest acquisition. */
+    private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
+
+    /** One acquisition's place in its owner's line. */
+    final class Turn {
+        private final String id;
+        private final CompletableFuture<Void> before;
+        private final CompletableFuture<Void> end = new CompletableFuture<>();
+
+        private Turn(String id) {
+            this.id = id;
+            this.before = latest.put(id, end);
+        }
+
+        /** Completes when the acquisition may make its first try. */
+        CompletableFuture<Void> ready() {
+            return before == null ? NOW : before;
+        }
+
+        /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
+        void end() {
+            latest.remove(id, end);
+            if (before == null) {
+                end.complete(null);
+            } else { // one that gave up before its turn came must not let the next one start early
+                before.whenComplete((done, failure) -> end.complete(null));
+            }
+        }
+    }
+
+    Turn take(String redisKey, String owner) {
+        return new Turn(redisKey + '\n' + owner);
+    }
+}

@@ -1,0 +1,19 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+
+/** What a {@link LockWait} asks of the locker it waits in: its watchdog timeout, whether it closed, and its release channels. */
+interface WaitHost {
+
+    /** Bounds an outage a wait rides out, and the look again at a lock whose key has no expiry. */
+    Duration watchdogTimeout();
+
+    boolean isClosed();
+
+    /**
+     * Joins a lock's release channel, naming the lock when Redis refuses.
+     *
+     * @param onWake asks the wait for a step; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
+     */
+    Waiting join(String channel, String waitName, String what, Runnable onWake);
+}
