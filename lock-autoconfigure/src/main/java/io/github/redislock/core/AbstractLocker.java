@@ -21,6 +21,23 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     /** This instance's id: the first part of every owner field it writes. */
     final String clientId = UUID.randomUUID().toString();
     volatile boolean closed;
+    /** What this locker's waits ask of it, without making it public. */
+    final WaitHost waitHost = new WaitHost() {
+        @Override
+        public Duration watchdogTimeout() {
+            return AbstractLocker.this.watchdogTimeout();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
+            return joinReleases(channel, waitName, what, onWake);
+        }
+    };
 
     AbstractLocker(String keyPrefix) {
         if (keyPrefix == null || keyPrefix.isBlank()) {
@@ -38,6 +55,12 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     public String getKeyPrefix() {
         return keyPrefix;
     }
+
+    /** How long the watchdog keeps a lock without a lease, and so how long a wait rides out an outage. */
+    abstract Duration watchdogTimeout();
+
+    /** Joins a lock's release channel for a wait (see {@link WaitHost#join}). */
+    abstract Waiting joinReleases(String channel, String waitName, String what, Runnable onWake);
 
     /** Takes the plain lock on {@code key} for the calling thread, waiting as long as needed and keeping interrupts for later. */
     abstract void lockUninterruptibly(String key, long leaseMillis);

@@ -64,15 +64,11 @@ interface LockAttempt {
     }
 
     /**
-     * Completes when this attempt may make its first try: at once, unless another acquisition of the
-     * same owner and lock is still in flight (see {@link OwnerTurns}).
+     * This attempt's place in its owner's line: its first try waits until the owner's acquisition
+     * before it has settled, and it ends once this one has (see {@link OwnerTurns}).
      */
-    default CompletableFuture<Void> turn() {
-        return OwnerTurns.NOW;
-    }
-
-    /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
-    default void endTurn() {
+    default OwnerTurns.Turn turn() {
+        return OwnerTurns.NONE;
     }
 
     /** @param channel where the release that may unblock the attempt is announced */

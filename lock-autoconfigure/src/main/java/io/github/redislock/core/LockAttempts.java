@@ -102,10 +102,9 @@ final class LockAttempts {
         private final long claimLease;
         private final String waitName;
         private final String member;
-        private final boolean sharedOwner;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
         private volatile boolean lastTryFirstHold;
-        /** With a shared owner, its place in the owner's line (see {@link LockAttempt#turn}). */
+        private final boolean sharedOwner;
         private OwnerTurns.Turn turn;
 
         QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
@@ -122,19 +121,11 @@ final class LockAttempts {
         }
 
         @Override
-        public CompletableFuture<Void> turn() {
-            if (!sharedOwner) {
-                return OwnerTurns.NOW; // a thread acquires one lock at a time by itself
+        public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
+            if (turn == null) {
+                turn = turns.take(keys.name(), owner, sharedOwner);
             }
-            turn = turns.take(keys.name(), owner);
-            return turn.ready();
-        }
-
-        @Override
-        public void endTurn() {
-            if (turn != null) {
-                turn.end();
-            }
+            return turn;
         }
 
         @Override

@@ -50,7 +50,7 @@ abstract class LockWait {
     private volatile Throwable stopReason;
 
     // Touched by steps only, which never overlap.
-    private CompletableFuture<Void> turn;
+    private OwnerTurns.Turn turn;
     private boolean tried;
     private boolean ended;
     private Waiting waiting;
@@ -99,7 +99,7 @@ abstract class LockWait {
     /** Lines the wait up behind the owner's acquisition in flight, if any; the first step follows. */
     final void begin() {
         turn = attempt.turn();
-        turn.whenComplete((ready, failure) -> signal());
+        turn.ready().whenComplete((ready, failure) -> signal());
     }
 
     /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
@@ -181,7 +181,7 @@ abstract class LockWait {
 
     /** The first try, once the owner's acquisition before this one has settled. */
     private void firstTry() {
-        if (!turn.isDone()) {
+        if (!turn.ready().isDone()) {
             long remaining = remainingNanos();
             if (remaining <= 0) {
                 end(null, false);
@@ -333,7 +333,7 @@ abstract class LockWait {
 
     private void finish(boolean held, Throwable failure) {
         try {
-            attempt.endTurn();
+            turn.end();
         } finally {
             if (failure != null) {
                 outcome.completeExceptionally(failure);

@@ -15,18 +15,23 @@ final class OwnerTurns {
     /** A turn that has come. */
     static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
 
+    /** The turn of an owner that acquires one lock at a time by itself (a thread): always there. */
+    static final Turn NONE = new Turn(null, null);
+
     /** Per lock and owner, the end of its latest acquisition. */
     private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
 
     /** One acquisition's place in its owner's line. */
-    final class Turn {
+    static final class Turn {
+        private final Map<String, CompletableFuture<Void>> line;
         private final String id;
         private final CompletableFuture<Void> before;
         private final CompletableFuture<Void> end = new CompletableFuture<>();
 
-        private Turn(String id) {
+        private Turn(Map<String, CompletableFuture<Void>> line, String id) {
+            this.line = line;
             this.id = id;
-            this.before = latest.put(id, end);
+            this.before = line == null ? null : line.put(id, end);
         }
 
         /** Completes when the acquisition may make its first try. */
@@ -36,7 +41,10 @@ final class OwnerTurns {
 
         /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
         void end() {
-            latest.remove(id, end);
+            if (line == null) {
+                return;
+            }
+            line.remove(id, end);
             if (before == null) {
                 end.complete(null);
             } else { // one that gave up before its turn came must not let the next one start early
@@ -45,7 +53,11 @@ final class OwnerTurns {
         }
     }
 
-    Turn take(String redisKey, String owner) {
-        return new Turn(redisKey + '\n' + owner);
+    /**
+     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
+     *                    a lock handle); a thread owner needs no line: {@link #NONE}
+     */
+    Turn take(String redisKey, String owner, boolean sharedOwner) {
+        return sharedOwner ? new Turn(latest, redisKey + '\n' + owner) : NONE;
     }
 }

@@ -54,27 +54,6 @@ public class RedisLocker extends AbstractLocker {
     private final HeldLocks holds;
     private final HoldReleases releases;
     private final LockAttempts attempts;
-    /** What its waits ask of it. */
-    private final WaitHost waitHost = new WaitHost() {
-        @Override
-        public Duration watchdogTimeout() {
-            return watchdog.timeout();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return closed;
-        }
-
-        @Override
-        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
-            try {
-                return subscriptions.join(channel, waitName, onWake);
-            } catch (RuntimeException e) {
-                throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
-            }
-        }
-    };
     /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
     private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
@@ -472,6 +451,20 @@ public class RedisLocker extends AbstractLocker {
      */
     WaitHost waitHost() {
         return waitHost;
+    }
+
+    @Override
+    Duration watchdogTimeout() {
+        return watchdog.timeout();
+    }
+
+    @Override
+    Waiting joinReleases(String channel, String waitName, String what, Runnable onWake) {
+        try {
+            return subscriptions.join(channel, waitName, onWake);
+        } catch (RuntimeException e) {
+            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
+        }
     }
 
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {

@@ -50,23 +50,6 @@ public class RedlockLocker extends AbstractLocker {
     private final OwnerTurns turns = new OwnerTurns();
     /** Threads parked in a wait now; a closing locker wakes them, to fail at once instead of at their next round. */
     private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
-    /** What its waits ask of it: it has no release channels, a wait looks again after a pause. */
-    private final WaitHost waitHost = new WaitHost() {
-        @Override
-        public Duration watchdogTimeout() {
-            return watchdog.timeout();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return closed;
-        }
-
-        @Override
-        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
-            throw new IllegalStateException("A Redlock wait has no release channel to join for " + what);
-        }
-    };
     /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
@@ -90,6 +73,17 @@ public class RedlockLocker extends AbstractLocker {
     @Override
     public WatchdogState watchdogState() {
         return watchdog;
+    }
+
+    @Override
+    Duration watchdogTimeout() {
+        return watchdog.timeout();
+    }
+
+    /** It has no release channels: a wait looks again after a pause (see {@link #acquire}). */
+    @Override
+    Waiting joinReleases(String channel, String waitName, String what, Runnable onWake) {
+        throw new IllegalStateException("A Redlock wait has no release channel to join for " + what);
     }
 
     /** How many masters must agree. */
@@ -215,8 +209,8 @@ public class RedlockLocker extends AbstractLocker {
      */
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
-        boolean sharedOwner = !owner.equals(currentOwner());
         LockAttempts.Synchronous rounds = new LockAttempts.Synchronous() {
+            private final boolean sharedOwner = !owner.equals(currentOwner());
             private OwnerTurns.Turn turn;
 
             @Override
@@ -231,19 +225,11 @@ public class RedlockLocker extends AbstractLocker {
             }
 
             @Override
-            public CompletableFuture<Void> turn() {
-                if (!sharedOwner) {
-                    return OwnerTurns.NOW;
+            public OwnerTurns.Turn turn() {
+                if (turn == null) {
+                    turn = turns.take(keys.name(), owner, sharedOwner);
                 }
-                turn = turns.take(keys.name(), owner);
-                return turn.ready();
-            }
-
-            @Override
-            public void endTurn() {
-                if (turn != null) {
-                    turn.end();
-                }
+                return turn;
             }
         };
         return new ParkedWait(waitHost, rounds, () -> "'" + keys.key() + "'", waitNanos, () -> giveBack(keys, owner), parkedWaits)
