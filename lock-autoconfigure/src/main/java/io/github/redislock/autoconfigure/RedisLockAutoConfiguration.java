@@ -4,6 +4,7 @@ import io.github.redislock.LockUtilBinding;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.RedisLockerBuilder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -41,18 +42,23 @@ public class RedisLockAutoConfiguration {
     @ConditionalOnMissingBean(Locker.class)
     RedisLocker locker(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
                        ObjectProvider<LockObserver> observer) {
+        return builder(redis, properties, events, observer).build();
+    }
+
+    /** A Locker's builder with the settings of {@code properties}: the Locker bean's, and the leadership leases' ({@link LeaseLockers}). */
+    static RedisLockerBuilder builder(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
+                                      ObjectProvider<LockObserver> observer) {
         return RedisLocker.builder(redis.connectionFactory())
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
                 .replicaSync(properties.getReplicaSync())
                 .events(events)
-                .observer(observer.getIfAvailable(() -> LockObserver.NONE))
-                .build();
+                .observer(observer.getIfAvailable(() -> LockObserver.NONE));
     }
 
     @Bean
     ReleaseSubscriptionsLifecycle lockReleaseSubscriptionsLifecycle(ObjectProvider<RedisLocker> locker, LockRedis redis) {
-        return new ReleaseSubscriptionsLifecycle(locker, redis.connectionFactory());
+        return new ReleaseSubscriptionsLifecycle(() -> locker.ifAvailable(RedisLocker::disconnectSubscriptions), redis.connectionFactory(), 1);
     }
 
     @Bean

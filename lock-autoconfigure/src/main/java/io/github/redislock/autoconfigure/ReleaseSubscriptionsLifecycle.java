@@ -1,16 +1,12 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.core.RedisLocker;
-
-import org.springframework.beans.factory.ObjectProvider;
-
 import org.springframework.context.Phased;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Closes the release subscriptions' pub/sub connection when the context stops, one phase before the
- * connection factory stops.
+ * connection factory stops; the leader election uses it too, one phase earlier still, to hand its roles on.
  *
  * <p>Why: Spring Data Redis stops its connection factory (shutting down its pool and client) in the
  * lifecycle phase of the context's shutdown, before any bean is destroyed. Closed later, when
@@ -21,15 +17,19 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 final class ReleaseSubscriptionsLifecycle implements SmartLifecycle {
 
-    private final ObjectProvider<RedisLocker> locker;
+    private final Runnable onStop;
     private final int phase;
     private volatile boolean running;
 
-    ReleaseSubscriptionsLifecycle(ObjectProvider<RedisLocker> locker, RedisConnectionFactory connectionFactory) {
-        this.locker = locker;
+    /**
+     * @param onStop closes the subscriptions (of no Locker when the application has its own)
+     * @param steps  how many phases before the connection factory's it stops
+     */
+    ReleaseSubscriptionsLifecycle(Runnable onStop, RedisConnectionFactory connectionFactory, int steps) {
+        this.onStop = onStop;
         // A factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
         int factoryPhase = connectionFactory instanceof Phased factory ? factory.getPhase() : -1;
-        this.phase = factoryPhase == Integer.MAX_VALUE ? factoryPhase : factoryPhase + 1;
+        this.phase = factoryPhase > Integer.MAX_VALUE - steps ? Integer.MAX_VALUE : factoryPhase + steps;
     }
 
     @Override
@@ -40,7 +40,7 @@ final class ReleaseSubscriptionsLifecycle implements SmartLifecycle {
     @Override
     public void stop() {
         running = false;
-        locker.ifAvailable(RedisLocker::disconnectSubscriptions); // none when the application has its own Locker
+        onStop.run();
     }
 
     @Override

@@ -1,0 +1,49 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.LeaderElection;
+import io.github.redislock.LockObserver;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.leader.LockerLeaderElection;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Leader election on the Locker's Redis: a {@link LeaderElection} whose roles are locks kept alive by a
+ * watchdog with the leadership lease ({@code redis-lock.leader.*}) instead of the Locker's watchdog
+ * timeout. Needs a {@link RedisLocker} (not Redlock); backs off when the application defines its own election.
+ */
+@AutoConfiguration(after = RedisLockAutoConfiguration.class)
+@ConditionalOnBean(RedisLocker.class)
+@EnableConfigurationProperties({RedisLockProperties.class, RedisLockLeaderProperties.class})
+public class RedisLockLeaderAutoConfiguration {
+
+    @Bean
+    LeaseLockers lockLeaseLockers(RedisLocker locker, LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
+                                  ObjectProvider<LockObserver> observer) {
+        return new LeaseLockers(locker, lease -> RedisLockAutoConfiguration.builder(redis, properties, events, observer)
+                .watchdogTimeout(lease).build());
+    }
+
+    @Bean
+    ReleaseSubscriptionsLifecycle lockLeaseSubscriptionsLifecycle(LeaseLockers lockers, LockRedis redis) {
+        return new ReleaseSubscriptionsLifecycle(() -> lockers.built().forEach(RedisLocker::disconnectSubscriptions), redis.connectionFactory(), 1);
+    }
+
+    /** Closed when the context stops, before the lock Redis's subscriptions and connections: its leaders hand their roles on. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(LeaderElection.class)
+    LockerLeaderElection leaderElection(LeaseLockers lockers, RedisLockLeaderProperties properties, ApplicationEventPublisher events) {
+        return new LockerLeaderElection(role -> lockers.forLease(properties.leaseOf(role)), events);
+    }
+
+    @Bean
+    ReleaseSubscriptionsLifecycle leaderElectionLifecycle(ObjectProvider<LockerLeaderElection> election, LockRedis redis) {
+        return new ReleaseSubscriptionsLifecycle(() -> election.ifAvailable(LockerLeaderElection::close), redis.connectionFactory(), 2);
+    }
+}
