@@ -1,6 +1,7 @@
 package io.github.redislock.leader;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -10,6 +11,7 @@ import io.github.redislock.LeadershipEvent;
 import io.github.redislock.LeadershipListener;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.Locker;
+import io.github.redislock.core.WatchdogState;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -48,6 +50,8 @@ final class LockerCandidacy implements Candidacy, Runnable {
     private Phase phase = Phase.WAITING;
     private volatile boolean leader;
     private volatile long term;
+    /** When the current term was granted. */
+    private volatile Instant grantedAt;
     /** Why the current leadership ends, once something ended it. */
     private volatile String end;
     private volatile boolean closed;
@@ -73,18 +77,35 @@ final class LockerCandidacy implements Candidacy, Runnable {
         return role;
     }
 
+    /** Leads, and the lease is not in doubt: see {@link #leaseInDoubt()}. */
     @Override
     public boolean isLeader() {
-        return leader;
+        return leader && !leaseInDoubt();
     }
 
     @Override
     public long term() {
         long current = term;
-        if (!leader) {
-            throw new IllegalStateException("This instance does not lead role '" + role + "', so it has no term");
+        if (!isLeader()) {
+            throw new IllegalStateException("This instance does not lead role '" + role + "' (or cannot be sure it still does), so it has no term");
         }
         return current;
+    }
+
+    /**
+     * Whether the lease may have run out unnoticed: the watchdog renews every third of it, so two thirds
+     * without a renewal (since the grant) mean this instance was paused or cut off from Redis, and the lock
+     * may be another's already. Until the watchdog's next tick settles it, this instance does not count as
+     * leader: a process resumed after a pause past its lease must not act on its old term even once.
+     */
+    private boolean leaseInDoubt() {
+        if (!(locker instanceof WatchdogState.Source source)) {
+            return false;
+        }
+        WatchdogState watchdog = source.watchdogState();
+        Instant renewed = watchdog.lastRenewal();
+        Instant since = renewed == null || renewed.isBefore(grantedAt) ? grantedAt : renewed;
+        return Duration.between(since, Instant.now()).compareTo(watchdog.timeout().multipliedBy(2).dividedBy(3)) > 0;
     }
 
     @Override
@@ -161,6 +182,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
             return;
         }
         end = closed ? LeadershipEvent.LEFT : null;
+        grantedAt = Instant.now();
         leader = true;
         tell(true, null);
         String reason = awaitEnd();
