@@ -9,7 +9,10 @@ package io.github.redislock;
  */
 public interface LeadershipListener {
 
-    /** This instance leads {@code candidacy}'s role from now on, in {@code term}. */
+    /**
+     * This instance leads {@code candidacy}'s role from now on, in {@code term}; {@link Candidacy#isLeader()}
+     * is true already (so work started here may check it).
+     */
     void granted(Candidacy candidacy, long term);
 
     /**

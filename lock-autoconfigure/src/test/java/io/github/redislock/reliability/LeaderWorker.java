@@ -66,6 +66,7 @@ public final class LeaderWorker {
                 @Override
                 public void granted(Candidacy candidacy, long granted) {
                     store.granted(worker, granted);
+                    term.set(granted); // isLeader() is true already: the work starts once the grant is on record
                 }
 
                 @Override
@@ -124,7 +125,10 @@ public final class LeaderWorker {
             // Check, then act: a pause between the two lets one action out on the old term, which its term fences.
             if (candidacy[0] != null) {
                 try {
-                    store.act(worker, candidacy[0].term());
+                    long current = candidacy[0].term();
+                    if (current == term.get()) {
+                        store.act(worker, current);
+                    }
                 } catch (IllegalStateException notLeader) {
                     // not leading now
                 }
