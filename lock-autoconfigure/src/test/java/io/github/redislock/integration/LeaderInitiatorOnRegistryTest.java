@@ -80,7 +80,7 @@ class LeaderInitiatorOnRegistryTest {
                 }
             });
         }
-        assertThat(counts).hasSize(40).containsOnly("1", "2").contains("1");
+        assertThat(counts).hasSize(40).isSubsetOf("1", "2").contains("1");
         assertThat(firstInitiator.getContext().isLeader()).isTrue();
         assertThat(secondInitiator.getContext().isLeader()).isFalse();
         assertThat(secondEvents).isEmpty();
