@@ -3,7 +3,9 @@ package io.github.redislock.autoconfigure;
 import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedisLocker;
 
-import org.springframework.beans.factory.ObjectProvider;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.Phased;
@@ -33,21 +35,33 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 final class LockersLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
 
     private final ApplicationContext context;
-    private final ObjectProvider<RedisLocker> lockers;
-    private final ObjectProvider<RedisAsyncLocker> asyncLockers;
+    private final Supplier<Stream<RedisLocker>> lockers;
+    private final Supplier<Stream<RedisAsyncLocker>> asyncLockers;
     private final int phase;
     private volatile boolean running;
     /** Set when this context starts closing, which Spring announces before it stops the lifecycle beans. */
     private volatile boolean closing;
 
-    LockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers, ObjectProvider<RedisAsyncLocker> asyncLockers,
-                     RedisConnectionFactory connectionFactory) {
+    /**
+     * @param lockers      the lockers to close (or only disconnect, on a stop without close)
+     * @param asyncLockers the async lockers over them, closed first: their waits withdraw through the lockers
+     * @param steps        how many phases before the connection factory's it stops
+     */
+    LockersLifecycle(ApplicationContext context, Supplier<Stream<RedisLocker>> lockers, Supplier<Stream<RedisAsyncLocker>> asyncLockers,
+                     RedisConnectionFactory connectionFactory, int steps) {
         this.context = context;
         this.lockers = lockers;
         this.asyncLockers = asyncLockers;
-        // A factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
+        this.phase = phaseBefore(connectionFactory, steps);
+    }
+
+    /**
+     * The lifecycle phase {@code steps} before the connection factory's: stopped that much earlier. A
+     * factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
+     */
+    static int phaseBefore(RedisConnectionFactory connectionFactory, int steps) {
         int factoryPhase = connectionFactory instanceof Phased factory ? factory.getPhase() : -1;
-        this.phase = factoryPhase == Integer.MAX_VALUE ? factoryPhase : factoryPhase + 1;
+        return factoryPhase > Integer.MAX_VALUE - steps ? Integer.MAX_VALUE : factoryPhase + steps;
     }
 
     @Override
@@ -67,10 +81,10 @@ final class LockersLifecycle implements SmartLifecycle, ApplicationListener<Cont
     public void stop() {
         running = false;
         if (closing) {
-            asyncLockers.orderedStream().forEach(RedisAsyncLocker::close); // first: its waits withdraw through the RedisLocker
-            lockers.orderedStream().forEach(RedisLocker::close);
+            asyncLockers.get().forEach(RedisAsyncLocker::close); // first: its waits withdraw through the RedisLocker
+            lockers.get().forEach(RedisLocker::close);
         } else {
-            lockers.orderedStream().forEach(RedisLocker::disconnectSubscriptions);
+            lockers.get().forEach(RedisLocker::disconnectSubscriptions);
         }
     }
 

@@ -5,6 +5,7 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.RedisLockerBuilder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,20 +44,25 @@ public class RedisLockAutoConfiguration {
     @ConditionalOnMissingBean(Locker.class)
     RedisLocker locker(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
                        ObjectProvider<LockObserver> observer) {
+        return builder(redis, properties, events, observer).build();
+    }
+
+    /** A Locker's builder with the settings of {@code properties}: the Locker bean's, and the leadership leases' ({@link LeaseLockers}). */
+    static RedisLockerBuilder builder(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
+                                      ObjectProvider<LockObserver> observer) {
         return RedisLocker.builder(redis.connectionFactory())
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
                 .replicaSync(properties.getReplicaSync())
                 .events(events)
-                .observer(observer.getIfAvailable(() -> LockObserver.NONE))
-                .build();
+                .observer(observer.getIfAvailable(() -> LockObserver.NONE));
     }
 
     /** Closes the lockers, this one and the {@code AsyncLocker} over it, before the connection factory stops. */
     @Bean
     LockersLifecycle lockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers,
                                       ObjectProvider<RedisAsyncLocker> asyncLockers, LockRedis redis) {
-        return new LockersLifecycle(context, lockers, asyncLockers, redis.connectionFactory());
+        return new LockersLifecycle(context, lockers::orderedStream, asyncLockers::orderedStream, redis.connectionFactory(), 1);
     }
 
     @Bean

@@ -374,7 +374,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /**
      * Closes the pub/sub connection now, while its connection factory still runs (see
-     * {@code ReleaseSubscriptionsLifecycle}); {@link #close()} would come too late, after the factory
+     * {@code LockersLifecycle}); {@link #close()} would come too late, after the factory
      * stopped. Not final: the next {@link #join} opens a new connection carrying every channel that
      * still has waiters. Threads waiting meanwhile wake when the holder's lease runs out instead.
      */

@@ -1,0 +1,68 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of leader election ({@code redis-lock.leader.*}), for our {@code LeaderElection} and for the
+ * roles that Spring Integration's {@code LockRegistryLeaderInitiator} elects on our {@code LockRegistry}.
+ */
+@ConfigurationProperties(prefix = "redis-lock.leader")
+public class RedisLockLeaderProperties {
+
+    /**
+     * How long a role's lock outlives its leader's last renewal: a leader killed outright is replaced
+     * within it, and one paused longer loses the role. Renewed every third of it. At least 100ms.
+     */
+    private Duration lease = Duration.ofSeconds(3);
+
+    /**
+     * Per role (the key of its lock), settings that differ from the defaults above.
+     */
+    private final Map<String, Role> roles = new LinkedHashMap<>();
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = checked("redis-lock.leader.lease", lease);
+    }
+
+    public Map<String, Role> getRoles() {
+        return roles;
+    }
+
+    /** The lease of {@code role}: its own, else the default. */
+    public Duration leaseOf(String role) {
+        Role settings = roles.get(role);
+        return settings != null && settings.getLease() != null ? settings.getLease() : lease;
+    }
+
+    static Duration checked(String property, Duration lease) {
+        if (lease == null || lease.toMillis() < 100) {
+            throw new IllegalArgumentException(property + " must be at least 100ms, but was " + lease);
+        }
+        return lease;
+    }
+
+    /** The settings of one role. */
+    public static class Role {
+
+        /**
+         * How long this role's lock outlives its leader's last renewal; unset: redis-lock.leader.lease.
+         */
+        private Duration lease;
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = checked("redis-lock.leader.roles.<role>.lease", lease);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.github.redislock.integration;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import io.github.redislock.LockLostException;
+import io.github.redislock.Locker;
+import io.github.redislock.RedisLock;
+
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+
+/**
+ * Spring Integration's {@code LockRegistry} on a {@link Locker}: {@link #obtain} gives the reentrant
+ * lock of a key, owned by the calling thread of this application instance, with the Locker's watchdog,
+ * queued hand-off and fencing token. Aggregators, idempotent receivers, message stores and
+ * {@code LockRegistryLeaderInitiator} then run on the same locks as {@code @DistributedLock}.
+ *
+ * <p>Where it differs from {@code RedisLockRegistry}: a held lock does not expire while its instance
+ * lives (the watchdog renews it), and frees itself within the Locker's watchdog timeout when the
+ * instance dies; a thread that unlocks a lock it does not hold gets {@link IllegalMonitorStateException},
+ * and one whose lock was lost meanwhile {@link LockLostException} (a subclass of it).
+ *
+ * <p>A thread whose hold was lost (expired during a pause, deleted) learns of it when it takes the lock
+ * again: instead of a silent new hold, the re-entry fails with {@link LockLostException} and leaves nothing
+ * held, so a {@code LockRegistryLeaderInitiator} revokes its leadership at its next heartbeat.
+ *
+ * <p>The registry keeps no per-key objects ({@code obtain} returns a new view, equal to every other view
+ * of the same key in this registry), so there is nothing to expire: it is not an {@code ExpirableLockRegistry}.
+ * Compiled against Spring Integration 7, whose registries are generic; the same class runs on 6.5,
+ * whose are not (the type argument is then only a compile-time note, and {@link #renewLock(Object, Duration)}
+ * a method of this class alone).
+ */
+public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
+
+    private final Function<String, Locker> lockers;
+    /** Per thread: key -> how many holds this thread took through this registry and has not released. */
+    private final ThreadLocal<Map<String, Integer>> holds = ThreadLocal.withInitial(HashMap::new);
+
+    /** Every key's lock on {@code locker}. */
+    public LockerLockRegistry(Locker locker) {
+        this(key -> locker);
+        Objects.requireNonNull(locker, "locker");
+    }
+
+    /**
+     * Each key's lock on the Locker that {@code lockers} picks for it, e.g. one whose watchdog timeout
+     * is a short leadership lease for the keys that are leader roles.
+     */
+    public LockerLockRegistry(Function<String, Locker> lockers) {
+        this.lockers = Objects.requireNonNull(lockers, "lockers");
+    }
+
+    /**
+     * The lock of {@code lockKey}, a String (as {@code RedisLockRegistry} requires too).
+     *
+     * @throws IllegalArgumentException when the key is not a non-blank String
+     */
+    @Override
+    public RedisLock obtain(Object lockKey) {
+        return new RegistryLock(this, key(lockKey));
+    }
+
+    /**
+     * Renews the calling thread's lock of {@code lockKey} now to the Locker's full watchdog timeout.
+     * The watchdog renews it anyway every third of that; this is for a caller that wants it now.
+     *
+     * @throws IllegalMonitorStateException when the calling thread does not hold the lock through this registry
+     * @throws LockLostException when the lock was lost before the renewal (nothing is left held then)
+     */
+    @Override
+    public void renewLock(Object lockKey) {
+        renew(key(lockKey), Locker.WATCHDOG_LEASE);
+    }
+
+    /**
+     * Makes the calling thread's lock of {@code lockKey} live at least {@code ttl} from now, even if this
+     * instance dies meanwhile. A renewal never shortens the lock's life, and the watchdog keeps renewing it.
+     *
+     * @throws IllegalArgumentException when {@code ttl} is not positive
+     * @throws IllegalMonitorStateException when the calling thread does not hold the lock through this registry
+     * @throws LockLostException when the lock was lost before the renewal (nothing is left held then)
+     */
+    public void renewLock(Object lockKey, Duration ttl) {
+        String key = key(lockKey);
+        if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("The time to live to renew lock '" + key + "' with must be positive, but was " + ttl);
+        }
+        renew(key, ttl.toMillis());
+    }
+
+    /** A re-entry with the lease and its release: the acquisition lengthens the lock's life, the release keeps it. */
+    private void renew(String key, long leaseMillis) {
+        if (localHolds(key) == 0) {
+            throw new IllegalMonitorStateException("Cannot renew lock '" + key + "': the calling thread ("
+                    + Thread.currentThread().getName() + ") does not hold it through this registry");
+        }
+        RegistryLock lock = new RegistryLock(this, key);
+        try {
+            if (!lock.tryLock(0, leaseMillis, TimeUnit.MILLISECONDS)) {
+                throw lockLost(key, "another owner holds it now");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while renewing lock '" + key + "'", e);
+        }
+        lock.unlock();
+    }
+
+    Locker lockerFor(String key) {
+        Locker locker = lockers.apply(key);
+        if (locker == null) {
+            throw new IllegalStateException("No Locker for lock '" + key + "'");
+        }
+        return locker;
+    }
+
+    /** How many holds of {@code key} the calling thread took through this registry and has not released. */
+    int localHolds(String key) {
+        return holds.get().getOrDefault(key, 0);
+    }
+
+    void heldOnceMore(String key) {
+        holds.get().merge(key, 1, Integer::sum);
+    }
+
+    /** One hold fewer; {@code all} when the thread has no hold left at all (its hold was lost). */
+    void releasedOne(String key, boolean all) {
+        Map<String, Integer> held = holds.get();
+        Integer count = held.get(key);
+        if (count != null && (all || count <= 1)) {
+            held.remove(key);
+        } else if (count != null) {
+            held.put(key, count - 1);
+        }
+        if (held.isEmpty()) {
+            holds.remove();
+        }
+    }
+
+    static LockLostException lockLost(String key, String why) {
+        return new LockLostException(key, "Lock '" + key + "' was lost before the calling thread (" + Thread.currentThread().getName()
+                + ") took it again: " + why + ". Another owner may have held it meanwhile; nothing is held now.");
+    }
+
+    private static String key(Object lockKey) {
+        if (!(lockKey instanceof String key) || key.isBlank()) {
+            throw new IllegalArgumentException("A lock key of LockerLockRegistry must be a non-blank String, but was "
+                    + (lockKey == null ? "null" : lockKey.getClass().getName() + " '" + lockKey + "'"));
+        }
+        return key;
+    }
+
+    @Override
+    public String toString() {
+        return "LockerLockRegistry";
+    }
+}

@@ -1,0 +1,81 @@
+package io.github.redislock.leader;
+
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.github.redislock.Candidacy;
+import io.github.redislock.LeaderElection;
+import io.github.redislock.LeadershipListener;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.Locker;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationListener;
+
+/**
+ * The {@link LeaderElection} on a {@link Locker}: a role is the lock of its name, held by a thread of the
+ * candidacy that waits for it in the lock's queue, and kept by the Locker's watchdog while it leads.
+ *
+ * <p>The role's lease is the Locker's watchdog timeout: an instance killed while leading frees the
+ * role within it. So give the roles a Locker with a short timeout (the auto-configuration builds one per
+ * {@code redis-lock.leader.lease}), not the 30 s default of an application's Locker.
+ *
+ * <p>A lost lock revokes its leader when the Locker's watchdog finds it gone: at once when the Locker's
+ * {@link LockLostEvent}s reach {@link #onApplicationEvent} (as they do when this is a Spring bean), else
+ * within a tenth of a second.
+ */
+public class LockerLeaderElection implements LeaderElection, ApplicationListener<LockLostEvent>, AutoCloseable {
+
+    private final Function<String, Locker> lockers;
+    private final ApplicationEventPublisher events;
+    private final Set<LockerCandidacy> candidacies = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** Every role on {@code locker}; no {@link io.github.redislock.LeadershipEvent}s are published. */
+    public LockerLeaderElection(Locker locker) {
+        this(role -> locker, event -> {
+        });
+        Objects.requireNonNull(locker, "locker");
+    }
+
+    /**
+     * @param lockers the Locker of each role, whose watchdog timeout is the role's lease
+     * @param events  receives a {@link io.github.redislock.LeadershipEvent} for every grant and revocation
+     */
+    public LockerLeaderElection(Function<String, Locker> lockers, ApplicationEventPublisher events) {
+        this.lockers = Objects.requireNonNull(lockers, "lockers");
+        this.events = Objects.requireNonNull(events, "events");
+    }
+
+    @Override
+    public Candidacy join(String role, LeadershipListener listener) {
+        Objects.requireNonNull(listener, () -> "The leadership listener of role '" + role + "' must not be null");
+        if (role == null || role.isBlank()) {
+            throw new IllegalArgumentException("A leader role must be a non-blank lock key, but was " + (role == null ? "null" : "'" + role + "'"));
+        }
+        if (closed) {
+            throw new IllegalStateException("The leader election is closed (its application context has shut down); cannot join role '" + role + "'");
+        }
+        Locker locker = lockers.apply(role);
+        locker.isLocked(role); // checks the key here, not later on the candidacy's thread
+        LockerCandidacy candidacy = new LockerCandidacy(role, locker, listener, events, this, candidacies::remove);
+        candidacies.add(candidacy);
+        candidacy.start();
+        return candidacy;
+    }
+
+    /** Revokes the leader whose role's lock the watchdog found gone. */
+    @Override
+    public void onApplicationEvent(LockLostEvent event) {
+        candidacies.forEach(candidacy -> candidacy.lockLost(event));
+    }
+
+    /** Closes every candidacy: leaders hand their roles on. */
+    @Override
+    public void close() {
+        closed = true;
+        candidacies.forEach(LockerCandidacy::close);
+    }
+}

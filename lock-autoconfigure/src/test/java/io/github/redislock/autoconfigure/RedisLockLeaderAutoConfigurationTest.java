@@ -1,0 +1,90 @@
+package io.github.redislock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.Candidacy;
+import io.github.redislock.LeaderElection;
+import io.github.redislock.LeadershipListener;
+import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+class RedisLockLeaderAutoConfigurationTest {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class, RedisLockLeaderAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
+                    "spring.data.redis.port=" + TestRedis.shared().port());
+
+    @Test
+    void aRoleIsHeldWithTheLeadershipLeaseNotTheWatchdogTimeoutAndReleasedWhenTheContextCloses() throws Exception {
+        String role = "leader-" + UUID.randomUUID();
+        String configured = "leader-" + UUID.randomUUID();
+        try (Redis redis = new Redis()) {
+            contextRunner.withPropertyValues("redis-lock.leader.roles." + configured + ".lease=1s").run(context -> {
+                assertThat(context).hasSingleBean(LeaderElection.class);
+                assertThat(leadAndReadLease(context.getBean(LeaderElection.class), role, redis)).isBetween(2000L, 3000L);
+                assertThat(leadAndReadLease(context.getBean(LeaderElection.class), configured, redis)).isBetween(1L, 1000L);
+            });
+            assertThat(redis.template.hasKey("lock:" + role)).as("handed on when the context closed").isFalse();
+        }
+    }
+
+    @Test
+    void noElectionWhenTheLockerIsSwitchedOff() {
+        contextRunner.withPropertyValues("redis-lock.enabled=false").run(context -> assertThat(context).doesNotHaveBean(LeaderElection.class));
+    }
+
+    @Test
+    void aLeaseTooShortFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.leader.lease=50ms")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("redis-lock.leader.lease"));
+    }
+
+    private static long leadAndReadLease(LeaderElection election, String role, Redis redis) throws Exception {
+        CompletableFuture<Long> granted = new CompletableFuture<>();
+        election.join(role, new LeadershipListener() {
+            @Override
+            public void granted(Candidacy candidacy, long term) {
+                granted.complete(term);
+            }
+
+            @Override
+            public void revoked(Candidacy candidacy, long term, String reason) {
+            }
+        });
+        granted.get(5, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.template.hasKey("lock:" + role));
+        return redis.template.getExpire("lock:" + role, TimeUnit.MILLISECONDS);
+    }
+
+    /** A client of the test Redis that outlives the application context. */
+    private static final class Redis implements AutoCloseable {
+
+        final LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(TestRedis.shared().host(), TestRedis.shared().port()));
+        final StringRedisTemplate template;
+
+        Redis() {
+            factory.afterPropertiesSet();
+            factory.start();
+            template = new StringRedisTemplate(factory);
+        }
+
+        @Override
+        public void close() {
+            factory.destroy();
+        }
+    }
+}

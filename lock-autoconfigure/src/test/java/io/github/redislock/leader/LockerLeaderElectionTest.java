@@ -1,0 +1,198 @@
+package io.github.redislock.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.Candidacy;
+import io.github.redislock.LeadershipEvent;
+import io.github.redislock.LeadershipListener;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.core.LockerFixture;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Our leader election between two application instances on one Redis, with a 1 s lease. */
+class LockerLeaderElectionTest {
+
+    /** What a listener heard, with when. */
+    record Heard(String instance, boolean granted, long term, String reason, long nanos) {
+    }
+
+    private LockerFixture first;
+    private LockerFixture second;
+    private LockerLeaderElection firstElection;
+    private LockerLeaderElection secondElection;
+    private final BlockingQueue<Heard> heard = new LinkedBlockingQueue<>();
+    private final List<LeadershipEvent> events = new CopyOnWriteArrayList<>();
+    private String role;
+
+    @BeforeEach
+    void startInstances() {
+        first = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
+        second = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
+        firstElection = new LockerLeaderElection(key -> first.locker, event -> events.add((LeadershipEvent) event));
+        secondElection = new LockerLeaderElection(second.locker);
+        role = "role-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void stopInstances() {
+        firstElection.close();
+        secondElection.close();
+        first.close();
+        second.close();
+    }
+
+    private LeadershipListener listener(String instance) {
+        return new LeadershipListener() {
+            @Override
+            public void granted(Candidacy candidacy, long term) {
+                heard.add(new Heard(instance, true, term, null, System.nanoTime()));
+            }
+
+            @Override
+            public void revoked(Candidacy candidacy, long term, String reason) {
+                heard.add(new Heard(instance, false, term, reason, System.nanoTime()));
+            }
+        };
+    }
+
+    private Heard next() throws InterruptedException {
+        Heard next = heard.poll(5, TimeUnit.SECONDS);
+        assertThat(next).as("a grant or revocation within 5 s").isNotNull();
+        return next;
+    }
+
+    @Test
+    void aLeaderThatLeavesIsRevokedBeforeTheWaitingCandidateIsGrantedWithinMilliseconds() throws Exception {
+        Candidacy leader = firstElection.join(role, listener("first"));
+        Heard granted = next();
+        assertThat(granted.granted()).isTrue();
+        assertThat(leader.isLeader()).isTrue();
+        assertThat(leader.term()).isEqualTo(granted.term());
+        Candidacy follower = secondElection.join(role, listener("second"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> second.locker.waiterCount() == 1);
+        assertThat(follower.isLeader()).isFalse();
+        assertThatThrownBy(follower::term).isInstanceOf(IllegalStateException.class).hasMessageContaining(role);
+
+        long left = System.nanoTime();
+        leader.close();
+
+        Heard revoked = next();
+        Heard successor = next();
+        assertThat(revoked).extracting(Heard::instance, Heard::granted, Heard::term, Heard::reason)
+                .containsExactly("first", false, granted.term(), LeadershipEvent.LEFT);
+        assertThat(successor.instance()).isEqualTo("second");
+        assertThat(successor.granted()).isTrue();
+        assertThat(successor.term()).as("terms rise").isGreaterThan(granted.term());
+        assertThat(Duration.ofNanos(successor.nanos() - left)).as("handed over, not found at a poll").isLessThan(Duration.ofMillis(500));
+        assertThat(revoked.nanos()).as("the old leader stopped before the new one started").isLessThan(successor.nanos());
+        assertThat(follower.isLeader()).isTrue();
+        assertThat(first.locker.heldLockCount()).as("nothing held after close()").isZero();
+        assertThat(events).extracting(LeadershipEvent::isGranted, LeadershipEvent::getRole, LeadershipEvent::getTerm)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(true, role, granted.term()), org.assertj.core.groups.Tuple.tuple(false, role, granted.term()));
+    }
+
+    @Test
+    void aLeaderThatYieldsHandsTheRoleOnAndQueuesAgainBehindTheNewLeader() throws Exception {
+        Candidacy leader = firstElection.join(role, listener("first"));
+        Heard firstTerm = next();
+        Candidacy follower = secondElection.join(role, listener("second"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> second.locker.waiterCount() == 1);
+
+        leader.yield();
+
+        assertThat(next()).extracting(Heard::instance, Heard::granted, Heard::reason).containsExactly("first", false, LeadershipEvent.YIELDED);
+        Heard secondTerm = next();
+        assertThat(secondTerm).extracting(Heard::instance, Heard::granted).containsExactly("second", true);
+        await().atMost(Duration.ofSeconds(5)).until(() -> first.locker.waiterCount() == 1);
+
+        follower.close();
+
+        assertThat(next()).extracting(Heard::instance, Heard::granted).containsExactly("second", false);
+        Heard thirdTerm = next();
+        assertThat(thirdTerm).extracting(Heard::instance, Heard::granted).containsExactly("first", true);
+        assertThat(thirdTerm.term()).isGreaterThan(secondTerm.term()).isGreaterThan(firstTerm.term());
+    }
+
+    @Test
+    void aLeaderWhoseLockWasLostIsRevokedAtTheWatchdogsNextTickAndThenRunsForANewTerm() throws Exception {
+        Candidacy leader = firstElection.join(role, listener("first"));
+        Heard granted = next();
+
+        first.redis.delete(first.redisKey(role));
+        long lost = System.nanoTime();
+
+        Heard revoked = next();
+        assertThat(revoked).extracting(Heard::instance, Heard::granted, Heard::reason).containsExactly("first", false, LeadershipEvent.LOST);
+        assertThat(Duration.ofNanos(revoked.nanos() - lost)).as("one watchdog tick: a third of the 1 s lease, and slack").isLessThan(Duration.ofMillis(900));
+        Heard again = next();
+        assertThat(again.granted()).isTrue();
+        assertThat(again.term()).isGreaterThan(granted.term());
+        assertThat(leader.isLeader()).isTrue();
+    }
+
+    @Test
+    void aLockLostEventRevokesTheLeaderAtOnce() throws Exception {
+        firstElection.join(role, listener("first"));
+        Heard granted = next();
+        String owner = first.locker.heldLocks().get(0).owner();
+
+        firstElection.onApplicationEvent(new LockLostEvent(first.locker, role, first.redisKey(role), owner));
+
+        assertThat(next()).extracting(Heard::granted, Heard::term, Heard::reason).containsExactly(false, granted.term(), LeadershipEvent.LOST);
+    }
+
+    @Test
+    void aCandidateThatLeavesWhileWaitingWithdrawsItsWaitAndHoldsNothing() throws Exception {
+        firstElection.join(role, listener("first"));
+        next();
+        Candidacy follower = secondElection.join(role, listener("second"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> second.locker.waiterCount() == 1);
+
+        follower.close();
+
+        assertThat(second.locker.waiterCount()).isZero();
+        assertThat(second.locker.heldLockCount()).isZero();
+        assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).as("a candidate that never led hears nothing").isNull();
+    }
+
+    @Test
+    void aListenerThatThrowsDoesNotStopTheCandidacy() throws Exception {
+        Candidacy candidacy = firstElection.join(role, new LeadershipListener() {
+            @Override
+            public void granted(Candidacy candidacy, long term) {
+                heard.add(new Heard("first", true, term, null, System.nanoTime()));
+                throw new IllegalStateException("listener failure");
+            }
+
+            @Override
+            public void revoked(Candidacy candidacy, long term, String reason) {
+                heard.add(new Heard("first", false, term, reason, System.nanoTime()));
+            }
+        });
+        assertThat(next().granted()).isTrue();
+        assertThat(candidacy.isLeader()).isTrue();
+        candidacy.close();
+        assertThat(next().granted()).isFalse();
+        assertThat(first.locker.isLocked(role)).isFalse();
+    }
+
+    @Test
+    void aRoleThatIsNoValidKeyIsRefusedNamingIt() {
+        assertThatThrownBy(() -> firstElection.join(" ", listener("first"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> firstElection.join(null, listener("first"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+    }
+}
