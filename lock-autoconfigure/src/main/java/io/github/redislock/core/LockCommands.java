@@ -53,7 +53,7 @@ final class LockCommands implements RenewalClient {
 
     /**
      * Script calls go to {@code commands} alone, never to a connection factory: the seam of
-     * {@link LockClientProbe}, which answers them in memory to measure the client's own work.
+     * the benchmarks' {@code LockClientProbe}, which answers them in memory to measure the client's own work.
      */
     LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this(new ScriptTransport(commands), null, ShardedChannels.classic());

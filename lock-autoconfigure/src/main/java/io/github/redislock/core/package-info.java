@@ -8,10 +8,9 @@
  * the pub/sub waiting with its queued hand-off.
  *
  * <p>Only these Lockers, the builder, the operator's {@link io.github.redislock.core.LockAdmin} and the
- * read-only {@link io.github.redislock.core.WatchdogState} are public, with three measuring hooks for
- * the benchmarks ({@link io.github.redislock.core.CeilingCalls}, {@link io.github.redislock.core.LockInternals},
- * {@link io.github.redislock.core.LockClientProbe});
- * script calls, holds, renewal and subscriptions are package-private, so they can change without
- * breaking anyone.
+ * read-only {@link io.github.redislock.core.WatchdogState} are public; script calls, holds, waits, renewal
+ * and subscriptions are package-private, so they can change without breaking anyone. The benchmarks'
+ * measuring hooks ({@code CeilingCalls}, {@code LockInternals}, {@code LockClientProbe}) reach them from
+ * this package's name in the {@code lock-benchmarks} module, and are no part of the library.
  */
 package io.github.redislock.core;
