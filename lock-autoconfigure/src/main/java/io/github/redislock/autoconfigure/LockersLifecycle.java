@@ -8,7 +8,6 @@ import java.util.stream.Stream;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
-import org.springframework.context.Phased;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -32,13 +31,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * lockers: only the pub/sub connection closes, and the next wait opens a new one. Redlock's locker is not
  * closed here: it queues nowhere and closes its masters' connection factories itself, after it.
  */
-final class LockersLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+final class LockersLifecycle extends BeforeRedisStops implements ApplicationListener<ContextClosedEvent> {
 
     private final ApplicationContext context;
     private final Supplier<Stream<RedisLocker>> lockers;
     private final Supplier<Stream<RedisAsyncLocker>> asyncLockers;
-    private final int phase;
-    private volatile boolean running;
     /** Set when this context starts closing, which Spring announces before it stops the lifecycle beans. */
     private volatile boolean closing;
 
@@ -49,19 +46,10 @@ final class LockersLifecycle implements SmartLifecycle, ApplicationListener<Cont
      */
     LockersLifecycle(ApplicationContext context, Supplier<Stream<RedisLocker>> lockers, Supplier<Stream<RedisAsyncLocker>> asyncLockers,
                      RedisConnectionFactory connectionFactory, int steps) {
+        super(connectionFactory, steps);
         this.context = context;
         this.lockers = lockers;
         this.asyncLockers = asyncLockers;
-        this.phase = phaseBefore(connectionFactory, steps);
-    }
-
-    /**
-     * The lifecycle phase {@code steps} before the connection factory's: stopped that much earlier. A
-     * factory without a lifecycle is only destroyed, after every phase: any phase below the web server's will do.
-     */
-    static int phaseBefore(RedisConnectionFactory connectionFactory, int steps) {
-        int factoryPhase = connectionFactory instanceof Phased factory ? factory.getPhase() : -1;
-        return factoryPhase > Integer.MAX_VALUE - steps ? Integer.MAX_VALUE : factoryPhase + steps;
     }
 
     @Override
@@ -71,30 +59,14 @@ final class LockersLifecycle implements SmartLifecycle, ApplicationListener<Cont
         }
     }
 
-    @Override
-    public void start() {
-        running = true;
-    }
-
     /** Every Redis locker of the context, the application's own included: any of them may have waits queued. */
     @Override
-    public void stop() {
-        running = false;
+    void beforeRedisStops() {
         if (closing) {
             asyncLockers.get().forEach(RedisAsyncLocker::close); // first: its waits withdraw through the RedisLocker
             lockers.get().forEach(RedisLocker::close);
         } else {
             lockers.get().forEach(RedisLocker::disconnectSubscriptions);
         }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return phase;
     }
 }

@@ -14,7 +14,6 @@ import java.util.stream.Stream;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -49,30 +48,11 @@ public class RedisLockLeaderAutoConfiguration {
 
     /** The election stops one phase before its lockers close: its leaders hand their roles on first. */
     @Bean
-    SmartLifecycle leaderElectionLifecycle(ObjectProvider<LockerLeaderElection> election, LockRedis redis) {
-        int phase = LockersLifecycle.phaseBefore(redis.connectionFactory(), 2);
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
+    BeforeRedisStops leaderElectionLifecycle(ObjectProvider<LockerLeaderElection> election, LockRedis redis) {
+        return new BeforeRedisStops(redis.connectionFactory(), 2) {
             @Override
-            public void start() {
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                running = false;
+            void beforeRedisStops() {
                 election.ifAvailable(LockerLeaderElection::close);
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-
-            @Override
-            public int getPhase() {
-                return phase;
             }
         };
     }
