@@ -112,8 +112,11 @@ abstract class LockWait {
         try {
             stepOnce();
         } catch (RuntimeException | Error e) {
-            if (ended) { // settling failed half-way: the outcome must not stay pending
-                outcome.completeExceptionally(e);
+            if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
+                if (!outcome.isDone()) {
+                    turn.end();
+                    outcome.completeExceptionally(e);
+                }
             } else {
                 end(e, true);
             }
