@@ -9,7 +9,12 @@
  *   -DFIXED   the fixed protocol: A) one acquisition per (owner, lock) in flight at a time,
  *             B) a hand-off is claimed by whoever test-and-clears the wait's queued flag first,
  *             C) a withdrawal releases the owner's hold only when its member had been popped by a
- *             hand-off.
+ *             hand-off; and the fixes this model showed A to C still need (-DONLY_ABC leaves them
+ *             out, and fails): D) a try's successful settling claims the wait like B, E) the client
+ *             counts its holds itself, its last release frees the owner's field whatever Redis counts,
+ *             and an (owner, lock)'s releases are serialized with its acquisitions, F) a hand-off's
+ *             token is max(released token + 1, TIME), G) a lost hold's nests stay counted: each of
+ *             their unlocks reports LockLostException without touching Redis.
  * and deliberately broken variants that must fail:
  *   -DBROKEN_RELEASE_ANY   release.lua frees the lock whoever holds it (no owner check)
  *   -DBROKEN_NO_CLAIM_LEASE a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
@@ -111,6 +116,12 @@ bool ql[QMAX];               /* the member's deadline has passed (zset score <= 
 byte qn;                     /* queue length */
 byte clock;                  /* the Redis clock as TIME reads it (fencing tokens) */
 byte lastTok;                /* highest fencing token handed out for the key */
+#ifdef BROKEN_NO_CLAIM_LEASE
+bool rhand;                  /* the key was set by a hand-off, and nothing gave it a lease since */
+#define HANDED(v) rhand = v
+#else
+#define HANDED(v) skip
+#endif
 
 #define MEMBER(t)  ((t) * 8 + wid[t])
 #define MT(m)      ((m) / 8)
@@ -203,7 +214,7 @@ inline expireKey() {
     :: sm < NT -> if :: rc[OWNER(sm)] > 0 -> ended[sm] = 1; gend[sm] = 1 :: else fi; sm++
     :: else -> break
     od;
-    rc[1] = 0; rc[2] = 0; rc[3] = 0; rw = 0; sm = 0
+    rc[1] = 0; rc[2] = 0; rc[3] = 0; rw = 0; sm = 0; HANDED(0)
 }
 
 /* zrem + lrem of member m; sf = 1 when it was there. */
@@ -268,7 +279,7 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
            handOut(tok)
         :: else -> tok = 0                                /* 98-100 */
         fi;
-        sj = 0; sf = 0;
+        sj = 0; sf = 0; HANDED(0);
         ok = 1
     fi
 }
@@ -287,7 +298,7 @@ inline handOff(rt) {
         qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* 42: zrem */
         if
         :: !sf ->                                         /* 43: deadline not passed */
-            rc[OWNER(MT(sm))] = 1;                        /* 47-51 */
+            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* 47-51 */
             rw = (qn > 0);
             /* 52: pexpire claim lease (BROKEN_NO_CLAIM_LEASE: none; the environment may then never end it) */
 #ifdef FIX_F
@@ -339,7 +350,7 @@ inline releaseLua(o, wm, rt, rem, final) {
     :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* 73-78 */
     :: rc[o] == 1 ->                                      /* 79-84 */
         rem = 0; sj = rw;
-        rc[o] = 0; rw = 0;                                /* 80: del */
+        rc[o] = 0; rw = 0; HANDED(0);                     /* 80: del */
         if
         :: sj -> sj = 0; handOff(rt)                      /* 81-83 */
         :: else
@@ -352,7 +363,8 @@ inline releaseLua(o, wm, rt, rem, final) {
 
 /* claim.lua: 1 when owner o still holds the lock (its lease then lengthened), else 0. */
 inline claimLua(o, ok) {
-    ok = (rc[o] > 0)                                      /* 9-13 */
+    ok = (rc[o] > 0);                                     /* 9-13 */
+    if :: ok -> HANDED(0) :: else fi
 }
 
 inline loseReply(lost) {
@@ -716,14 +728,16 @@ end_idle:
 #define REFRESHED(m) (waiting[MT(m)] && wid[MT(m)] == MW(m) && RUNNING(LOCKER(MT(m))))
 #define ROWNER (rc[1] > 0 -> 1 : (rc[2] > 0 -> 2 : (rc[3] > 0 -> 3 : 0)))
 
+#ifdef BROKEN_NO_CLAIM_LEASE
+#define HAS_LEASE(o) (!rhand || hk[o])  /* a handed-over key has no lease until its owner takes it up */
+#else
+#define HAS_LEASE(o) true
+#endif
+
 proctype Time() {
 end_time:
     do
-    :: atomic { KEY_EXISTS && !RENEWED(ROWNER)
-#ifdef BROKEN_NO_CLAIM_LEASE
-                && hk[ROWNER]                             /* a handed-over key that nobody claimed has no lease */
-#endif
-                -> printf("TIME lease of owner %d ends\n", ROWNER); expireKey(); check() }
+    :: atomic { KEY_EXISTS && !RENEWED(ROWNER) && HAS_LEASE(ROWNER) -> printf("TIME lease of owner %d ends\n", ROWNER); expireKey(); check() }
     :: atomic { qn > 0 && !ql[0] && !REFRESHED(q[0]) -> ql[0] = 1 }
     :: atomic { qn > 1 && !ql[1] && !REFRESHED(q[1]) -> ql[1] = 1 }
     :: atomic { qn > 2 && !ql[2] && !REFRESHED(q[2]) -> ql[2] = 1 }

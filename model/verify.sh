@@ -97,7 +97,8 @@ lane1_pid=$!
 lane2 > "$work/lane2.log" 2>&1 || true
 wait "$lane1_pid" || true
 cat "$work/lane1.log" "$work/lane2.log"
-failures=$(cat "$work/failed" 2>/dev/null | wc -l)
+failures=0
+if [ -f "$work/failed" ]; then failures=$(wc -l < "$work/failed"); fi
 
 echo "model: $((SECONDS - started)) s in all"
 if [ "$failures" != 0 ]; then
