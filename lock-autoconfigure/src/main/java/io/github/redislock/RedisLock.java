@@ -20,7 +20,7 @@ public interface RedisLock extends Lock {
      *
      * <p><b>Clock assumption.</b> A first acquisition's token is the Redis server's clock in microseconds
      * ({@code TIME}; for fair and read-write locks it seeds their counter when none is left); a lock handed
-     * to a queued waiter gets the releasing holder's token plus one. Tokens therefore rise only as long as
+     * to a queued waiter gets the greater of the releasing holder's token plus one and the clock. Tokens therefore rise only as long as
      * the clock of the server that draws one is not behind the clock that drew the previous one. A clock
      * stepped back, or a failover to a replica whose clock is behind the old master's, can hand out a
      * smaller token than one the resource has already accepted: the resource then refuses a rightful

@@ -72,6 +72,9 @@ final class HeldLocks {
                 replaced[0] = known; // a hold lost earlier and never unlocked
                 Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
                 taken.name = LockNameScope.current();
+                if (known != null && known.lost) {
+                    taken.owedToLost = known.count + known.owedToLost;
+                }
                 return taken;
             }
             known.count = holdCount;

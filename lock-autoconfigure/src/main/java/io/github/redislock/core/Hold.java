@@ -46,6 +46,12 @@ final class Hold implements WatchedLock {
     volatile long leaseEndsNanos = Long.MAX_VALUE;
     volatile boolean watched;
     volatile boolean lost;
+    /**
+     * Unlocks still owed to a lost hold of the same owner that this one replaced: each reports the loss
+     * and leaves Redis alone. Without them, the lost hold's unlock would release this newer hold (for an
+     * owner token on several threads, under another thread that believes it holds the lock).
+     */
+    long owedToLost;
     /** The name metrics give it, from the {@link LockNameScope} it was taken in; null lets the namer decide. */
     volatile String name;
     /** Hears the hold's loss and why it was lost. */

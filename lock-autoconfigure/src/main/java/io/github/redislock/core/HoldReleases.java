@@ -121,6 +121,14 @@ final class HoldReleases {
 
     /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
     private boolean beforeRelease(Hold hold, Failures failures) {
+        synchronized (hold) {
+            if (hold.owedToLost > 0) {
+                hold.owedToLost--;
+                failures.add(holds.lostException(hold, "the watchdog found an earlier hold of this owner gone (the lock taken again since is"
+                        + " kept for the owner's remaining unlock)"));
+                return false;
+            }
+        }
         if (hold.lost) {
             holds.forgetFinal(hold);
             failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));

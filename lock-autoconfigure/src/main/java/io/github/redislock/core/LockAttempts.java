@@ -47,6 +47,11 @@ final class LockAttempts {
         this.inboxField = LockCommands.inboxField(inbox);
     }
 
+    /** Waits that may have a place in a wait queue now, for tests. */
+    int queuedWaitCount() {
+        return queuedWaits.size();
+    }
+
     /**
      * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
      * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
@@ -136,18 +141,25 @@ final class LockAttempts {
             if (queue && firstHolds[0]) {
                 markQueued(); // before the call: one whose reply is lost may have queued all the same
             }
+            boolean marked = queued();
             long keep = queue ? keepPlace : 0;
             if (blockingFallback == null) {
                 LockCommands.Acquisition answer = commands.acquire(group, owner, redisLease, firstHolds, keep, member, queuedBefore);
-                return CompletableFuture.completedFuture(() -> settle(queue, answer));
+                return CompletableFuture.completedFuture(() -> settle(queue, marked, answer));
             }
             return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, blockingFallback)
-                    .thenApply(answer -> () -> settle(queue, answer));
+                    .thenApply(answer -> () -> settle(queue, marked, answer));
         }
 
-        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+        /** @param marked whether the wait was marked queued when the try went out */
+        private LockAttempt.Blocked settle(boolean queue, boolean marked, LockCommands.Acquisition attempt) {
             if (attempt.acquired()) {
-                unmarkQueued();
+                // A closing locker that unmarked the wait meanwhile withdrew it, and its withdrawal may have
+                // freed the hold this try took: the wait must not count on it (it ends, giving back what it may hold).
+                if (!unmarkQueued() && marked) {
+                    throw new IllegalStateException("Locker is closed (its application context has shut down) while taking "
+                            + LockKind.PLAIN.describe(keys.key()));
+                }
                 holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                 return null;
             }

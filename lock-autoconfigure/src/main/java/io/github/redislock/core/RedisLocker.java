@@ -203,6 +203,10 @@ public class RedisLocker extends AbstractLocker {
         return commands;
     }
 
+    LockAttempts attempts() {
+        return attempts;
+    }
+
     LockWatchdog watchdog() {
         return watchdog;
     }

@@ -23,9 +23,10 @@
 --             that supports it); the inbox has no slot and always gets a classic 'publish'
 -- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life
 -- ARGV[3+2i]  the releasing owner's fencing token on lock i (0 when unknown): a hand-off gives the
---             next owner the token one above it (the Redis clock in microseconds when unknown); no
---             owner drew one since, as it held the lock, and a later first acquisition reads the clock,
---             which the hand-offs (a round trip each) cannot have overtaken
+--             next owner the greater of one above it and the Redis clock in microseconds (a re-entry
+--             whose reply was lost may have drawn a clock token the releasing client never learnt); a
+--             later first acquisition reads the clock, which the hand-offs (a round trip each) cannot
+--             have overtaken
 -- ARGV[3+2n+i] optional (n = #KEYS / 4; absent or 0 for a plain release): ms to keep lock i on a
 --             final release instead of freeing it (a shortest hold, 'holdAtLeast'): the owner's field
 --             goes, a 'kept' field (value: the releasing owner) takes its place, which no owner field
@@ -62,7 +63,9 @@ local function handOff(hash, channel, queue, deadlines, releasedToken)
             end
             redis.call('pexpire', hash, lease)
             -- As text: Lua would print a token of 15+ digits in exponent notation.
-            local token = string.format('%.0f', releasedToken > 0 and releasedToken + 1 or micros)
+            -- Never below the clock: a re-entry whose reply was lost may have drawn a clock token the
+            -- releasing client never learnt, above the one it sent.
+            local token = string.format('%.0f', math.max(releasedToken + 1, micros))
             redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)
             return
         end

@@ -130,7 +130,7 @@ class HandOffTest extends TwoInstances {
     }
 
     @Test
-    void aHandedOverHoldCarriesTheNextFencingToken() throws Exception {
+    void aHandedOverHoldCarriesAHigherFencingToken() throws Exception {
         // A waiter with a 30 s watchdog comes back to Redis only every 3.3 s: within this test only the
         // hand-off can make it the owner. A retry that finds a missed hand-off draws a token of its own.
         try (LockerFixture patient = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(30))) {
@@ -148,7 +148,8 @@ class HandOffTest extends TwoInstances {
 
             first.locker.unlock(key);
 
-            assertThat(waiterToken.get(10, TimeUnit.SECONDS)).isEqualTo(holderToken + 1);
+            // Above the holder's: its token plus one, or the Redis clock when that is higher (release.lua).
+            assertThat(waiterToken.get(10, TimeUnit.SECONDS)).isGreaterThan(holderToken);
         }
     }
 

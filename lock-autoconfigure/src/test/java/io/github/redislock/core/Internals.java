@@ -35,4 +35,9 @@ public final class Internals {
         LockKeys keys = LockKeys.of(prefix, key);
         return java.util.List.of(keys.name(), keys.waitQueue(), keys.waitDeadlines());
     }
+
+    /** Waits of {@code locker} that may have a place in a wait queue now (marked before their try goes out). */
+    public static int queuedWaits(RedisLocker locker) {
+        return locker.attempts().queuedWaitCount();
+    }
 }

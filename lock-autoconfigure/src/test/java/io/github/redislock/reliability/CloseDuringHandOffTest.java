@@ -19,7 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A locker closes while a lock is being handed to one of its waiting threads: the release has handed
+ * A locker closes while a lock is being handed to one of its waiting threads (or while its first try,
+ * which found the lock free, is on its way): the release has handed
  * it over in Redis, and the message saying so is still on its way. The closing locker withdraws the
  * wait, which passes the lock on; the waiting thread, told of the hand-off a moment later, must not
  * take it as well. Were {@code lock()} to return, its caller would believe it holds a lock that is free
@@ -71,6 +72,23 @@ class CloseDuringHandOffTest {
         assertThat(outcome).as("lock() of a closing locker whose wait was withdrawn").isNotNull()
                 .hasRootCauseInstanceOf(IllegalStateException.class);
         assertThat(holder.locker.tryLock(key, 1, 3, TimeUnit.SECONDS)).as("the withdrawn wait passed the lock on").isTrue();
+        holder.locker.unlock(key);
+    }
+
+    /** The same race on a first try that finds the lock free: the closing locker's withdrawal releases what it took. */
+    @Test
+    void aFirstTryWhoseLockerClosesBeforeItsReplyArrivesDoesNotTakeTheLock() throws Exception {
+        closing.locker.isLocked(key); // its connection is open before traffic slows down
+        proxy.delay(DELAY_MILLIS);
+        CompletableFuture<Void> taker = CompletableFuture.runAsync(() -> closing.locker.lock(key));
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Internals.queuedWaits(closing.locker) == 1); // its try is on its way
+
+        closing.locker.close(); // withdraws the wait: after the try, on the same connection
+
+        Throwable outcome = catchThrowable(() -> taker.get(10, TimeUnit.SECONDS));
+        assertThat(outcome).as("lock() of a closing locker whose wait was withdrawn").isNotNull()
+                .hasRootCauseInstanceOf(IllegalStateException.class);
+        assertThat(holder.locker.tryLock(key, 1, 3, TimeUnit.SECONDS)).as("the lock is free for another instance").isTrue();
         holder.locker.unlock(key);
     }
 }
