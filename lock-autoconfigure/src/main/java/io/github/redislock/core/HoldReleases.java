@@ -231,7 +231,7 @@ final class HoldReleases {
             for (int i = 0; i < group.size(); i++) {
                 Hold hold = group.get(i);
                 keys.add(hold.keys);
-                leases[i] = restoreLease(hold);
+                leases[i] = hold.count <= 1 ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever Redis counts
                 tokens[i] = hold.token;
             }
         }

@@ -34,13 +34,14 @@ final class LockAttempts {
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set once by a closing Locker, before it withdraws the queued waits: no wait queues after that. */
     private volatile boolean closed;
-    private final OwnerTurns turns = new OwnerTurns();
+    private final OwnerTurns turns;
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
 
-    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox) {
+    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns) {
+        this.turns = turns;
         this.commands = commands;
         this.watchdog = watchdog;
         this.holds = holds;

@@ -54,6 +54,8 @@ public class RedisLocker extends AbstractLocker {
     private final HeldLocks holds;
     private final HoldReleases releases;
     private final LockAttempts attempts;
+    /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
+    private final OwnerTurns turns = new OwnerTurns();
     /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
     private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
@@ -82,7 +84,7 @@ public class RedisLocker extends AbstractLocker {
         this.observer = Objects.requireNonNull(observer, "observer");
         this.holds = new HeldLocks(this, watchdog, observer, lostEvents);
         this.releases = new HoldReleases(commands, watchdog, observer, holds);
-        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox());
+        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns);
     }
 
     @Override
@@ -109,7 +111,8 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        unlock(LockKind.PLAIN, key, tokenOwner(ownerToken));
+        String owner = tokenOwner(ownerToken);
+        inTurn(key, owner, () -> unlock(LockKind.PLAIN, key, owner));
     }
 
     @Override
@@ -124,7 +127,23 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
-        unlockKeeping(key, tokenOwner(ownerToken), holdAtLeast);
+        String owner = tokenOwner(ownerToken);
+        inTurn(key, owner, () -> unlockKeeping(key, owner, holdAtLeast));
+    }
+
+    /**
+     * Runs a shared owner's release in its turn: after the owner's acquisition of the lock in flight, if
+     * any, has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}),
+     * so a re-entry of the owner that Redis ran just before it must not be settled after it.
+     */
+    private void inTurn(String key, String owner, Runnable release) {
+        OwnerTurns.Turn turn = turns.take(redisName(key), owner, true);
+        try {
+            turn.ready().join();
+            release.run();
+        } finally {
+            turn.end();
+        }
     }
 
     /**
@@ -318,6 +337,19 @@ public class RedisLocker extends AbstractLocker {
 
     /** {@link #unlockAsync(String, String, Executor)} keeping the lock like {@link #unlock(String, Duration)}. */
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+        OwnerTurns.Turn turn;
+        try {
+            turn = turns.take(redisName(key), owner, true); // a handle is a shared owner: see inTurn
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> released = turn.ready().isDone() ? releaseAsync(key, owner, holdAtLeast, settleOn)
+                : turn.ready().thenComposeAsync(ready -> releaseAsync(key, owner, holdAtLeast, settleOn), settleOn);
+        released.whenComplete((done, failure) -> turn.end());
+        return released;
+    }
+
+    private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held;
         try {
             held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));

@@ -21,7 +21,10 @@
 --             (a single lock only)
 -- ARGV[3]     'publish' or 'spublish': how to publish on the lock's channel (sharded on a Redis Cluster
 --             that supports it); the inbox has no slot and always gets a classic 'publish'
--- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life
+-- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life;
+--             '0' for the owner's last hold as its client counts: the lock is freed whatever Redis counts
+--             (a count above the client's was left by a re-entry whose reply was lost, which nobody will
+--             unlock; kept, the watchdog would renew it with nobody behind it)
 -- ARGV[3+2i]  the releasing owner's fencing token on lock i (0 when unknown): a hand-off gives the
 --             next owner the greater of one above it and the Redis clock in microseconds (a re-entry
 --             whose reply was lost may have drawn a clock token the releasing client never learnt); a
@@ -87,6 +90,9 @@ for i = 1, #KEYS / 4 do
         reply[i] = -1
     else
         local holdCount = tonumber(fields[1]) - 1
+        if ARGV[2 + 2 * i] == '0' then
+            holdCount = 0 -- the owner's last hold as its client counts: more in Redis were taken by tries whose reply was lost
+        end
         if holdCount > 0 then
             redis.call('hset', hash, owner, holdCount)
             if redis.call('pttl', hash) < tonumber(ARGV[2 + 2 * i]) then

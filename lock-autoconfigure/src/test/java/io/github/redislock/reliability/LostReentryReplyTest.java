@@ -1,0 +1,61 @@
+package io.github.redislock.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.LockRedisException;
+import io.github.redislock.core.LockerFixture;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A re-entry whose reply is lost after the script ran: Redis counts one hold more than the client,
+ * whose {@code lock()} failed and whose caller will never unlock it. The holder's last unlock must free
+ * the lock all the same; left counted, the watchdog would renew it with nobody behind it, for ever.
+ * Found by the checked model (trail {@code abc-lost-reentry-reply}).
+ */
+class LostReentryReplyTest {
+
+    private final RedisServerProcess redis = TestRedis.shared();
+    private final String key = "lost-reentry-reply-" + UUID.randomUUID();
+    private FaultProxy proxy;
+    private LockerFixture holder;
+    private LockerFixture other;
+
+    @BeforeEach
+    void connect() {
+        proxy = new FaultProxy(redis.port());
+        holder = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(3), Duration.ofMillis(500));
+        other = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(3));
+    }
+
+    @AfterEach
+    void close() {
+        proxy.heal();
+        holder.close();
+        other.close();
+        proxy.close();
+    }
+
+    @Test
+    void theLastUnlockFreesALockThatAReentryWithALostReplyCountedOnceMore() throws Exception {
+        holder.locker.lock(key);
+        proxy.delay(700); // beyond the 500 ms command timeout: the re-entry runs, its reply comes too late
+        Throwable reentry = catchThrowable(() -> holder.locker.lock(key));
+        assertThat(reentry).isInstanceOf(LockRedisException.class);
+        proxy.heal();
+
+        holder.locker.unlock(key);
+
+        assertThat(other.locker.tryLock(key, 5, 3, TimeUnit.SECONDS)).as("free after the holder's last unlock").isTrue();
+        other.locker.unlock(key);
+    }
+}
