@@ -97,7 +97,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String what = "'" + key + "' for lock handle " + handle.id();
         LockObserver.Acquisition observation = locker.observeAcquisition(keys);
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost(), executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> release(handle));
+                () -> release(handle, Duration.ZERO, false));
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
@@ -175,11 +175,21 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
         HoldAtLeast.checked(handle.key(), holdAtLeast);
+        return release(handle, holdAtLeast, true);
+    }
+
+    /**
+     * @param inTurn whether the release waits for the handle's acquisition of the lock in flight (see
+     *               {@link OwnerTurns}); not for the give-back of a lock an acquisition got as it was told
+     *               to stop, which runs inside that acquisition's turn and would wait for itself
+     */
+    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast, boolean inTurn) {
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
         try {
-            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, holdAtLeast, executor), executor)
+            released = CompletableFuture.supplyAsync(() -> inTurn ? locker.unlockAsync(handle.key(), owner, holdAtLeast, executor)
+                            : locker.releaseAsync(handle.key(), owner, holdAtLeast, executor), executor)
                     .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
             released = CompletableFuture.failedFuture(closedException(handle.key()));

@@ -349,7 +349,8 @@ public class RedisLocker extends AbstractLocker {
         return released;
     }
 
-    private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+    /** {@link #unlockAsync} without waiting for the owner's turn: for a give-back inside the acquisition's own turn. */
+    CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held;
         try {
             held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
