@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /** One waiter's membership in a channel's waiters; close it when done waiting. */
 final class Waiting implements AutoCloseable {
@@ -15,7 +14,7 @@ final class Waiting implements AutoCloseable {
     private volatile long grantedToken = -1;
     private volatile boolean left;
     private volatile boolean parked;
-    /** Whether the last await ended with a release's wake-up (not a hand-off), which {@link #passOnWakeUp} may pass on. Owner thread only. */
+    /** Whether the wake-ups last taken came from a release (not a hand-off), which {@link #passOnWakeUp} may pass on. Step threads only. */
     private boolean woken;
 
     Waiting(ReleaseSubscriptions subscriptions, ReleaseChannel channel, String waitName, Runnable onWake) {
@@ -26,43 +25,13 @@ final class Waiting implements AutoCloseable {
     }
 
     /**
-     * For a waiter that parks no thread: consumes the wake-ups delivered so far, as a parked waiter's
-     * await would; one delivered after this call and never consumed is passed on when it leaves.
+     * Consumes the wake-ups delivered so far (each also asked its wait for a step); one delivered after
+     * this call and never consumed is passed on when it leaves.
      *
      * @return whether there was any
      */
     public boolean takeWakeUps() {
         return wokenBy(wakeUps.drainPermits() > 0);
-    }
-
-    /**
-     * Waits until a release is announced or {@code nanos} pass.
-     *
-     * @return whether a release woke it
-     */
-    public boolean await(long nanos) throws InterruptedException {
-        woken = false;
-        return wokenBy(wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS));
-    }
-
-    /** Like {@link #await}, but an interrupt neither ends the wait early nor gets lost: the flag is set again on return. */
-    public boolean awaitUninterruptibly(long nanos) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + nanos;
-        woken = false;
-        try {
-            while (true) {
-                try {
-                    return wokenBy(wakeUps.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private boolean wokenBy(boolean wakeUp) {

@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.TestRedis;
@@ -38,9 +39,9 @@ class ReleaseSubscriptionsTest {
     void aReleaseWakesTheLocalWaiterThatHasWaitedLongest() throws Exception {
         String channel = "lock:{lock:fair-wake}:released";
         String markerChannel = "lock:{lock:fair-wake-marker}:released";
-        try (Waiting earlier = subscriptions.join(channel);
-             Waiting later = subscriptions.join(channel);
-             Waiting marker = subscriptions.join(markerChannel)) {
+        try (Listener earlier = listen(channel, null);
+             Listener later = listen(channel, null);
+             Listener marker = listen(markerChannel, null)) {
             redis.convertAndSend(channel, "released");
             redis.convertAndSend(markerChannel, "released");
             // One connection's messages are handled one after the other: once the marker woke its waiter, the release was handled in full.
@@ -57,9 +58,9 @@ class ReleaseSubscriptionsTest {
     void afterADisconnectTheNextJoinSubscribesAgainIncludingTheChannelsStillWaitedOn() throws Exception {
         String earlierChannel = "lock:{lock:before-disconnect}:released";
         String laterChannel = "lock:{lock:after-disconnect}:released";
-        try (Waiting earlier = subscriptions.join(earlierChannel)) {
+        try (Listener earlier = listen(earlierChannel, null)) {
             subscriptions.disconnect();
-            try (Waiting later = subscriptions.join(laterChannel)) {
+            try (Listener later = listen(laterChannel, null)) {
                 redis.convertAndSend(earlierChannel, "released");
                 redis.convertAndSend(laterChannel, "released");
 
@@ -72,15 +73,33 @@ class ReleaseSubscriptionsTest {
     @Test
     void aHandOffOnTheInboxWakesOnlyTheWaitItNamesAndNotALaterWaitOfTheSameOwner() throws Exception {
         String channel = "lock:{lock:hand-off}:released";
-        try (Waiting laterWait = subscriptions.join(channel, "2:client:7");
-             Waiting otherOwner = subscriptions.join(channel, "3:client:8")) {
+        try (Listener laterWait = listen(channel, "2:client:7");
+             Listener otherOwner = listen(channel, "3:client:8")) {
             redis.convertAndSend(subscriptions.inbox(), "granted:41:1:client:7"); // meant for the owner's earlier wait, delivered late
             redis.convertAndSend(subscriptions.inbox(), "granted:42:2:client:7");
 
             assertThat(laterWait.await(TimeUnit.SECONDS.toNanos(5))).isTrue();
-            assertThat(laterWait.grantedToken()).isEqualTo(42);
+            assertThat(laterWait.waiting.grantedToken()).isEqualTo(42);
             assertThat(otherOwner.await(TimeUnit.MILLISECONDS.toNanos(200))).as("another wait woken").isFalse();
-            assertThat(otherOwner.grantedToken()).isEqualTo(-1);
+            assertThat(otherOwner.waiting.grantedToken()).isEqualTo(-1);
+        }
+    }
+
+    private Listener listen(String channel, String waitName) {
+        Semaphore wakeUps = new Semaphore(0);
+        return new Listener(subscriptions.join(channel, waitName, wakeUps::release), wakeUps);
+    }
+
+    /** A joined waiting whose wake-ups the test counts, as a wait's steps would be asked for. */
+    private record Listener(Waiting waiting, Semaphore wakeUps) implements AutoCloseable {
+        /** Whether a wake-up came within {@code nanos}; it is taken. */
+        boolean await(long nanos) throws InterruptedException {
+            return wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void close() {
+            waiting.close();
         }
     }
 }
