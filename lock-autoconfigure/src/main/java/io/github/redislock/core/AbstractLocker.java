@@ -59,6 +59,11 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     /** How long the watchdog keeps a lock without a lease, and so how long a wait rides out an outage. */
     abstract Duration watchdogTimeout();
 
+    /** The lease a lock gets in Redis: the watchdog timeout for one the watchdog keeps, else its own. */
+    long redisLease(long leaseMillis) {
+        return leaseMillis == WATCHDOG_LEASE ? watchdogTimeout().toMillis() : leaseMillis;
+    }
+
     /** Joins a lock's release channel for a wait (see {@link WaitHost#join}). */
     abstract Waiting joinReleases(String channel, String waitName, String what, Runnable onWake);
 

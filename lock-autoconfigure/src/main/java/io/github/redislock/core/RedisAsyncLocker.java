@@ -96,7 +96,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String owner = locker.tokenOwner(handle.id());
         String what = "'" + key + "' for lock handle " + handle.id();
         LockObserver.Acquisition observation = locker.observeAcquisition(keys);
-        ExecutorWait acquisition = new ExecutorWait(locker.waitHost(), executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
+        ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
                 () -> release(handle, Duration.ZERO, false));
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {

@@ -38,8 +38,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * <p>It is the facade over its parts: {@link LockAttempts} tries each lock kind in Redis,
  * a {@link LockWait} repeats a try until it holds or its wait runs out (on the calling thread, a
- * {@link ParkedWait}; for the thread-free lockers, an {@link ExecutorWait}), {@link HeldLocks} keeps what this instance holds, {@link HoldReleases}
- * gives it back, and the {@link LockWatchdog} and {@link ReleaseSubscriptions} it owns renew holds and
+ * {@link ParkedWait}; for the thread-free lockers, an {@link ExecutorWait}), {@link HeldLocks} keeps
+ * what this instance holds, {@link HoldReleases} gives it back, and the {@link LockWatchdog} and {@link ReleaseSubscriptions} it owns renew holds and
  * wake waiters.
  */
 public class RedisLocker extends AbstractLocker {
@@ -453,7 +453,7 @@ public class RedisLocker extends AbstractLocker {
      */
     private boolean tryAcquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
-        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        long redisLease = redisLease(leaseMillis);
         LockAttempt attempt = switch (kind) {
             case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
             case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
@@ -480,15 +480,6 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    /**
-     * The attempt of a wait that parks no thread ({@link ExecutorWait}) for a single plain lock of a
-     * shared owner (a lock handle): the same attempt, queue place and hand-off as a blocking wait's.
-     *
-     * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
-     */
-    WaitHost waitHost() {
-        return waitHost;
-    }
 
     @Override
     Duration watchdogTimeout() {
@@ -504,8 +495,14 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
+    /**
+     * The attempt of a wait that parks no thread ({@link ExecutorWait}) for a single plain lock of a
+     * shared owner (a lock handle): the same attempt, queue place and hand-off as a blocking wait's.
+     *
+     * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
+     */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
-        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        long redisLease = redisLease(leaseMillis);
         return attempts.queuing(keys, owner, leaseMillis, redisLease, true);
     }
 

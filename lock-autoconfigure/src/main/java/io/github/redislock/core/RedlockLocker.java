@@ -208,7 +208,7 @@ public class RedlockLocker extends AbstractLocker {
      * on all masters at once).
      */
     private boolean acquire(LockKeys keys, String owner, long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
-        long redisLease = leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
+        long redisLease = redisLease(leaseMillis);
         LockAttempts.Synchronous rounds = new LockAttempts.Synchronous() {
             private final boolean sharedOwner = !owner.equals(currentOwner());
             private OwnerTurns.Turn turn;

@@ -31,10 +31,7 @@ final class Waiting implements AutoCloseable {
      * @return whether there was any
      */
     public boolean takeWakeUps() {
-        return wokenBy(wakeUps.drainPermits() > 0);
-    }
-
-    private boolean wokenBy(boolean wakeUp) {
+        boolean wakeUp = wakeUps.drainPermits() > 0;
         woken = wakeUp && grantedToken < 0;
         return wakeUp;
     }
