@@ -8,7 +8,9 @@ package io.github.redislock;
  *
  * <p>An internal SPI: its methods may change with the lock kinds. Every method is called on the
  * thread doing the work (the acquiring or releasing thread, or the watchdog; for an {@link AsyncLocker}
- * one of its own threads), so implementations must be fast and must not throw.
+ * one of its own threads), so implementations must be fast. They should not throw; if one does, the
+ * Locker logs it and the lock goes on as if it were not observed
+ * ({@link io.github.redislock.observation.FailSafeLockObserver}).
  */
 public interface LockObserver {
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.redislock.LockObserver;
+import io.github.redislock.observation.FailSafeLockObserver;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -51,9 +52,9 @@ public final class RedisLockerBuilder {
         return this;
     }
 
-    /** Hears acquisitions, releases, losses and renewals, for metrics and traces. */
+    /** Hears acquisitions, releases, losses and renewals, for metrics and traces; its failures never reach a lock ({@link FailSafeLockObserver}). */
     public RedisLockerBuilder observer(LockObserver observer) {
-        this.observer = Objects.requireNonNull(observer, "observer");
+        this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
         return this;
     }
 

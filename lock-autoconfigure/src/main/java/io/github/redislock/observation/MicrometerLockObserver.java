@@ -1,6 +1,7 @@
 package io.github.redislock.observation;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockObserver;
 import io.github.redislock.observation.LockAcquisitionContext.Result;
@@ -10,11 +11,16 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 /**
  * Turns lock events into Micrometer observations and meters. An acquisition is an observation (a
  * timer for metrics, a span for traces, the wait inside it); the rest are plain meters.
  */
 public final class MicrometerLockObserver implements LockObserver {
+
+    private static final Log log = LogFactory.getLog(MicrometerLockObserver.class);
 
     static final String HOLD_TIMER = "redis.lock.hold";
     static final String LOST_COUNTER = "redis.lock.lost";
@@ -28,6 +34,7 @@ public final class MicrometerLockObserver implements LockObserver {
     private final Counter renewed;
     private final Counter renewalsLost;
     private final Counter renewalsFailed;
+    private final AtomicBoolean namerFailureLogged = new AtomicBoolean();
 
     public MicrometerLockObserver(ObservationRegistry observations, MeterRegistry meters, LockNamer namer) {
         this.observations = observations;
@@ -111,7 +118,36 @@ public final class MicrometerLockObserver implements LockObserver {
                 .tag("result", result).register(meters);
     }
 
+    /**
+     * The caller's name, else the namer's. A namer that throws or names nothing (say, one that expects a
+     * ':' in every key) costs the lock its own name, not its metrics: it is named
+     * {@value LockNamer#DEFAULT_NAME}, and the first such failure is logged at WARN.
+     */
     private String nameOf(ObservedLock lock) {
-        return lock.name() != null ? lock.name() : namer.name(lock.key());
+        if (lock.name() != null) {
+            return lock.name();
+        }
+        String name;
+        try {
+            name = namer.name(lock.key());
+        } catch (RuntimeException e) {
+            namerFailed(lock, e.toString());
+            return LockNamer.DEFAULT_NAME;
+        }
+        if (name == null || name.isBlank()) {
+            namerFailed(lock, "it named it " + (name == null ? "null" : "'" + name + "'"));
+            return LockNamer.DEFAULT_NAME;
+        }
+        return name;
+    }
+
+    private void namerFailed(ObservedLock lock, String why) {
+        String message = "The LockNamer " + namer.getClass().getName() + " failed to name the lock '" + lock.key() + "' (" + why
+                + "); it is named '" + LockNamer.DEFAULT_NAME + "' in metrics";
+        if (namerFailureLogged.compareAndSet(false, true)) {
+            log.warn(message + ". Later failures are logged at DEBUG");
+        } else if (log.isDebugEnabled()) {
+            log.debug(message);
+        }
     }
 }

@@ -1,0 +1,151 @@
+package io.github.redislock.observation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import io.github.redislock.LockObserver;
+import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.TestRedis;
+import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.GlobalObservationConvention;
+import io.micrometer.observation.Observation;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Metrics and traces are extras: a lock namer, observation convention or observer that throws is
+ * logged once and the lock is taken and released as if nobody observed it.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ObservationNeverBreaksALockTest {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(BootLine.of(List.of(BootLine.REDIS, BootLine.METRICS), RedisLockAutoConfiguration.class,
+                    RedisLockObservationAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
+                    "spring.data.redis.port=" + TestRedis.shared().port());
+
+    @Test
+    void aNamerThatThrowsForAKeyLeavesTheLockWorkingAndNamesItLocker(CapturedOutput output) {
+        contextRunner.withUserConfiguration(NamerBeforeTheFirstColon.class).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+
+            locker.lock("observed-catalog");
+            locker.unlock("observed-catalog");
+            RedisReadWriteLock catalog = locker.getReadWriteLock("observed-catalog-rw");
+            catalog.writeLock().lock();
+            catalog.writeLock().unlock();
+
+            assertThat(meters.get("redis.lock.acquire").tags("lock.name", LockNamer.DEFAULT_NAME, "lock.result", "acquired")
+                    .timers()).extracting(timer -> timer.count()).containsOnly(1L);
+            assertThat(meters.get("redis.lock.hold").tags("lock.name", LockNamer.DEFAULT_NAME).timers()).isNotEmpty();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-catalog");
+            assertThat(output.getOut()).containsOnlyOnce("LockNamer").contains("observed-catalog");
+        });
+    }
+
+    @Test
+    void anObserverThatThrowsEverywhereLeavesLockTryLockAndUnlockWorking(CapturedOutput output) {
+        contextRunner.withUserConfiguration(ObserverThatThrows.class).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+
+            locker.lock("observed-throwing");
+            assertThat(locker.isHeldByCurrentThread("observed-throwing")).isTrue();
+            locker.unlock("observed-throwing");
+            assertThat(locker.tryLock("observed-throwing")).isTrue();
+            locker.unlock("observed-throwing");
+
+            assertThat(locker.isLocked("observed-throwing")).isFalse();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-throwing");
+            assertThat(output.getOut()).containsOnlyOnce("observer failed");
+        });
+    }
+
+    @Test
+    void anObservationConventionThatThrowsLeavesTheLockWorking(CapturedOutput output) {
+        contextRunner.withUserConfiguration(ConventionThatThrows.class).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+
+            locker.lock("observed-convention");
+            locker.unlock("observed-convention");
+            assertThat(locker.tryLock("observed-convention")).isTrue();
+            locker.unlock("observed-convention");
+
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-convention");
+            assertThat(output.getOut()).containsOnlyOnce("observer failed");
+        });
+    }
+
+    private static void assertNoKeyLeft(StringRedisTemplate redis, String key) {
+        assertThat(redis.hasKey("lock:" + key)).as("the lock's key left in Redis").isFalse();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NamerBeforeTheFirstColon {
+        /** The example the manual once gave: fails for every key without a colon. */
+        @Bean
+        LockNamer lockNamer() {
+            return key -> key.substring(0, key.indexOf(':'));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ObserverThatThrows {
+        @Bean
+        LockObserver throwingObserver() {
+            return new LockObserver() {
+                @Override
+                public Acquisition acquisitionStarted(ObservedLock lock) {
+                    return new Acquisition() {
+                        @Override
+                        public void acquired() {
+                            throw new IllegalStateException("acquired " + lock.key());
+                        }
+                    };
+                }
+
+                @Override
+                public void released(ObservedLock lock, long heldNanos) {
+                    throw new IllegalStateException("released " + lock.key());
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ConventionThatThrows {
+        @Bean
+        GlobalObservationConvention<LockAcquisitionContext> throwingConvention() {
+            return new GlobalObservationConvention<>() {
+                @Override
+                public String getName() {
+                    return DefaultLockAcquisitionConvention.NAME;
+                }
+
+                @Override
+                public KeyValues getLowCardinalityKeyValues(LockAcquisitionContext context) {
+                    throw new IllegalStateException("no tags for " + context.getLock().key());
+                }
+
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                    return context instanceof LockAcquisitionContext;
+                }
+            };
+        }
+    }
+}
