@@ -13,19 +13,22 @@ import org.springframework.aop.ClassFilter;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link DistributedLock}: matches annotated methods (checking each annotation when its bean
- * is proxied, so mistakes stop the application at startup) and wraps them in the lock.
+ * is proxied, and every one against the Locker once the singletons exist, so mistakes stop the
+ * application at startup) and wraps them in the lock.
  */
-public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implements SmartInitializingSingleton {
 
     private final transient LockDefinitions definitions;
     private final transient DistributedLockInterceptor interceptor;
     private final transient Pointcut pointcut;
+    private final transient Supplier<Locker> locker;
 
     /**
      * @param locker                  called once, on first use (creating the advisor early must not create Redis beans early),
@@ -45,8 +48,9 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     public DistributedLockAdvisor(ConfigurableBeanFactory beanFactory, Supplier<Locker> locker, Supplier<AsyncLocker> asyncLocker,
                                   Supplier<Duration> defaultWait, boolean releaseAfterTransaction) {
         this.definitions = new LockDefinitions(beanFactory);
+        this.locker = SingletonSupplier.of(locker);
         SingletonSupplier<Optional<AsyncLocker>> async = SingletonSupplier.of(() -> Optional.ofNullable(asyncLocker.get()));
-        this.interceptor = new DistributedLockInterceptor(definitions, SingletonSupplier.of(locker), () -> async.obtain().orElse(null),
+        this.interceptor = new DistributedLockInterceptor(definitions, this.locker, () -> async.obtain().orElse(null),
                 defaultWait, releaseAfterTransaction);
         this.pointcut = new StaticMethodMatcherPointcut() {
             {
@@ -59,6 +63,12 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
                         && definitions.find(method, targetClass) != null;
             }
         };
+    }
+
+    /** Every annotated method found while the beans were proxied must be one the Locker can serve. */
+    @Override
+    public void afterSingletonsInstantiated() {
+        definitions.requireOfferedBy(locker.get());
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
+import io.github.redislock.core.RedlockLocker;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -50,6 +51,8 @@ final class LockDefinitions {
     private final SpelExpressionParser parser;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, Optional<LockDefinition>> cache = new ConcurrentHashMap<>();
+    /** The application's Locker once known ({@link #requireOfferedBy}); until then only the annotation itself is checked. */
+    private volatile Locker locker;
 
     LockDefinitions(ConfigurableBeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -89,8 +92,36 @@ final class LockDefinitions {
                     + "; return a wrapper type or Optional, or use a fallbackMethod");
         }
         specific.trySetAccessible();
-        return new LockDefinition(specific, targetClass, name, keyTexts, List.copyOf(expressions), waitMillis, leaseMillis,
-                holdAtLeast, annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
+        LockDefinition definition = new LockDefinition(specific, targetClass, name, keyTexts, List.copyOf(expressions), waitMillis,
+                leaseMillis, holdAtLeast, annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
+        Locker known = locker;
+        if (known != null) {
+            requireOffered(definition, known);
+        }
+        return definition;
+    }
+
+    /**
+     * Checks every definition found so far, and from now on each one found later (a lazy bean's), against
+     * what {@code locker} offers: an annotation the Locker cannot serve would otherwise fail on every call.
+     * Called once the singletons exist, because the Locker must not be created while beans are proxied.
+     *
+     * @throws IllegalStateException naming the method, the attribute and the property that chose the Locker
+     */
+    void requireOfferedBy(Locker locker) {
+        this.locker = locker;
+        for (Optional<LockDefinition> definition : cache.values()) {
+            definition.ifPresent(found -> requireOffered(found, locker));
+        }
+    }
+
+    private static void requireOffered(LockDefinition definition, Locker locker) {
+        if (definition.keyTexts.size() > 1 && locker instanceof RedlockLocker) {
+            throw invalid(ClassUtils.getShortName(definition.targetClass) + "#" + definition.method.getName(),
+                    "locks " + definition.keyTexts.size() + " keys together (keys = " + definition.keyTexts
+                            + "), but the Locker is a Redlock one (redis-lock.redlock.nodes), which offers no multi-locks;"
+                            + " lock a single key, or drop redis-lock.redlock.nodes");
+        }
     }
 
     private List<String> keyTexts(DistributedLock annotation, String where) {

@@ -1,0 +1,94 @@
+package io.github.redislock.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.redislock.Locker;
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockRedlockAutoConfiguration;
+import io.github.redislock.core.RedlockLocker;
+import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Redlock offers plain locks only: an annotated method that could never take its lock there (several
+ * keys, a multi-lock) stops the application at startup instead of failing on every call.
+ */
+class DistributedLockOnRedlockTest {
+
+    static final List<RedisServerProcess> masters = new ArrayList<>();
+
+    private final ApplicationContextRunner application = new ApplicationContextRunner()
+            .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class,
+                    RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
+
+    @BeforeAll
+    static void startMasters() {
+        for (int i = 0; i < 3; i++) {
+            masters.add(TestRedis.startNew());
+        }
+    }
+
+    @AfterAll
+    static void stopMasters() {
+        masters.forEach(RedisServerProcess::stop);
+    }
+
+    private ApplicationContextRunner onRedlock() {
+        return application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
+                "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()));
+    }
+
+    @Test
+    void severalKeysOnARedlockLockerStopStartupNamingTheMethodAndTheProperty() {
+        onRedlock().withBean(TransferService.class).run(context -> assertThat(context).getFailure()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@DistributedLock on DistributedLockOnRedlockTest.TransferService#transfer")
+                .hasMessageContaining("keys")
+                .hasMessageContaining("redis-lock.redlock.nodes"));
+    }
+
+    @Test
+    void aSingleKeyOnARedlockLockerStartsAndLocks() {
+        onRedlock().withBean(StockService.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(StockService.class).reserve("42")).isTrue();
+            assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:redlock-stock:42")).isEqualTo(0L));
+        });
+    }
+
+    @Test
+    void severalKeysWithoutRedlockStillStart() {
+        application.withBean(TransferService.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    static class TransferService {
+        @DistributedLock(keys = {"'redlock-account:' + #from", "'redlock-account:' + #to"})
+        public void transfer(String from, String to) {
+        }
+    }
+
+    static class StockService {
+        private final Locker locker;
+
+        StockService(Locker locker) {
+            this.locker = locker;
+        }
+
+        @DistributedLock(key = "'redlock-stock:' + #sku")
+        public boolean reserve(String sku) {
+            return locker instanceof RedlockLocker && locker.isHeldByCurrentThread("redlock-stock:" + sku);
+        }
+    }
+}
