@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,29 +23,24 @@ import org.junit.jupiter.api.Test;
  */
 class DocumentationLinksTest {
 
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Pattern HEADING = Pattern.compile("^#{1,6} (.+)$");
 
     @Test
     void everyRelativeLinkOfTheManualLeadsToAFileAndAHeadingThatExist() throws IOException {
-        List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(path -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
         List<String> dead = new ArrayList<>();
         int checked = 0;
-        for (Path page : pages) {
-            Matcher link = LINK.matcher(withoutCode(Files.readString(page, StandardCharsets.UTF_8)));
+        for (Manual.Page page : Manual.pages()) {
+            Matcher link = LINK.matcher(page.prose());
             while (link.find()) {
                 String target = link.group(1);
                 if (target.matches("^[a-z]+:.*")) {
                     continue; // http(s) and mailto links are not the build's to check
                 }
                 checked++;
-                String problem = problem(page, target);
+                String problem = problem(page.path(), target);
                 if (problem != null) {
-                    dead.add(ROOT.relativize(page) + ": (" + target + ") " + problem);
+                    dead.add(page.name() + ": (" + target + ") " + problem);
                 }
             }
         }
@@ -73,26 +67,13 @@ class DocumentationLinksTest {
     /** The anchors GitHub gives a Markdown file's headings: lower case, punctuation dropped, spaces as hyphens. */
     private static Set<String> anchors(Path markdown) throws IOException {
         Set<String> anchors = new HashSet<>();
-        for (String line : withoutCode(Files.readString(markdown, StandardCharsets.UTF_8)).split("\n")) {
+        Manual.Page page = new Manual.Page(markdown, Files.readAllLines(markdown, StandardCharsets.UTF_8));
+        for (String line : page.prose().split("\n")) {
             Matcher heading = HEADING.matcher(line);
             if (heading.matches()) {
                 anchors.add(heading.group(1).trim().toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
             }
         }
         return anchors;
-    }
-
-    /** The text without fenced code blocks, whose brackets and hashes are code, not links or headings. */
-    private static String withoutCode(String markdown) {
-        StringBuilder text = new StringBuilder();
-        boolean code = false;
-        for (String line : markdown.split("\n")) {
-            if (line.startsWith("```")) {
-                code = !code;
-            } else if (!code) {
-                text.append(line).append('\n');
-            }
-        }
-        return text.toString();
     }
 }
