@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -11,7 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * roles that Spring Integration's {@code LockRegistryLeaderInitiator} elects on our {@code LockRegistry}.
  */
 @ConfigurationProperties(prefix = "redis-lock.leader")
-public class RedisLockLeaderProperties {
+public class RedisLockLeaderProperties implements InitializingBean {
 
     /**
      * How long a role's lock outlives its leader's last renewal: a leader killed outright is replaced
@@ -42,6 +43,16 @@ public class RedisLockLeaderProperties {
         return settings != null && settings.getLease() != null ? settings.getLease() : lease;
     }
 
+    /** Checks each role's lease once bound: only here is the role's name, hence its property's, known. */
+    @Override
+    public void afterPropertiesSet() {
+        roles.forEach((role, settings) -> {
+            if (settings.getLease() != null) {
+                checked("redis-lock.leader.roles." + role + ".lease", settings.getLease());
+            }
+        });
+    }
+
     static Duration checked(String property, Duration lease) {
         if (lease == null || lease.toMillis() < 100) {
             throw new IllegalArgumentException(property + " must be at least 100ms, but was " + lease);
@@ -61,8 +72,9 @@ public class RedisLockLeaderProperties {
             return lease;
         }
 
+        /** Checked with the role's name once all roles are bound ({@link RedisLockLeaderProperties#afterPropertiesSet}). */
         public void setLease(Duration lease) {
-            this.lease = checked("redis-lock.leader.roles.<role>.lease", lease);
+            this.lease = lease;
         }
     }
 }
