@@ -68,7 +68,7 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implem
     /** Every annotated method found while the beans were proxied must be one the Locker can serve. */
     @Override
     public void afterSingletonsInstantiated() {
-        definitions.requireOfferedBy(locker.get());
+        definitions.requireOfferedBy(locker);
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
@@ -51,8 +52,11 @@ final class LockDefinitions {
     private final SpelExpressionParser parser;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, Optional<LockDefinition>> cache = new ConcurrentHashMap<>();
-    /** The application's Locker once known ({@link #requireOfferedBy}); until then only the annotation itself is checked. */
-    private volatile Locker locker;
+    /**
+     * The application's Locker, to be asked only once the singletons exist ({@link #requireOfferedBy}),
+     * and only for a definition that some Locker may not serve; null before then.
+     */
+    private volatile Supplier<Locker> locker;
 
     LockDefinitions(ConfigurableBeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -94,7 +98,7 @@ final class LockDefinitions {
         specific.trySetAccessible();
         LockDefinition definition = new LockDefinition(specific, targetClass, name, keyTexts, List.copyOf(expressions), waitMillis,
                 leaseMillis, holdAtLeast, annotation.onFailure(), fallback, returnKind, argumentIndexes, new BeanFactoryResolver(beanFactory));
-        Locker known = locker;
+        Supplier<Locker> known = locker;
         if (known != null) {
             requireOffered(definition, known);
         }
@@ -103,20 +107,21 @@ final class LockDefinitions {
 
     /**
      * Checks every definition found so far, and from now on each one found later (a lazy bean's), against
-     * what {@code locker} offers: an annotation the Locker cannot serve would otherwise fail on every call.
+     * what the Locker offers: an annotation the Locker cannot serve would otherwise fail on every call.
      * Called once the singletons exist, because the Locker must not be created while beans are proxied.
      *
      * @throws IllegalStateException naming the method, the attribute and the property that chose the Locker
      */
-    void requireOfferedBy(Locker locker) {
+    void requireOfferedBy(Supplier<Locker> locker) {
         this.locker = locker;
         for (Optional<LockDefinition> definition : cache.values()) {
             definition.ifPresent(found -> requireOffered(found, locker));
         }
     }
 
-    private static void requireOffered(LockDefinition definition, Locker locker) {
-        if (definition.keyTexts.size() > 1 && locker instanceof RedlockLocker) {
+    /** Asks for the Locker only for several keys, so an application whose Locker cannot be resolved uniquely starts as before. */
+    private static void requireOffered(LockDefinition definition, Supplier<Locker> locker) {
+        if (definition.keyTexts.size() > 1 && locker.get() instanceof RedlockLocker) {
             throw invalid(ClassUtils.getShortName(definition.targetClass) + "#" + definition.method.getName(),
                     "locks " + definition.keyTexts.size() + " keys together (keys = " + definition.keyTexts
                             + "), but the Locker is a Redlock one (redis-lock.redlock.nodes), which offers no multi-locks;"
