@@ -97,6 +97,12 @@ class DocumentedCommandsTest {
         assertThat(wrong).as("commands naming what does not exist").isEmpty();
     }
 
+    @Test
+    void aCommandIsItsContinuationLinesJoinedWithoutComments() {
+        assertThat(commands(List.of("# build first", "./mvnw -pl a \\", "    -am verify   # both", "", "java -jar a/target/a.jar")))
+                .containsExactly("./mvnw -pl a -am verify", "java -jar a/target/a.jar");
+    }
+
     /** The block's commands: continuation lines joined, comments and blank lines dropped. */
     static List<String> commands(List<String> lines) {
         List<String> commands = new ArrayList<>();

@@ -124,6 +124,23 @@ class DocumentedNamesTest {
         assertThat(missing).as("log lines and messages the manual quotes but no source writes").isEmpty();
     }
 
+    @Test
+    void aQuoteMatchesTheLiteralsItsCodeConcatenatesAndNotAChangedWord() {
+        List<String> literals = List.of("Released ", " after holding it ", " ms", "Skipped ", ": lock '", "' is held by ", "owner ");
+
+        assertThat(absentText("Released 'lock:x' after holding it 48 ms", literals)).isNull();
+        assertThat(absentText("Skipped Reports#nightlyReport: lock 'job:report' is held by owner <clientId>:57", literals)).isNull();
+        assertThat(absentText("Released 'lock:x' after keeping it 48 ms", literals)).isEqualTo("keeping");
+    }
+
+    @Test
+    void onlyWhatReadsAsASentenceIsTakenForAQuote() {
+        assertThat(isSentence("Acquired 'lock:x' after waiting 12 ms")).isTrue();
+        assertThat(isSentence("RedisLocker.builder(connectionFactory)")).isFalse();
+        assertThat(isSentence("Mono<Order> order = locks.withLock(key)")).isFalse();
+        assertThat(isSentence("GET /actuator/locks")).isFalse();
+    }
+
     /** Whether a quote reads as a log line or message: a capitalised first word, three words or more, no code. */
     static boolean isSentence(String quote) {
         String[] words = quote.split(" ");
