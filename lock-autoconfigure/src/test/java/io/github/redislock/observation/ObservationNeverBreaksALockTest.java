@@ -59,7 +59,7 @@ class ObservationNeverBreaksALockTest {
     }
 
     @Test
-    void anObserverThatThrowsEverywhereLeavesLockTryLockAndUnlockWorking(CapturedOutput output) {
+    void anObserverThatThrowsOnAcquiredAndReleasedLeavesLockTryLockAndUnlockWorking(CapturedOutput output) {
         contextRunner.withUserConfiguration(ObserverThatThrows.class).run(context -> {
             RedisLocker locker = context.getBean(RedisLocker.class);
 
