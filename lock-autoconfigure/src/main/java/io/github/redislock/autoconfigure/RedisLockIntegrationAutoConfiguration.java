@@ -20,7 +20,8 @@ import org.springframework.integration.support.locks.LockRegistry;
  * receivers, message stores and {@code LockRegistryLeaderInitiator} then lock through the Locker. A key
  * named under {@code redis-lock.leader.roles} gets its role's leadership lease, other keys
  * {@code redis-lock.integration.lease} (by default the Locker's watchdog timeout). Backs off when the
- * application defines a LockRegistry of its own.
+ * application defines a LockRegistry of its own. A Redlock Locker ({@code redis-lock.redlock.nodes})
+ * fails startup here: it gives no fencing tokens, which the registry's locks need.
  */
 @AutoConfiguration(after = {RedisLockAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class, RedisLockLeaderAutoConfiguration.class})
 @ConditionalOnClass(LockRegistry.class)

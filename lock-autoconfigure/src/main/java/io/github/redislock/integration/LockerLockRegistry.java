@@ -10,6 +10,7 @@ import java.util.function.Function;
 import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
+import io.github.redislock.leader.FencingTokenLockers;
 
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
@@ -40,10 +41,14 @@ public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
     /** Per thread: key -> how many holds this thread took through this registry and has not released. */
     private final ThreadLocal<Map<String, Integer>> holds = ThreadLocal.withInitial(HashMap::new);
 
-    /** Every key's lock on {@code locker}. */
+    /**
+     * Every key's lock on {@code locker}.
+     *
+     * @throws IllegalArgumentException when {@code locker} gives no fencing tokens (Redlock): see {@link FencingTokenLockers}
+     */
     public LockerLockRegistry(Locker locker) {
         this(key -> locker);
-        Objects.requireNonNull(locker, "locker");
+        FencingTokenLockers.require(Objects.requireNonNull(locker, "locker"), "LockerLockRegistry");
     }
 
     /**
@@ -61,7 +66,9 @@ public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
      */
     @Override
     public RedisLock obtain(Object lockKey) {
-        return new RegistryLock(this, key(lockKey));
+        String key = key(lockKey);
+        lockerFor(key);
+        return new RegistryLock(this, key);
     }
 
     /**
@@ -111,11 +118,7 @@ public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
     }
 
     Locker lockerFor(String key) {
-        Locker locker = lockers.apply(key);
-        if (locker == null) {
-            throw new IllegalStateException("No Locker for lock '" + key + "'");
-        }
-        return locker;
+        return FencingTokenLockers.require(lockers.apply(key), "Lock '" + key + "' of LockerLockRegistry");
     }
 
     /** How many holds of {@code key} the calling thread took through this registry and has not released. */
