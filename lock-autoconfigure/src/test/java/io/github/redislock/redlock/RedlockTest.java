@@ -309,13 +309,13 @@ class RedlockTest {
 
     @Test
     void theLockRegistryRefusesARedlockLockerNamingTheProperty() {
-        assertThatThrownBy(() -> new LockerLockRegistry(first)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LockerLockRegistry<>(first)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("LockerLockRegistry");
     }
 
     @Test
     void aLockRegistryThatPicksARedlockLockerForAKeyRefusesToObtainItsLock() {
-        LockerLockRegistry registry = new LockerLockRegistry(lockKey -> first);
+        LockerLockRegistry<?> registry = new LockerLockRegistry<>(lockKey -> first);
         assertThatThrownBy(() -> registry.obtain(key)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("'" + key + "'");
         assertThat(copiesOf(key)).isZero();
