@@ -26,7 +26,7 @@ import org.springframework.integration.support.locks.LockRegistry;
  * {@code redis-lock.integration.lease} (by default the Locker's watchdog timeout). Backs off when the
  * application defines a LockRegistry of its own. A Redlock Locker ({@code redis-lock.redlock.nodes})
  * fails startup here: it gives no fencing tokens, which the registry's locks need. On Spring Integration 7
- * the bean is a {@code LockerLockRegistry<DistributedRedisLock>}, on 6.5 a {@code LockerLockRegistry<RedisLock>}.
+ * the bean is a {@code LockerLockRegistry<DistributedRedisLock>}, on 6.5 a {@code LockerLockRegistry} of {@code RedisLock}s.
  */
 @AutoConfiguration(after = {RedisLockAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class, RedisLockLeaderAutoConfiguration.class})
 @ConditionalOnClass(LockRegistry.class)
@@ -49,16 +49,21 @@ public class RedisLockIntegrationAutoConfiguration {
         }
     }
 
-    /** Spring Integration 6.5 (the Boot 3.5 line), which has no {@code DistributedLock}. */
+    /**
+     * Spring Integration 6.5 (the Boot 3.5 line), which has no {@code DistributedLock}. The bean's type is
+     * the raw class: its interface is generic only on Spring Integration 7, and reflecting on a type
+     * argument of {@code RenewableLockRegistry} fails on 6.5 (as ahead-of-time processing does).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingClass(DISTRIBUTED_LOCK)
     static class RedisLocks {
 
         @Bean
         @ConditionalOnMissingBean(LockRegistry.class)
-        LockerLockRegistry<RedisLock> lockRegistry(Locker locker, ObjectProvider<LeaseLockers> leaseLockers,
-                                                   RedisLockIntegrationProperties properties, RedisLockLeaderProperties leader) {
-            return registry(locker, leaseLockers.getIfAvailable(), properties, leader);
+        @SuppressWarnings("rawtypes")
+        LockerLockRegistry lockRegistry(Locker locker, ObjectProvider<LeaseLockers> leaseLockers,
+                                        RedisLockIntegrationProperties properties, RedisLockLeaderProperties leader) {
+            return RedisLockIntegrationAutoConfiguration.<RedisLock>registry(locker, leaseLockers.getIfAvailable(), properties, leader);
         }
     }
 
