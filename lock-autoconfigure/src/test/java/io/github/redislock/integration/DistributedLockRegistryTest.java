@@ -12,7 +12,6 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockIntegrationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockLeaderAutoConfiguration;
-import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -34,32 +33,25 @@ class DistributedLockRegistryTest {
 
     private static final Duration WATCHDOG_TIMEOUT = Duration.ofMillis(300);
 
-    private LockerFixture first;
-    private LockerFixture second;
-    private LockerLockRegistry<DistributedRedisLock> registry;
-    private LockerLockRegistry<DistributedRedisLock> otherInstance;
+    private TwoInstances<DistributedRedisLock> instances;
     private String key;
 
     @BeforeEach
     void startInstances() {
-        first = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), WATCHDOG_TIMEOUT);
-        second = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), WATCHDOG_TIMEOUT);
-        registry = new LockerLockRegistry<>(first.locker);
-        otherInstance = new LockerLockRegistry<>(second.locker);
+        instances = new TwoInstances<>(WATCHDOG_TIMEOUT);
         key = "distributed-" + UUID.randomUUID();
     }
 
     @AfterEach
     void stopInstances() {
-        first.close();
-        second.close();
+        instances.close();
     }
 
     @Test
     void theRegistrysLocksAreSpringIntegrationsDistributedLocks() {
-        LockRegistry<DistributedRedisLock> asSpringIntegrationSeesIt = registry;
+        LockRegistry<DistributedRedisLock> asSpringIntegrationSeesIt = instances.registry;
         DistributedLock lock = asSpringIntegrationSeesIt.obtain(key);
-        assertThat(lock).isInstanceOf(DistributedRedisLock.class).isEqualTo(registry.obtain(key));
+        assertThat(lock).isInstanceOf(DistributedRedisLock.class).isEqualTo(instances.registry.obtain(key));
     }
 
     /** One way of taking a lock for a time to live. */
@@ -80,26 +72,26 @@ class DistributedLockRegistryTest {
 
     private void heldForItsTimeToLivePastTheWatchdogTimeout(TakeForTimeToLive takeForTimeToLive) throws Exception {
         for (int i = 0; i < 3; i++) {
-            DistributedLock lock = registry.obtain(key);
+            DistributedLock lock = instances.registry.obtain(key);
             takeForTimeToLive.take(lock, Duration.ofMillis(1000));
             try {
                 Thread.sleep(WATCHDOG_TIMEOUT.toMillis() + 100);
-                assertThat(otherInstance.obtain(key).tryLock()).isFalse();
+                assertThat(instances.otherInstance.obtain(key).tryLock()).isFalse();
             } finally {
                 lock.unlock();
             }
         }
-        assertThat(first.redis.hasKey(first.redisKey(key))).isFalse();
+        assertThat(instances.first.redis.hasKey(instances.first.redisKey(key))).isFalse();
     }
 
     @Test
     void theTimeToLiveIsTheLocksLeaseInRedisAndTheWatchdogLeavesItAlone() {
-        DistributedRedisLock lock = registry.obtain(key);
+        DistributedRedisLock lock = instances.registry.obtain(key);
         lock.lock(Duration.ofSeconds(5));
         try {
-            long expiry = first.redis.getExpire(first.redisKey(key), TimeUnit.MILLISECONDS);
+            long expiry = instances.first.redis.getExpire(instances.first.redisKey(key), TimeUnit.MILLISECONDS);
             assertThat(expiry).as("the time to live, not the 300 ms watchdog timeout").isBetween(4000L, 5000L);
-            assertThat(first.locker.watchdogState().watchedCount()).isZero();
+            assertThat(instances.first.locker.watchdogState().watchedCount()).isZero();
             assertThat(lock.getHoldCount()).isEqualTo(1);
         } finally {
             lock.unlock();
@@ -108,29 +100,29 @@ class DistributedLockRegistryTest {
 
     @Test
     void aTimeToLiveEndsTheLockWhileItsHolderLivesAndItsLaterUnlockThrows() throws Exception {
-        DistributedLock lock = registry.obtain(key);
+        DistributedLock lock = instances.registry.obtain(key);
         lock.lock(Duration.ofMillis(300));
-        DistributedLock theirs = otherInstance.obtain(key);
+        DistributedLock theirs = instances.otherInstance.obtain(key);
 
         assertThat(theirs.tryLock(Duration.ofSeconds(3), Duration.ofSeconds(5))).as("free once the time to live ran out").isTrue();
 
         assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock).withMessageContaining(key);
-        assertThat(otherInstance.obtain(key).tryLock()).as("still the new holder's").isTrue();
+        assertThat(instances.otherInstance.obtain(key).tryLock()).as("still the new holder's").isTrue();
         theirs.unlock();
         theirs.unlock();
-        assertThat(first.redis.hasKey(first.redisKey(key))).isFalse();
+        assertThat(instances.first.redis.hasKey(instances.first.redisKey(key))).isFalse();
     }
 
     @Test
     void aTryWithATimeToLiveGivesUpAfterItsWaitTimeAndHoldsNothing() throws Exception {
-        DistributedLock held = registry.obtain(key);
+        DistributedLock held = instances.registry.obtain(key);
         held.lock();
         try {
             long start = System.nanoTime();
-            assertThat(otherInstance.obtain(key).tryLock(Duration.ofMillis(200), Duration.ofSeconds(5))).isFalse();
+            assertThat(instances.otherInstance.obtain(key).tryLock(Duration.ofMillis(200), Duration.ofSeconds(5))).isFalse();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
-            assertThat(otherInstance.obtain(key).tryLock(Duration.ofMillis(-1), Duration.ofSeconds(5))).as("a negative wait tries once").isFalse();
-            assertThat(second.locker.heldLockCount()).isZero();
+            assertThat(instances.otherInstance.obtain(key).tryLock(Duration.ofMillis(-1), Duration.ofSeconds(5))).as("a negative wait tries once").isFalse();
+            assertThat(instances.second.locker.heldLockCount()).isZero();
         } finally {
             held.unlock();
         }
@@ -138,14 +130,14 @@ class DistributedLockRegistryTest {
 
     @Test
     void aTimeToLiveThatIsNoLeaseIsRefusedNamingTheKeyAndNothingIsTaken() {
-        DistributedLock lock = registry.obtain(key);
+        DistributedLock lock = instances.registry.obtain(key);
         assertThatIllegalArgumentException().isThrownBy(() -> lock.lock(Duration.ZERO)).withMessageContaining(key);
         assertThatIllegalArgumentException().isThrownBy(() -> lock.lock(null)).withMessageContaining(key);
         assertThatIllegalArgumentException().isThrownBy(() -> lock.lock(Duration.ofDays(366))).withMessageContaining(key);
         assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ZERO, Duration.ofSeconds(-1))).withMessageContaining(key);
         assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(null, Duration.ofSeconds(1))).withMessageContaining(key);
-        assertThat(first.redis.hasKey(first.redisKey(key))).isFalse();
-        assertThat(first.locker.heldLockCount()).isZero();
+        assertThat(instances.first.redis.hasKey(instances.first.redisKey(key))).isFalse();
+        assertThat(instances.first.locker.heldLockCount()).isZero();
     }
 
     @Test

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class LockerLockRegistryTest {
 
+    private TwoInstances<RedisLock> instances;
     private LockerFixture first;
     private LockerFixture second;
     private LockerLockRegistry<RedisLock> registry;
@@ -41,18 +42,18 @@ class LockerLockRegistryTest {
 
     @BeforeEach
     void startInstances() {
-        first = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
-        second = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
-        registry = new LockerLockRegistry<>(first.locker);
-        otherInstance = new LockerLockRegistry<>(second.locker);
+        instances = new TwoInstances<>(Duration.ofSeconds(1));
+        first = instances.first;
+        second = instances.second;
+        registry = instances.registry;
+        otherInstance = instances.otherInstance;
         key = "registry-" + UUID.randomUUID();
     }
 
     @AfterEach
     void stopInstances() {
         threads.shutdownNow();
-        first.close();
-        second.close();
+        instances.close();
     }
 
     @Test
