@@ -18,6 +18,7 @@ public class LockLostEvent extends ApplicationEvent {
     private final String redisKey;
     private final String owner;
     private final String reason;
+    private final long fencingToken;
 
     public LockLostEvent(Object source, String key, String redisKey, String owner) {
         this(source, key, redisKey, owner, EXPIRED_OR_DELETED);
@@ -25,7 +26,16 @@ public class LockLostEvent extends ApplicationEvent {
 
     /** @param reason why it was lost, e.g. {@link #OWNER_THREAD_TERMINATED} */
     public LockLostEvent(Object source, String key, String redisKey, String owner, String reason) {
+        this(source, key, redisKey, owner, reason, 0);
+    }
+
+    /**
+     * @param reason       why it was lost, e.g. {@link #OWNER_THREAD_TERMINATED}
+     * @param fencingToken the fencing token of the hold that was lost, or 0 when unknown
+     */
+    public LockLostEvent(Object source, String key, String redisKey, String owner, String reason, long fencingToken) {
         super(source);
+        this.fencingToken = fencingToken;
         this.key = key;
         this.redisKey = redisKey;
         this.owner = owner;
@@ -49,6 +59,15 @@ public class LockLostEvent extends ApplicationEvent {
     /** The Redis key of the lock hash. */
     public String getRedisKey() {
         return redisKey;
+    }
+
+    /**
+     * The fencing token of the hold that was lost, or 0 when unknown. It tells this loss from that of a
+     * later hold of the same owner and key: the event is delivered off the watchdog's thread, and the
+     * owner may have taken the lock again by then.
+     */
+    public long getFencingToken() {
+        return fencingToken;
     }
 
     /** The owner that lost it: {@code <clientId>:<threadId>} or an invocation's owner token. */

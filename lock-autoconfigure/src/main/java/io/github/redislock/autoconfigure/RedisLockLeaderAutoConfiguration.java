@@ -39,20 +39,30 @@ public class RedisLockLeaderAutoConfiguration {
         return new LockersLifecycle(context, lockers::built, Stream::empty, redis.connectionFactory(), 1);
     }
 
-    /** Closed when the context stops, before the lock Redis's subscriptions and connections: its leaders hand their roles on. */
+    /** Closed for good when the context closes, after {@link #leaderElectionLifecycle} stopped it. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LeaderElection.class)
     LockerLeaderElection leaderElection(LeaseLockers lockers, RedisLockLeaderProperties properties, ApplicationEventPublisher events) {
         return new LockerLeaderElection(role -> lockers.forLease(properties.leaseOf(role)), events);
     }
 
-    /** The election stops one phase before its lockers close: its leaders hand their roles on first. */
+    /**
+     * The election stops one phase before its lockers close: its leaders hand their roles on first. A
+     * stop is no close: a context that stops to start again ({@code context.stop()}, a checkpoint) leads
+     * its roles again once started, and only the context's close ends the election.
+     */
     @Bean
     BeforeRedisStops leaderElectionLifecycle(ObjectProvider<LockerLeaderElection> election, LockRedis redis) {
         return new BeforeRedisStops(redis.connectionFactory(), 2) {
             @Override
+            public void start() {
+                super.start();
+                election.ifAvailable(LockerLeaderElection::start);
+            }
+
+            @Override
             void beforeRedisStops() {
-                election.ifAvailable(LockerLeaderElection::close);
+                election.ifAvailable(LockerLeaderElection::stop);
             }
         };
     }

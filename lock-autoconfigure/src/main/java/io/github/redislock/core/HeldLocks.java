@@ -127,7 +127,7 @@ final class HeldLocks {
             holds.remove(hold.id(), hold); // nobody is left to unlock it
         }
         observer.lost(observed(hold), true);
-        lostEvents.publish(new LockLostEvent(locker, hold.keys.key(), hold.keys.name(), hold.owner, reason)); // off the watchdog thread
+        lostEvents.publish(new LockLostEvent(locker, hold.keys.key(), hold.keys.name(), hold.owner, reason, hold.token)); // off the watchdog thread
     }
 
     static LockObserver.ObservedLock observed(Hold hold) {

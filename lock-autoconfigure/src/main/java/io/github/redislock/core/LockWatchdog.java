@@ -143,7 +143,11 @@ final class LockWatchdog implements WatchdogState, AutoCloseable {
         }
         listener.renewed(batch.size() - lost.size(), lost.size());
         stopRenewing(lost);
-        lastRenewal = Instant.now();
+        if (lost.isEmpty()) {
+            // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
+            // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
+            lastRenewal = Instant.now();
+        }
         succeeded();
     }
 

@@ -15,7 +15,11 @@ public interface WatchdogState {
     /** How many locks are renewed now. */
     int watchedCount();
 
-    /** When the last renewal tick succeeded, or null when none has run. */
+    /**
+     * When the last renewal tick succeeded and found every lock it renewed still held, or null when none
+     * has. A tick that finds a lock gone does not count: what it renewed is not a sign that every watched
+     * lock is still held.
+     */
     Instant lastRenewal();
 
     /** Renewal ticks that failed in a row (Redis unreachable); 0 after a success. */

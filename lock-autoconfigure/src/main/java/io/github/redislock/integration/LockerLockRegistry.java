@@ -10,8 +10,10 @@ import java.util.function.Function;
 import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
+import io.github.redislock.leader.FencingTokenLockers;
 
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.util.ClassUtils;
 
 /**
  * Spring Integration's {@code LockRegistry} on a {@link Locker}: {@link #obtain} gives the reentrant
@@ -33,17 +35,32 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * Compiled against Spring Integration 7, whose registries are generic; the same class runs on 6.5,
  * whose are not (the type argument is then only a compile-time note, and {@link #renewLock(Object, Duration)}
  * a method of this class alone).
+ *
+ * <p>Where Spring Integration 7's {@code DistributedLock} exists (the Spring Boot 4 line), every lock it
+ * hands out is a {@link DistributedRedisLock}, with a time to live per use that is a lease of ours:
+ * declare it as {@code LockerLockRegistry<DistributedRedisLock>} there (the auto-configured bean is one).
+ * On Spring Integration 6.5 its locks are {@link RedisLock}s: {@code LockerLockRegistry<RedisLock>}.
+ *
+ * @param <L> the type of its locks: {@link RedisLock}, or {@link DistributedRedisLock} on Spring Integration 7
  */
-public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
+public class LockerLockRegistry<L extends RedisLock> implements RenewableLockRegistry<L> {
+
+    /** Whether Spring Integration 7's DistributedLock is there: the locks then implement it. */
+    private static final boolean DISTRIBUTED_LOCKS = ClassUtils.isPresent("org.springframework.integration.support.locks.DistributedLock",
+            LockerLockRegistry.class.getClassLoader());
 
     private final Function<String, Locker> lockers;
     /** Per thread: key -> how many holds this thread took through this registry and has not released. */
     private final ThreadLocal<Map<String, Integer>> holds = ThreadLocal.withInitial(HashMap::new);
 
-    /** Every key's lock on {@code locker}. */
+    /**
+     * Every key's lock on {@code locker}.
+     *
+     * @throws IllegalArgumentException when {@code locker} gives no fencing tokens (Redlock): see {@link FencingTokenLockers}
+     */
     public LockerLockRegistry(Locker locker) {
         this(key -> locker);
-        Objects.requireNonNull(locker, "locker");
+        FencingTokenLockers.require(Objects.requireNonNull(locker, "locker"), "LockerLockRegistry");
     }
 
     /**
@@ -60,8 +77,12 @@ public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
      * @throws IllegalArgumentException when the key is not a non-blank String
      */
     @Override
-    public RedisLock obtain(Object lockKey) {
-        return new RegistryLock(this, key(lockKey));
+    @SuppressWarnings("unchecked") // L is RedisLock, or DistributedRedisLock where that type loads (see the class comment)
+    public L obtain(Object lockKey) {
+        String key = key(lockKey);
+        lockerFor(key);
+        RegistryLock lock = DISTRIBUTED_LOCKS ? DistributedRegistryLock.of(this, key) : new RegistryLock(this, key);
+        return (L) lock;
     }
 
     /**
@@ -111,11 +132,7 @@ public class LockerLockRegistry implements RenewableLockRegistry<RedisLock> {
     }
 
     Locker lockerFor(String key) {
-        Locker locker = lockers.apply(key);
-        if (locker == null) {
-            throw new IllegalStateException("No Locker for lock '" + key + "'");
-        }
-        return locker;
+        return FencingTokenLockers.require(lockers.apply(key), "Lock '" + key + "' of LockerLockRegistry");
     }
 
     /** How many holds of {@code key} the calling thread took through this registry and has not released. */

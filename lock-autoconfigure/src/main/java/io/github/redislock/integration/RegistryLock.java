@@ -1,7 +1,9 @@
 package io.github.redislock.integration;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.LongSupplier;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
@@ -17,7 +19,7 @@ import io.github.redislock.RedisLock;
  * lock for somebody else. A re-entry compares the hold's token before and after instead, and a
  * changed token, or a hold the watchdog already found gone, is reported as the loss it is.
  */
-final class RegistryLock implements RedisLock {
+class RegistryLock implements RedisLock {
 
     /** One acquisition on the key's Locker. */
     @FunctionalInterface
@@ -25,10 +27,10 @@ final class RegistryLock implements RedisLock {
         boolean run(Locker locker) throws InterruptedException;
     }
 
-    private final LockerLockRegistry registry;
+    private final LockerLockRegistry<?> registry;
     private final String key;
 
-    RegistryLock(LockerLockRegistry registry, String key) {
+    RegistryLock(LockerLockRegistry<?> registry, String key) {
         this.registry = registry;
         this.key = key;
     }
@@ -76,6 +78,62 @@ final class RegistryLock implements RedisLock {
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         return acquire(locker -> locker.tryLock(key, waitTime, leaseTime, unit));
+    }
+
+    /**
+     * Takes the lock, waiting as long as needed and keeping an interrupt for later, for {@code ttl}: a
+     * lease, after which Redis frees the lock unless it was unlocked before. The watchdog does not renew
+     * it (a {@code renewLock} call does). Spring Integration 7's {@code DistributedLock.lock(Duration)}.
+     *
+     * @throws IllegalArgumentException when {@code ttl} is not between 1 ms and 365 days (a lease's limits)
+     */
+    public void lock(Duration ttl) {
+        checkPositive(ttl);
+        long leaseMillis = saturated(ttl::toMillis);
+        try {
+            acquire(locker -> {
+                if (leaseMillis <= Integer.MAX_VALUE) {
+                    locker.lock(key, TimeUnit.MILLISECONDS, (int) leaseMillis);
+                } else { // over 24 days: whole seconds, up to the Locker's limit
+                    locker.lock(key, TimeUnit.SECONDS, (int) Math.min(Integer.MAX_VALUE, TimeUnit.MILLISECONDS.toSeconds(leaseMillis)));
+                }
+                return true;
+            });
+        } catch (InterruptedException e) {
+            throw new AssertionError("An uninterruptible lock cannot be interrupted", e);
+        }
+    }
+
+    /**
+     * Takes the lock if it becomes free within {@code waitTime} (zero or less: tries once), for
+     * {@code ttl} as in {@link #lock(Duration)}. Spring Integration 7's {@code DistributedLock.tryLock(Duration, Duration)}.
+     *
+     * @throws IllegalArgumentException when {@code waitTime} is null or {@code ttl} is not between 1 ms and 365 days
+     */
+    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        if (waitTime == null) {
+            throw new IllegalArgumentException("The wait time for lock '" + key + "' must not be null");
+        }
+        checkPositive(ttl);
+        long leaseNanos = saturated(ttl::toNanos);
+        long waitNanos = waitTime.isNegative() ? 0 : saturated(waitTime::toNanos);
+        return acquire(locker -> locker.tryLock(key, waitNanos, leaseNanos, TimeUnit.NANOSECONDS));
+    }
+
+    /** The Locker checks a lease's limits; a zero or negative one would mean "no lease" to it, so that is refused here. */
+    private void checkPositive(Duration ttl) {
+        if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("The time to live of lock '" + key + "' must be positive, but was " + ttl);
+        }
+    }
+
+    /** Long.MAX_VALUE for a duration too long for the unit: as good as forever for a wait, and refused as a lease. */
+    private static long saturated(LongSupplier conversion) {
+        try {
+            return conversion.getAsLong();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**

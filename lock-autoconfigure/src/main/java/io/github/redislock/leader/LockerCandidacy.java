@@ -20,6 +20,8 @@ import org.springframework.context.ApplicationEventPublisher;
 /**
  * One candidacy: a thread that waits for the role's lock (queued, woken by the hand-off or the end of
  * the holder's lease), leads while it holds it, and releases it when yielding, leaving or finding it lost.
+ * Stopped (its election stopped with its context), it hands the role on and its thread ends; started
+ * again, a new thread runs for the role. Only {@link #close()} ends it for good.
  *
  * <p>The thread owns the lock, so only it takes and releases; the other methods set a reason to end
  * the leadership and wake it. It is interrupted only while it waits for the lock, never while it leads:
@@ -44,17 +46,25 @@ final class LockerCandidacy implements Candidacy, Runnable {
     private final ApplicationEventPublisher events;
     private final Object source;
     private final Consumer<LockerCandidacy> onClosed;
-    private final Thread thread;
 
-    /** Changed by the thread only, under this object's monitor (see {@link #close}). */
+    /**
+     * The thread of the current run, or null while stopped. A run ends with {@link #stop()} and a new
+     * thread begins with {@link #start()}, so the candidacy survives a stopped and restarted context.
+     */
+    private Thread thread;
+    /** Changed by the run's thread only, under this object's monitor (see {@link #stop}). */
     private Phase phase = Phase.WAITING;
     private volatile boolean leader;
     private volatile long term;
     /** When the current term was granted. */
     private volatile Instant grantedAt;
-    /** Why the current leadership ends, once something ended it. */
+    /**
+     * Why the current leadership ends, once something ended it. Reset for a new term and set by
+     * {@link #stop} under this object's monitor, so a stop racing a grant is never overwritten.
+     */
     private volatile String end;
-    private volatile boolean closed;
+    /** For good: {@link #start()} does nothing then. */
+    private boolean closed;
 
     LockerCandidacy(String role, Locker locker, LeadershipListener listener, ApplicationEventPublisher events, Object source,
                     Consumer<LockerCandidacy> onClosed) {
@@ -64,12 +74,18 @@ final class LockerCandidacy implements Candidacy, Runnable {
         this.events = events;
         this.source = source;
         this.onClosed = onClosed;
-        this.thread = new Thread(this, "redis-lock-leader-" + role);
-        this.thread.setDaemon(true);
     }
 
-    void start() {
-        thread.start();
+    /** Runs for the role on a new thread, unless it runs already or was closed. */
+    synchronized void start() {
+        if (closed || thread != null) {
+            return;
+        }
+        Thread run = new Thread(this, "redis-lock-leader-" + role);
+        run.setDaemon(true);
+        phase = Phase.WAITING;
+        thread = run;
+        run.start();
     }
 
     @Override
@@ -110,63 +126,104 @@ final class LockerCandidacy implements Candidacy, Runnable {
 
     @Override
     public void yield() {
-        if (leader) {
+        Thread run = currentThread();
+        if (leader && run != null) {
             end = LeadershipEvent.YIELDED;
-            LockSupport.unpark(thread);
+            LockSupport.unpark(run);
         }
     }
 
+    /** Leaves the election for good: a leader hands its role on. */
     @Override
     public void close() {
-        closed = true;
-        end = LeadershipEvent.LEFT;
         synchronized (this) {
+            closed = true;
+        }
+        stop();
+        onClosed.accept(this);
+    }
+
+    /**
+     * Ends the current run: a leader is revoked and hands its role on, a waiting candidate withdraws its
+     * wait. Waits (a bounded time) for that, unless called by the run's own thread (a listener).
+     */
+    void stop() {
+        Thread run;
+        synchronized (this) {
+            run = thread;
+            if (run == null) {
+                return;
+            }
+            thread = null;
+            end = LeadershipEvent.LEFT;
             if (phase == Phase.WAITING) {
-                thread.interrupt(); // withdraws the wait; nothing is held then
+                run.interrupt(); // withdraws the wait; nothing is held then
             }
         }
-        LockSupport.unpark(thread);
-        if (Thread.currentThread() != thread) {
+        LockSupport.unpark(run);
+        if (Thread.currentThread() != run) {
             try {
-                thread.join(CLOSE_WAIT.toMillis());
+                run.join(CLOSE_WAIT.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            if (thread.isAlive()) {
+            if (run.isAlive()) {
                 log.warn("The candidacy for role '" + role + "' did not end within " + CLOSE_WAIT.toSeconds()
                         + " s of leaving the election (a listener still busy?); the role is released when it ends");
             }
         }
-        onClosed.accept(this);
     }
 
-    /** The watchdog found a lock gone: when it is this leader's, it is revoked now. */
+    /** Whether {@code run} is still the thread of the current run, not one that {@link #stop} ended. */
+    private synchronized boolean isCurrent(Thread run) {
+        return thread == run;
+    }
+
+    /**
+     * The watchdog found a lock gone: when it is this leader's hold of its current term, it is revoked
+     * now. An event of an earlier term (events are delivered off the watchdog's thread, possibly after
+     * a new grant) carries that term's token and is ignored.
+     */
     void lockLost(LockLostEvent event) {
-        if (leader && role.equals(event.getKey()) && event.getOwner().endsWith(":" + thread.getId())) {
+        Thread run = currentThread();
+        if (leader && run != null && role.equals(event.getKey()) && event.getOwner().endsWith(":" + run.getId())
+                && (event.getFencingToken() == 0 || event.getFencingToken() == term)) {
             end = LeadershipEvent.LOST;
-            LockSupport.unpark(thread);
+            LockSupport.unpark(run);
         }
+    }
+
+    private synchronized Thread currentThread() {
+        return thread;
     }
 
     @Override
     public void run() {
-        while (!closed) {
+        Thread me = Thread.currentThread();
+        while (isCurrent(me)) {
             boolean acquired;
             try {
                 acquired = locker.tryLock(role, Locker.WAIT_FOREVER, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                continue; // close() withdrew the wait
+                continue; // stop() withdrew the wait
             } catch (RuntimeException e) {
                 log.warn("Waiting for the lock of role '" + role + "' failed; trying again in " + RETRY_DELAY.toMillis() + " ms", e);
                 LockSupport.parkNanos(this, RETRY_DELAY.toNanos());
                 continue;
             }
-            synchronized (this) {
-                phase = Phase.LEADING;
+            boolean granted;
+            synchronized (this) { // no stop() between the check and the new term's end being reset
+                granted = acquired && thread == me;
+                phase = Phase.LEADING; // no more interrupts: they are for waits
+                if (granted) {
+                    end = null;
+                }
             }
             Thread.interrupted(); // one meant for the wait that arrived as it ended
-            if (acquired) {
+            if (granted) {
                 lead();
+            } else if (acquired) {
+                release(); // stopped as the lock came: given back, never granted
             }
             synchronized (this) {
                 phase = Phase.WAITING;
@@ -181,7 +238,6 @@ final class LockerCandidacy implements Candidacy, Runnable {
             release();
             return;
         }
-        end = closed ? LeadershipEvent.LEFT : null;
         grantedAt = Instant.now();
         leader = true;
         tell(true, null);

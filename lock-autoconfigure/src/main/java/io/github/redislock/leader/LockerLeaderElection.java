@@ -25,19 +25,31 @@ import org.springframework.context.ApplicationListener;
  * <p>A lost lock revokes its leader when the Locker's watchdog finds it gone: at once when the Locker's
  * {@link LockLostEvent}s reach {@link #onApplicationEvent} (as they do when this is a Spring bean), else
  * within a tenth of a second.
+ *
+ * <p>It needs the Locker's fencing tokens, which are its terms: a Redlock Locker
+ * ({@code redis-lock.redlock.nodes}) is refused when a role would run on it.
+ *
+ * <p>{@link #stop()} and {@link #start()} follow its context's lifecycle: a stopped context hands its
+ * roles on and leads them again once started; only {@link #close()} is for good.
  */
 public class LockerLeaderElection implements LeaderElection, ApplicationListener<LockLostEvent>, AutoCloseable {
 
     private final Function<String, Locker> lockers;
     private final ApplicationEventPublisher events;
     private final Set<LockerCandidacy> candidacies = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    /** Whether candidacies run; guarded by {@code candidacies}, like {@link #closed}. */
+    private boolean running = true;
+    private boolean closed;
 
-    /** Every role on {@code locker}; no {@link io.github.redislock.LeadershipEvent}s are published. */
+    /**
+     * Every role on {@code locker}; no {@link io.github.redislock.LeadershipEvent}s are published.
+     *
+     * @throws IllegalArgumentException when {@code locker} gives no fencing tokens (Redlock), which are the terms
+     */
     public LockerLeaderElection(Locker locker) {
         this(role -> locker, event -> {
         });
-        Objects.requireNonNull(locker, "locker");
+        FencingTokenLockers.require(Objects.requireNonNull(locker, "locker"), "LockerLeaderElection");
     }
 
     /**
@@ -49,21 +61,42 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
         this.events = Objects.requireNonNull(events, "events");
     }
 
+    /**
+     * @throws IllegalArgumentException when the role is no valid key, or its Locker gives no fencing tokens (Redlock)
+     * @throws IllegalStateException    when the election is closed
+     */
     @Override
     public Candidacy join(String role, LeadershipListener listener) {
         Objects.requireNonNull(listener, () -> "The leadership listener of role '" + role + "' must not be null");
         if (role == null || role.isBlank()) {
             throw new IllegalArgumentException("A leader role must be a non-blank lock key, but was " + (role == null ? "null" : "'" + role + "'"));
         }
-        if (closed) {
-            throw new IllegalStateException("The leader election is closed (its application context has shut down); cannot join role '" + role + "'");
+        if (isClosed()) {
+            throw closed(role);
         }
-        Locker locker = lockers.apply(role);
+        Locker locker = FencingTokenLockers.require(lockers.apply(role), "The leader election of role '" + role + "'");
         locker.isLocked(role); // checks the key here, not later on the candidacy's thread
         LockerCandidacy candidacy = new LockerCandidacy(role, locker, listener, events, this, candidacies::remove);
-        candidacies.add(candidacy);
-        candidacy.start();
+        synchronized (candidacies) {
+            if (closed) {
+                throw closed(role);
+            }
+            candidacies.add(candidacy);
+            if (running) {
+                candidacy.start();
+            }
+        }
         return candidacy;
+    }
+
+    private boolean isClosed() {
+        synchronized (candidacies) {
+            return closed;
+        }
+    }
+
+    private static IllegalStateException closed(String role) {
+        return new IllegalStateException("The leader election is closed (its application context has shut down); cannot join role '" + role + "'");
     }
 
     /** Revokes the leader whose role's lock the watchdog found gone. */
@@ -72,10 +105,37 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
         candidacies.forEach(candidacy -> candidacy.lockLost(event));
     }
 
-    /** Closes every candidacy: leaders hand their roles on. */
+    /**
+     * Stops every candidacy until {@link #start()}: leaders hand their roles on, waiting candidates
+     * withdraw. The candidacies stay joined, and a role joined meanwhile runs from {@code start()} on.
+     * For a context that stops to start again ({@code context.stop()}, a checkpoint); {@link #close()}
+     * ends the election for good.
+     */
+    public void stop() {
+        synchronized (candidacies) {
+            running = false;
+        }
+        candidacies.forEach(LockerCandidacy::stop);
+    }
+
+    /** Runs every joined candidacy again after {@link #stop()}; nothing once closed. */
+    public void start() {
+        synchronized (candidacies) {
+            if (closed || running) {
+                return;
+            }
+            running = true;
+            candidacies.forEach(LockerCandidacy::start);
+        }
+    }
+
+    /** Closes every candidacy: leaders hand their roles on, and the election takes no candidate any more. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (candidacies) {
+            closed = true;
+            running = false;
+        }
         candidacies.forEach(LockerCandidacy::close);
     }
 }

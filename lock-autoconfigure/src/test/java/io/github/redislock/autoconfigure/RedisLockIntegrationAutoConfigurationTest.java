@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 import io.github.redislock.Locker;
+import io.github.redislock.RedisLock;
 import io.github.redislock.integration.LockerLockRegistry;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.TestRedis;
@@ -19,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.util.ClassUtils;
 
 class RedisLockIntegrationAutoConfigurationTest {
 
@@ -41,6 +43,21 @@ class RedisLockIntegrationAutoConfigurationTest {
                 lock.unlock();
             }
             assertThat(context.getBean(Locker.class).isLocked(key)).isFalse();
+        });
+    }
+
+    @Test
+    void theRegistrysLocksAreDistributedLocksExactlyWhereSpringIntegrationHasThatType() {
+        String distributedLock = "org.springframework.integration.support.locks.DistributedLock";
+        boolean springIntegration7 = ClassUtils.isPresent(distributedLock, getClass().getClassLoader());
+        contextRunner.run(context -> {
+            Lock lock = context.getBean(LockRegistry.class).obtain("integration-" + UUID.randomUUID());
+            assertThat(lock).isInstanceOf(RedisLock.class);
+            if (springIntegration7) { // Boot 4
+                assertThat(ClassUtils.resolveClassName(distributedLock, getClass().getClassLoader()).isInstance(lock)).as("a DistributedLock").isTrue();
+            } else { // Boot 3.5: the same registry class, its locks loaded without the missing type
+                assertThat(lock.getClass().getSimpleName()).isEqualTo("RegistryLock");
+            }
         });
     }
 

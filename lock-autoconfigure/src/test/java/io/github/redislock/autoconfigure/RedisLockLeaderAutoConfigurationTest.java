@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -36,6 +38,39 @@ class RedisLockLeaderAutoConfigurationTest {
                 assertThat(context).hasSingleBean(LeaderElection.class);
                 assertThat(leadAndReadLease(context.getBean(LeaderElection.class), role, redis)).isBetween(2000L, 3000L);
                 assertThat(leadAndReadLease(context.getBean(LeaderElection.class), configured, redis)).isBetween(1L, 1000L);
+            });
+            assertThat(redis.template.hasKey("lock:" + role)).as("handed on when the context closed").isFalse();
+        }
+    }
+
+    @Test
+    void aContextStoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates() throws Exception {
+        String role = "leader-" + UUID.randomUUID();
+        String joinedAfter = "leader-" + UUID.randomUUID();
+        try (Redis redis = new Redis()) {
+            contextRunner.run(context -> {
+                LeaderElection election = context.getBean(LeaderElection.class);
+                BlockingQueue<Long> grants = new LinkedBlockingQueue<>();
+                Candidacy candidacy = election.join(role, new LeadershipListener() {
+                    @Override
+                    public void granted(Candidacy candidacy, long term) {
+                        grants.add(term);
+                    }
+
+                    @Override
+                    public void revoked(Candidacy candidacy, long term, String reason) {
+                    }
+                });
+                Long firstTerm = grants.poll(5, TimeUnit.SECONDS);
+                assertThat(firstTerm).isNotNull();
+
+                context.stop();
+                assertThat(redis.template.hasKey("lock:" + role)).as("a stopped context hands its roles on").isFalse();
+                context.start();
+
+                assertThat(grants.poll(5, TimeUnit.SECONDS)).as("led again after start()").isNotNull().isGreaterThan(firstTerm);
+                assertThat(candidacy.isLeader()).isTrue();
+                assertThat(leadAndReadLease(election, joinedAfter, redis)).isPositive();
             });
             assertThat(redis.template.hasKey("lock:" + role)).as("handed on when the context closed").isFalse();
         }

@@ -22,6 +22,7 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class RedisLockRedlockAutoConfigurationTest {
@@ -57,6 +58,14 @@ class RedisLockRedlockAutoConfigurationTest {
                     assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:configured")).isEqualTo(1L));
                     locker.unlock("configured");
                 });
+    }
+
+    @Test
+    void springIntegrationsRegistryOnRedlockFailsStartupNamingTheProperty() {
+        application.withConfiguration(AutoConfigurations.of(RedisLockLeaderAutoConfiguration.class, RedisLockIntegrationAutoConfiguration.class))
+                .withPropertyValues("redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()))
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis-lock.redlock.nodes"));
     }
 
     @Test

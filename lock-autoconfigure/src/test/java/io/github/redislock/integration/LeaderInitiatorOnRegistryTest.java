@@ -57,7 +57,7 @@ class LeaderInitiatorOnRegistryTest {
     }
 
     private LockRegistryLeaderInitiator initiator(LockerFixture instance, String id, BlockingQueue<AbstractLeaderEvent> events) {
-        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(new LockerLockRegistry(instance.locker), new DefaultCandidate(id, role));
+        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(new LockerLockRegistry<>(instance.locker), new DefaultCandidate(id, role));
         initiator.setHeartBeatMillis(HEART_BEAT_MILLIS);
         initiator.setBusyWaitMillis(HEART_BEAT_MILLIS);
         initiator.setApplicationEventPublisher(event -> events.add((AbstractLeaderEvent) event));

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -31,27 +32,28 @@ import org.junit.jupiter.api.Test;
  */
 class LockerLockRegistryTest {
 
+    private TwoInstances<RedisLock> instances;
     private LockerFixture first;
     private LockerFixture second;
-    private LockerLockRegistry registry;
-    private LockerLockRegistry otherInstance;
+    private LockerLockRegistry<RedisLock> registry;
+    private LockerLockRegistry<RedisLock> otherInstance;
     private String key;
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @BeforeEach
     void startInstances() {
-        first = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
-        second = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
-        registry = new LockerLockRegistry(first.locker);
-        otherInstance = new LockerLockRegistry(second.locker);
+        instances = new TwoInstances<>(Duration.ofSeconds(1));
+        first = instances.first;
+        second = instances.second;
+        registry = instances.registry;
+        otherInstance = instances.otherInstance;
         key = "registry-" + UUID.randomUUID();
     }
 
     @AfterEach
     void stopInstances() {
         threads.shutdownNow();
-        first.close();
-        second.close();
+        instances.close();
     }
 
     @Test
@@ -145,7 +147,7 @@ class LockerLockRegistryTest {
         CountDownLatch done = new CountDownLatch(2);
         LockerFixture third = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(1));
         try {
-            for (LockerLockRegistry waiting : new LockerLockRegistry[] {otherInstance, new LockerLockRegistry(third.locker)}) {
+            for (LockerLockRegistry<RedisLock> waiting : List.of(otherInstance, new LockerLockRegistry<RedisLock>(third.locker))) {
                 threads.submit(() -> {
                     if (waiting.obtain(key).tryLock(3, TimeUnit.SECONDS)) {
                         winners.incrementAndGet(); // and keeps it

@@ -4,19 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.Candidacy;
 import io.github.redislock.LeadershipEvent;
 import io.github.redislock.LeadershipListener;
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.Locker;
 import io.github.redislock.core.LockerFixture;
+import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
@@ -188,6 +196,135 @@ class LockerLeaderElectionTest {
         candidacy.close();
         assertThat(next().granted()).isFalse();
         assertThat(first.locker.isLocked(role)).isFalse();
+    }
+
+    @Test
+    void aLockLostEventOfAnEarlierTermDoesNotRevokeTheCurrentOne() throws Exception {
+        Candidacy leader = firstElection.join(role, listener("first"));
+        Heard firstTerm = next();
+        first.redis.delete(first.redisKey(role));
+        assertThat(next()).extracting(Heard::granted, Heard::reason).containsExactly(false, LeadershipEvent.LOST);
+        Heard secondTerm = next();
+        assertThat(secondTerm.granted()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !first.lostEvents.isEmpty());
+        LockLostEvent ofTheFirstTerm = first.lostEvents.get(0);
+
+        firstElection.onApplicationEvent(ofTheFirstTerm); // delivered late, as an event published off the watchdog thread may be
+
+        assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).as("term " + secondTerm.term() + " goes on; the loss was of term " + firstTerm.term()).isNull();
+        assertThat(leader.isLeader()).isTrue();
+        assertThat(leader.term()).isEqualTo(secondTerm.term());
+    }
+
+    @Test
+    void aCandidacyClosedAsItsLockIsGrantedIsNeverGrantedAndHoldsNothing() throws Exception {
+        AtomicReference<Candidacy> candidacy = new AtomicReference<>();
+        CountDownLatch acquired = new CountDownLatch(1);
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        Locker closedAsItAcquires = lockerThatPausesAfterTryLock(first.locker, () -> {
+            acquired.countDown();
+            // close() has begun once it interrupts the wait it believes still running
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!Thread.currentThread().isInterrupted() && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+        });
+        LockerLeaderElection election = new LockerLeaderElection(closedAsItAcquires);
+        try {
+            candidacy.set(election.join(role, listener("first")));
+            assertThat(acquired.await(5, TimeUnit.SECONDS)).isTrue();
+            new Thread(() -> {
+                candidacy.get().close();
+                closed.complete(null);
+            }).start();
+            closed.get(15, TimeUnit.SECONDS);
+
+            assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).as("no grant after close() began").isNull();
+            assertThat(candidacy.get().isLeader()).isFalse();
+            assertThat(first.locker.isLocked(role)).as("the lock just taken is given back").isFalse();
+        } finally {
+            election.close();
+        }
+    }
+
+    @Test
+    void aLeaderCutOffFromRedisNeverReadsAsLeaderAgainInItsOldTerm() throws Exception {
+        try (RedisServerProcess server = TestRedis.startNew();
+             LockerFixture cutOff = LockerFixture.connect(server.host(), server.port(), Duration.ofSeconds(1))) {
+            LockerLeaderElection election = new LockerLeaderElection(cutOff.locker);
+            try {
+                Candidacy leader = election.join(role, listener("cut-off"));
+                long oldTerm = next().term();
+                server.kill();
+                await().atMost(Duration.ofSeconds(3)).until(() -> !leader.isLeader()); // two thirds of the lease without a renewal
+                server.restart(); // empty: the role's lock is gone
+                server.command("HSET", cutOff.redisKey(role), "another-instance:1", "1");
+                server.command("PEXPIRE", cutOff.redisKey(role), "10000");
+
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                int leaderReads = 0;
+                while (heard.isEmpty() && System.nanoTime() < until) { // until the watchdog reconnected, found the lock lost and revoked
+                    if (leader.isLeader()) {
+                        leaderReads++;
+                    }
+                }
+                assertThat(leaderReads).as("reads of isLeader() true in term " + oldTerm + " after the lease was in doubt").isZero();
+                assertThat(next()).extracting(Heard::granted, Heard::term, Heard::reason).containsExactly(false, oldTerm, LeadershipEvent.LOST);
+            } finally {
+                election.close();
+            }
+        }
+    }
+
+    @Test
+    void anElectionStoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates() throws Exception {
+        Candidacy leader = firstElection.join(role, listener("first"));
+        Heard firstTerm = next();
+
+        firstElection.stop();
+
+        assertThat(next()).extracting(Heard::granted, Heard::reason).containsExactly(false, LeadershipEvent.LEFT);
+        assertThat(first.locker.isLocked(role)).as("a stopped election holds no role").isFalse();
+        assertThat(leader.isLeader()).isFalse();
+
+        firstElection.start();
+
+        Heard again = next();
+        assertThat(again).extracting(Heard::instance, Heard::granted).containsExactly("first", true);
+        assertThat(again.term()).isGreaterThan(firstTerm.term());
+        assertThat(leader.isLeader()).isTrue();
+        String other = role + "-other";
+        firstElection.join(other, listener("first-other"));
+        assertThat(next()).extracting(Heard::instance, Heard::granted).containsExactly("first-other", true);
+    }
+
+    @Test
+    void aClosedElectionStaysClosed() throws Exception {
+        firstElection.join(role, listener("first"));
+        next();
+
+        firstElection.close();
+        firstElection.start();
+
+        assertThat(next()).extracting(Heard::granted, Heard::reason).containsExactly(false, LeadershipEvent.LEFT);
+        assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).as("no grant after the close").isNull();
+        assertThatThrownBy(() -> firstElection.join(role, listener("first"))).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    /** {@code locker}, whose successful {@code tryLock} runs {@code afterAcquiring} before it returns. */
+    private static Locker lockerThatPausesAfterTryLock(Locker locker, Runnable afterAcquiring) {
+        return (Locker) Proxy.newProxyInstance(Locker.class.getClassLoader(), new Class<?>[] {Locker.class}, (proxy, method, args) -> {
+            Object result;
+            try {
+                result = method.invoke(locker, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            if (method.getName().equals("tryLock") && Boolean.TRUE.equals(result) && args.length == 4) {
+                afterAcquiring.run();
+            }
+            return result;
+        });
     }
 
     @Test

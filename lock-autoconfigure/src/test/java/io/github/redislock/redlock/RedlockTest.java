@@ -15,11 +15,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.Candidacy;
+import io.github.redislock.LeadershipListener;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.core.OverlapDetector;
 import io.github.redislock.core.RedlockLocker;
+import io.github.redislock.integration.LockerLockRegistry;
+import io.github.redislock.leader.LockerLeaderElection;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -301,6 +305,46 @@ class RedlockTest {
         assertThatThrownBy(() -> first.getFairLock(key)).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Redlock");
         assertThatThrownBy(() -> first.fencingToken(key)).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("no majority rule makes them one increasing sequence");
+    }
+
+    @Test
+    void theLockRegistryRefusesARedlockLockerNamingTheProperty() {
+        assertThatThrownBy(() -> new LockerLockRegistry<>(first)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("LockerLockRegistry");
+    }
+
+    @Test
+    void aLockRegistryThatPicksARedlockLockerForAKeyRefusesToObtainItsLock() {
+        LockerLockRegistry<?> registry = new LockerLockRegistry<>(lockKey -> first);
+        assertThatThrownBy(() -> registry.obtain(key)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("'" + key + "'");
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    @Test
+    void theLeaderElectionRefusesARedlockLockerNamingTheProperty() {
+        assertThatThrownBy(() -> new LockerLeaderElection(first)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-lock.redlock.nodes");
+    }
+
+    @Test
+    void aLeaderElectionThatPicksARedlockLockerForARoleRefusesToJoinIt() {
+        LockerLeaderElection election = new LockerLeaderElection(role -> first, event -> {
+        });
+        try {
+            assertThatThrownBy(() -> election.join(key, new LeadershipListener() {
+                @Override
+                public void granted(Candidacy candidacy, long term) {
+                }
+
+                @Override
+                public void revoked(Candidacy candidacy, long term, String reason) {
+                }
+            })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("'" + key + "'");
+            assertThat(copiesOf(key)).as("no candidacy took the role").isZero();
+        } finally {
+            election.close();
+        }
     }
 
     private RedlockLocker locker() {

@@ -79,14 +79,14 @@ public final class LeaderWorker {
             LockRegistry registry;
             if (kind.equals("initiator")) {
                 RedisLocker locker = RedisLocker.builder(factory).keyPrefix("leader:").watchdogTimeout(lease).build();
-                registry = new LockerLockRegistry(locker);
+                registry = new LockerLockRegistry<>(locker);
             } else {
                 registry = new RedisLockRegistry(factory, "peer", lease.toMillis());
             }
             LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, new DefaultCandidate(worker, role) {
                 @Override
                 public void onGranted(Context context) {
-                    long granted = registry instanceof LockerLockRegistry ours ? ours.obtain(role).fencingToken() : 0;
+                    long granted = registry instanceof LockerLockRegistry<?> ours ? ours.obtain(role).fencingToken() : 0;
                     term.set(granted);
                     leading.set(true);
                     store.granted(worker, granted);
