@@ -20,6 +20,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -39,6 +40,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(RedisLockProperties.class)
 public class RedisLockAutoConfiguration {
+
+    /** Refuses a {@code redis-lock.*} setting that has no effect, before anything connects to Redis. */
+    @Bean
+    RedisLockSettingsCheck redisLockSettingsCheck(Environment environment, RedisLockProperties properties) {
+        return new RedisLockSettingsCheck(environment, properties);
+    }
 
     @Bean
     @ConditionalOnMissingBean
@@ -62,10 +69,13 @@ public class RedisLockAutoConfiguration {
     @Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class)
     static class OneRedis {
 
+        /** @param settings checked first: a setting without effect stops startup before any connection */
         @Bean
-        LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
-            return properties.getRedis().isConfigured() ? LockRedis.dedicated(properties.getRedis())
-                    : LockRedis.shared(requireConnectionFactory(connectionFactory));
+        LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties,
+                            RedisLockSettingsCheck settings) {
+            return LockRedisMode.of(properties) == LockRedisMode.APPLICATION
+                    ? LockRedis.shared(requireConnectionFactory(connectionFactory))
+                    : LockRedis.dedicated(properties.getRedis());
         }
 
         @Bean

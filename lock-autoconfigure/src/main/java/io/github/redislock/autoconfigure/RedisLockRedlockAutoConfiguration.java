@@ -37,9 +37,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @EnableConfigurationProperties(RedisLockProperties.class)
 public class RedisLockRedlockAutoConfiguration {
 
+    /** @param settings checked first: a setting without effect stops startup before any connection */
     @Bean
     @ConditionalOnMissingBean
-    RedlockConnections redlockConnections(RedisLockProperties properties) {
+    RedlockConnections redlockConnections(RedisLockProperties properties, RedisLockSettingsCheck settings) {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         List<LettuceConnectionFactory> factories = new ArrayList<>();
         for (String url : redlock.getNodes()) {
