@@ -69,7 +69,7 @@ public final class RedisBinary {
     private static List<RedisBinaryCandidate> candidates;
     private static List<RedisBinaryCandidate> valkeyCandidates;
     private static RedisBinaryCandidate resolved;
-    private static String version;
+    private static RedisServerVersion version;
 
     private RedisBinary() {
     }
@@ -95,13 +95,19 @@ public final class RedisBinary {
         return resolved().source();
     }
 
+    /** Whether this JVM's leg is the Valkey one ({@value #VALKEY_LEG}). */
+    private static boolean isValkeyLeg() {
+        return VALKEY_LEG.equals(leg());
+    }
+
     /**
-     * Whether this JVM's leg runs Valkey rather than Redis.
+     * Whether the server this JVM tests is Valkey, as its {@code --version} says: on the Valkey leg,
+     * and on any leg whose {@value #ENV_VARIABLE} names a {@code valkey-server}.
      *
-     * @return true on the {@value #VALKEY_LEG} leg
+     * @return true for Valkey
      */
     public static boolean isValkey() {
-        return VALKEY_LEG.equals(leg());
+        return reported().isValkey();
     }
 
     /**
@@ -110,7 +116,11 @@ public final class RedisBinary {
      *
      * @return the version
      */
-    public static synchronized String version() {
+    public static String version() {
+        return reported().version();
+    }
+
+    private static synchronized RedisServerVersion reported() {
         if (version == null) {
             version = RedisServerVersion.of(path());
         }
@@ -123,7 +133,7 @@ public final class RedisBinary {
      * @return the executable's kind and its version
      */
     public static String nameAndVersion() {
-        return (isValkey() ? "valkey-server " : "redis-server ") + version();
+        return reported().name() + " " + reported().version();
     }
 
     /**
@@ -182,7 +192,7 @@ public final class RedisBinary {
      */
     public static synchronized String legUnavailableReason() {
         boolean ignoreInstalled = Boolean.parseBoolean(System.getenv(IGNORE_INSTALLED_VARIABLE));
-        if (isValkey()) {
+        if (isValkeyLeg()) {
             return valkeyCandidates().isEmpty()
                     ? "matrix leg " + VALKEY_LEG + " has no valkey-server: " + (ignoreInstalled
                             ? IGNORE_INSTALLED_VARIABLE + "=true hides the installed ones"
@@ -212,7 +222,7 @@ public final class RedisBinary {
             if (unavailable != null) {
                 throw new IllegalStateException(unavailable);
             }
-            RedisBinaryCandidate chosen = isValkey() ? valkeyCandidates().get(0) : candidates().get(Integer.parseInt(leg()));
+            RedisBinaryCandidate chosen = isValkeyLeg() ? valkeyCandidates().get(0) : candidates().get(Integer.parseInt(leg()));
             if (chosen.executable() == null) {
                 chosen = chosen.extractedTo(EmbeddedRedisBinary.extract(chosen.resource()));
             }
