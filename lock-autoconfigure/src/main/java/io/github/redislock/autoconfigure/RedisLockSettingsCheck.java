@@ -17,6 +17,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Stops startup when a {@code redis-lock.*} setting is set but has no effect where the locks live
@@ -114,16 +116,27 @@ final class RedisLockSettingsCheck implements InitializingBean {
         }
     }
 
-    /** The {@code redis-lock.*} names of the environment's enumerable sources (environment variables map to other names and are not listed). */
+    /**
+     * The {@code redis-lock.*} names of the application's own enumerable sources: property files, YAML,
+     * command-line arguments. Not the JVM's system properties nor the environment variables: they carry
+     * other tools' settings too, and relaxed binding puts a name such as {@code redislock.test.x} below
+     * {@code redis-lock} (the known names are still found there, by binding).
+     */
     private static List<ConfigurationPropertyName> setNames(Environment environment) {
         ConfigurationPropertyName root = ConfigurationPropertyName.of(PREFIX);
         List<ConfigurationPropertyName> names = new ArrayList<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-            if (source instanceof IterableConfigurationPropertySource iterable) {
+            if (source instanceof IterableConfigurationPropertySource iterable && !isSystemSource(source)) {
                 iterable.filter(root::isAncestorOf).forEach(names::add);
             }
         }
         return names;
+    }
+
+    private static boolean isSystemSource(ConfigurationPropertySource source) {
+        return source.getUnderlyingSource() instanceof PropertySource<?> underlying
+                && (underlying.getName().equals(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME)
+                        || underlying.getName().equals(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME));
     }
 
     /** The name below {@code redis-lock.} without list indexes, or null for a group another class owns. */

@@ -132,6 +132,18 @@ class RedisLockSettingsTest {
         }
 
         @Test
+        void systemPropertiesOfOtherToolsThatRelaxedBindingPutsBelowRedisLockAreNotJudged() {
+            application.withSystemProperties("redislock.test.other-tool=on")
+                    .run(context -> assertThat(context).hasNotFailed());
+        }
+
+        @Test
+        void aKnownSettingWithoutEffectIsFoundInSystemPropertiesToo() {
+            application.withSystemProperties("redis-lock.redis.timeout=2s")
+                    .run(failsNaming("redis-lock.redis.timeout"));
+        }
+
+        @Test
         void theLeaderIntegrationAndActuatorGroupsAreTheirOwnConfigurationsToJudge() {
             application.withPropertyValues("redis-lock.leader.lease=10s", "redis-lock.integration.lease=10s",
                     "redis-lock.actuator.force-release-enabled=true")
