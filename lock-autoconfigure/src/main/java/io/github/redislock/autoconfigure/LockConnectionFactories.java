@@ -11,6 +11,7 @@ import io.lettuce.core.TimeoutOptions;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -42,21 +43,40 @@ final class LockConnectionFactories {
         return started(server, timeout, uri.isSsl());
     }
 
-    /** The dedicated Redis of {@code redis-lock.redis.*}: a URL, a Sentinel group or a Cluster. */
+    /**
+     * The dedicated Redis of {@code redis-lock.redis.*}: a URL, a Sentinel group or a Cluster. The
+     * username and password are the login of every server of the form: the Cluster's nodes, or the
+     * Sentinel group's data nodes and the Sentinels themselves (a Sentinel with {@code requirepass}
+     * or an ACL asks for it too).
+     */
     static LettuceConnectionFactory dedicated(RedisLockProperties.Redis redis) {
         if (redis.getUrl() != null) {
             return standalone(RedisURI.create(redis.getUrl()), redis.getTimeout());
         }
-        RedisConfiguration.WithAuthentication servers = redis.getSentinel().getMaster() != null
-                ? new RedisSentinelConfiguration(redis.getSentinel().getMaster(), Set.copyOf(redis.getSentinel().getNodes()))
-                : new RedisClusterConfiguration(redis.getCluster().getNodes());
+        if (redis.getSentinel().getMaster() != null) {
+            RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration(redis.getSentinel().getMaster(),
+                    Set.copyOf(redis.getSentinel().getNodes()));
+            login(sentinel, redis);
+            if (redis.getUsername() != null) {
+                sentinel.setSentinelUsername(redis.getUsername());
+            }
+            if (redis.getPassword() != null) {
+                sentinel.setSentinelPassword(RedisPassword.of(redis.getPassword()));
+            }
+            return started(sentinel, redis.getTimeout(), redis.isSsl());
+        }
+        RedisClusterConfiguration cluster = new RedisClusterConfiguration(redis.getCluster().getNodes());
+        login(cluster, redis);
+        return started(cluster, redis.getTimeout(), redis.isSsl());
+    }
+
+    private static void login(RedisConfiguration.WithAuthentication servers, RedisLockProperties.Redis redis) {
         if (redis.getUsername() != null) {
             servers.setUsername(redis.getUsername());
         }
         if (redis.getPassword() != null) {
             servers.setPassword(redis.getPassword());
         }
-        return started((RedisConfiguration) servers, redis.getTimeout(), redis.isSsl());
     }
 
     private static LettuceConnectionFactory started(RedisConfiguration servers, Duration timeout, boolean ssl) {

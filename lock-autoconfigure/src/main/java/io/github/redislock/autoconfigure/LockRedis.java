@@ -20,6 +20,11 @@ final class LockRedis implements DisposableBean {
         this.dedicated = dedicated;
     }
 
+    /** How messages name this Redis, by the settings that lead to it. */
+    String description() {
+        return dedicated ? "the Redis of redis-lock.redis.*" : "the application's Redis (spring.data.redis.*)";
+    }
+
     static LockRedis shared(RedisConnectionFactory application) {
         return new LockRedis(application, false);
     }

@@ -1,5 +1,7 @@
 package io.github.redislock.autoconfigure;
 
+import java.util.Map;
+
 import io.github.redislock.LockUtilBinding;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
@@ -16,12 +18,17 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Distributed locks on the application's Redis, or on a Redis of their own ({@code redis-lock.redis.*}):
  * a {@link Locker}, which owns its watchdog and its release subscriptions. The Locker backs off when
- * the application defines its own.
+ * the application defines its own. With {@code redis-lock.redlock.nodes} the Locker is the Redlock one
+ * ({@link RedisLockRedlockAutoConfiguration}) and neither the application's Redis nor
+ * {@code redis-lock.redis.*} is used: nothing here then asks for a {@code RedisConnectionFactory}.
  *
  * <p>Ordered after Spring Boot's Redis auto-configuration by name, because its class differs between
  * the Boot lines this library runs on (4.x first, 3.5 second).
@@ -34,17 +41,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableConfigurationProperties(RedisLockProperties.class)
 public class RedisLockAutoConfiguration {
 
+    /** Refuses a {@code redis-lock.*} setting that has no effect, before anything connects to Redis. */
     @Bean
-    LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties) {
-        return properties.getRedis().isConfigured() ? LockRedis.dedicated(properties.getRedis())
-                : LockRedis.shared(requireConnectionFactory(connectionFactory));
+    RedisLockSettingsCheck redisLockSettingsCheck(Environment environment, RedisLockProperties properties) {
+        return new RedisLockSettingsCheck(environment, properties);
     }
 
     @Bean
-    @ConditionalOnMissingBean(Locker.class)
-    RedisLocker locker(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
-                       ObjectProvider<LockObserver> observer) {
-        return builder(redis, properties, events, observer).build();
+    @ConditionalOnMissingBean
+    LockUtilBinding lockUtilBinding(Locker locker) {
+        return new LockUtilBinding(locker);
     }
 
     /** A Locker's builder with the settings of {@code properties}: the Locker bean's, and the leadership leases' ({@link LeaseLockers}). */
@@ -58,22 +64,38 @@ public class RedisLockAutoConfiguration {
                 .observer(observer.getIfAvailable(() -> LockObserver.NONE));
     }
 
-    /** Closes the lockers, this one and the {@code AsyncLocker} over it, before the connection factory stops. */
-    @Bean
-    LockersLifecycle lockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers,
-                                      ObjectProvider<RedisAsyncLocker> asyncLockers, LockRedis redis) {
-        return new LockersLifecycle(context, lockers::orderedStream, asyncLockers::orderedStream, redis.connectionFactory(), 1);
-    }
+    /** The one Redis of the locks and the Locker over it: every mode but Redlock. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class)
+    static class OneRedis {
 
-    @Bean
-    @ConditionalOnMissingBean
-    LockUtilBinding lockUtilBinding(Locker locker) {
-        return new LockUtilBinding(locker);
-    }
+        /** @param settings checked first: a setting without effect stops startup before any connection */
+        @Bean
+        LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties,
+                            RedisLockSettingsCheck settings) {
+            return LockRedisMode.of(properties) == LockRedisMode.APPLICATION
+                    ? LockRedis.shared(requireConnectionFactory(connectionFactory))
+                    : LockRedis.dedicated(properties.getRedis());
+        }
 
-    @Bean
-    RedisServerVersionCheck lockRedisServerVersionCheck(LockRedis redis) {
-        return new RedisServerVersionCheck(redis.connectionFactory());
+        @Bean
+        @ConditionalOnMissingBean(Locker.class)
+        RedisLocker locker(LockRedis redis, RedisLockProperties properties, ApplicationEventPublisher events,
+                           ObjectProvider<LockObserver> observer) {
+            return builder(redis, properties, events, observer).build();
+        }
+
+        /** Closes the lockers, this one and the {@code AsyncLocker} over it, before the connection factory stops. */
+        @Bean
+        LockersLifecycle lockersLifecycle(ApplicationContext context, ObjectProvider<RedisLocker> lockers,
+                                          ObjectProvider<RedisAsyncLocker> asyncLockers, LockRedis redis) {
+            return new LockersLifecycle(context, lockers::orderedStream, asyncLockers::orderedStream, redis.connectionFactory(), 1);
+        }
+
+        @Bean
+        RedisServerVersionCheck lockRedisServerVersionCheck(LockRedis redis) {
+            return new RedisServerVersionCheck(Map.of(redis.description(), redis.connectionFactory()));
+        }
     }
 
     private static RedisConnectionFactory requireConnectionFactory(ObjectProvider<RedisConnectionFactory> connectionFactory) {

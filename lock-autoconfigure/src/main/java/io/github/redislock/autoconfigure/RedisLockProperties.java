@@ -252,11 +252,6 @@ public class RedisLockProperties {
 
         private final Cluster cluster = new Cluster();
 
-        /** Whether any of url, sentinel or cluster is set. */
-        public boolean isConfigured() {
-            return url != null || sentinel.getMaster() != null || !cluster.getNodes().isEmpty();
-        }
-
         /**
          * Fails naming the properties when more than one way to the dedicated Redis is set, or a
          * Sentinel group lacks its master or nodes.

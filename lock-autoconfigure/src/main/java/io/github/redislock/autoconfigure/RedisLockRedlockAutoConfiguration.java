@@ -1,7 +1,9 @@
 package io.github.redislock.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedlockLocker;
@@ -19,13 +21,15 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * When {@code redis-lock.redlock.nodes} lists independent masters, the Locker follows the Redlock
- * algorithm over them instead of using the application's Redis.
+ * algorithm over them instead of using the application's Redis: no {@code RedisConnectionFactory}
+ * of the application is needed, and the server version checked at startup is each master's.
  */
 @AutoConfiguration(before = RedisLockAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -33,9 +37,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @EnableConfigurationProperties(RedisLockProperties.class)
 public class RedisLockRedlockAutoConfiguration {
 
+    /** @param settings checked first: a setting without effect stops startup before any connection */
     @Bean
     @ConditionalOnMissingBean
-    RedlockConnections redlockConnections(RedisLockProperties properties) {
+    RedlockConnections redlockConnections(RedisLockProperties properties, RedisLockSettingsCheck settings) {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         List<LettuceConnectionFactory> factories = new ArrayList<>();
         for (String url : redlock.getNodes()) {
@@ -50,6 +55,15 @@ public class RedisLockRedlockAutoConfiguration {
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         return new RedlockLocker(connections.asFactories(), connections.names(), redlock.getNodeTimeout(),
                 redlock.getRetryDelay(), properties.getWatchdogTimeout(), properties.getKeyPrefix(), events);
+    }
+
+    @Bean
+    RedisServerVersionCheck redlockServerVersionCheck(RedlockConnections connections) {
+        Map<String, RedisConnectionFactory> masters = new LinkedHashMap<>();
+        for (int i = 0; i < connections.factories().size(); i++) {
+            masters.put("the Redlock master " + connections.names().get(i), connections.factories().get(i));
+        }
+        return new RedisServerVersionCheck(masters);
     }
 
     /** The masters' connections; closed with the context, after the Locker that uses them. */
@@ -70,10 +84,24 @@ public class RedisLockRedlockAutoConfiguration {
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            List<String> nodes = Binder.get(context.getEnvironment())
-                    .bind("redis-lock.redlock.nodes", Bindable.listOf(String.class)).orElse(List.of());
+            List<String> nodes = nodes(context.getEnvironment());
             return nodes.isEmpty() ? ConditionOutcome.noMatch("redis-lock.redlock.nodes is empty")
                     : ConditionOutcome.match("redis-lock.redlock.nodes lists " + nodes.size() + " masters");
+        }
+
+        static List<String> nodes(Environment environment) {
+            return Binder.get(environment).bind("redis-lock.redlock.nodes", Bindable.listOf(String.class)).orElse(List.of());
+        }
+    }
+
+    /** Matches when {@link OnRedlockNodes} does not: the locks live on one Redis. */
+    static class OnNoRedlockNodes extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return OnRedlockNodes.nodes(context.getEnvironment()).isEmpty()
+                    ? ConditionOutcome.match("redis-lock.redlock.nodes is empty: the locks live on one Redis")
+                    : ConditionOutcome.noMatch("redis-lock.redlock.nodes is set: the Redlock masters replace the one Redis");
         }
     }
 }

@@ -87,6 +87,35 @@ class DedicatedLockRedisTest {
     }
 
     @Test
+    void theSentinelFormsPasswordLogsInToTheSentinelsAsWellAsTheMaster() {
+        RedisServerProcess master = TestRedis.startNew("--requirepass", "secret").useCredentials(null, "secret");
+        RedisServerProcess sentinel = null;
+        try {
+            sentinel = TestRedis.startNew("--sentinel", "monitor", "locks", master.host(), Integer.toString(master.port()), "1",
+                    "--sentinel", "auth-pass", "locks", "secret", "--requirepass", "secret").useCredentials(null, "secret");
+            contextRunner.withPropertyValues("redis-lock.redis.sentinel.master=locks",
+                            "redis-lock.redis.sentinel.nodes=" + sentinel.host() + ":" + sentinel.port(), "redis-lock.redis.password=secret")
+                    .run(context -> {
+                        Locker locker = context.getBean(Locker.class);
+                        locker.lock("sentinel-login");
+                        try {
+                            assertThat(master.command("EXISTS", "lock:sentinel-login")).isEqualTo(1L);
+                        } finally {
+                            locker.unlock("sentinel-login");
+                        }
+                    });
+        } finally {
+            try {
+                if (sentinel != null) {
+                    sentinel.stop();
+                }
+            } finally {
+                master.stop();
+            }
+        }
+    }
+
+    @Test
     void moreThanOneWayToTheDedicatedRedisFailsStartupNamingTheProperties() {
         contextRunner.withPropertyValues("redis-lock.redis.url=redis://" + lockRedis.host() + ":" + lockRedis.port(),
                 "redis-lock.redis.cluster.nodes=" + lockRedis.host() + ":" + lockRedis.port())

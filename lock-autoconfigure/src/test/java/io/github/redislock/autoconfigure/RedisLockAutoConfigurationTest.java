@@ -89,7 +89,8 @@ class RedisLockAutoConfigurationTest {
             FailureAnalysis analysis = new MissingRedisConnectionFactoryFailureAnalyzer().analyze(failure);
             assertThat(cause).isNotNull();
             assertThat(analysis.getDescription()).contains("no RedisConnectionFactory bean");
-            assertThat(analysis.getAction()).contains("spring.data.redis.host").contains("redis-lock.enabled=false");
+            assertThat(analysis.getAction()).contains("spring.data.redis.host").contains("redis-lock.redlock.nodes")
+                    .contains("redis-lock.enabled=false");
         });
     }
 

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 class RedisLockRedlockAutoConfigurationTest {
 
@@ -46,6 +47,10 @@ class RedisLockRedlockAutoConfigurationTest {
         masters.forEach(RedisServerProcess::stop);
     }
 
+    static String masterUrls() {
+        return String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList());
+    }
+
     @Test
     void listingMastersSwitchesTheLockerToRedlock() {
         application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
@@ -63,9 +68,35 @@ class RedisLockRedlockAutoConfigurationTest {
     @Test
     void springIntegrationsRegistryOnRedlockFailsStartupNamingTheProperty() {
         application.withConfiguration(AutoConfigurations.of(RedisLockLeaderAutoConfiguration.class, RedisLockIntegrationAutoConfiguration.class))
-                .withPropertyValues("redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()))
+                .withPropertyValues("redis-lock.redlock.nodes=" + masterUrls())
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis-lock.redlock.nodes"));
+    }
+
+    @Test
+    void redlockNeedsNoRedisConnectionFactoryOfTheApplication() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RedisLockRedlockAutoConfiguration.class, RedisLockAutoConfiguration.class,
+                        RedisLockAnnotationAutoConfiguration.class))
+                .withPropertyValues("redis-lock.redlock.node-timeout=1s", "redis-lock.redlock.nodes=" + masterUrls())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(RedisConnectionFactory.class);
+                    Locker locker = context.getBean(Locker.class);
+                    locker.lock("no-application-redis");
+                    assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:no-application-redis")).isEqualTo(1L));
+                    locker.unlock("no-application-redis");
+                });
+    }
+
+    @Test
+    void theServerVersionCheckedAtStartupIsEveryRedlockMastersNotTheApplicationsRedis() {
+        application.withPropertyValues("redis-lock.redlock.nodes=" + masterUrls())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBeansOfType(RedisServerVersionCheck.class).values())
+                            .flatExtracting(check -> List.copyOf(check.servers()))
+                            .containsExactlyElementsOf(masters.stream().map(master -> "the Redlock master " + master.redisUri()).toList());
+                });
     }
 
     @Test

@@ -3,7 +3,10 @@ package io.github.redislock.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Map;
+
 import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.testsupport.RedisBinary;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -15,11 +18,15 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The startup check of the server version, against the real server under test. No server older
- * than 6.2 is at hand, so the refusal is shown by raising the minimum above the running server's
- * version through the package-private constructor.
+ * The startup check of the server's kind and version: against the real server under test (Redis or
+ * Valkey, whichever leg of the server matrix runs), and against recorded {@code HELLO} and
+ * {@code INFO server} answers of the servers at hand nowhere here: an old Redis, Valkey 9, Redis 8.
+ * No server older than the minimum is at hand, so the refusal of the real one is shown by raising the
+ * minimum above its version through the package-private constructor.
  */
 class RedisServerVersionCheckTest {
+
+    static final String WHERE = "the application's Redis (spring.data.redis.*)";
 
     RedisServerProcess redis = TestRedis.shared();
     LettuceConnectionFactory connectionFactory;
@@ -37,26 +44,34 @@ class RedisServerVersionCheckTest {
     }
 
     @Test
-    void theVersionReadFromHelloIsTheOneInfoServerReports() {
-        String version = new RedisServerVersionCheck(connectionFactory).serverVersion();
-        assertThat(version).isEqualTo(redis.info("server").get("redis_version"));
+    void theKindAndVersionReadFromHelloAreTheOnesInfoServerReports() {
+        RedisServerIdentity fromInfo = RedisServerIdentity.fromInfo(redis.info("server"));
+        assertThat(RedisServerVersionCheck.serverIdentity(connectionFactory)).isEqualTo(fromInfo);
     }
 
     @Test
-    void aServerOlderThanTheMinimumFailsTheCheckNamingTheVersionFoundAndTheMinimum() {
-        String version = redis.info("server").get("redis_version");
-        String[] parts = version.split("\\.");
+    void theServerUnderTestIsRedisOrValkeyAsItsBinaryIs() {
+        assertThat(RedisServerVersionCheck.serverIdentity(connectionFactory).kind())
+                .isEqualTo(RedisBinary.isValkey() ? RedisServerIdentity.VALKEY : RedisServerIdentity.REDIS);
+    }
+
+    @Test
+    void aServerOlderThanTheMinimumOfItsKindFailsTheCheckNamingItsKindItsVersionAndTheMinimum() {
+        RedisServerIdentity identity = RedisServerIdentity.fromInfo(redis.info("server"));
+        String[] parts = identity.version().split("\\.");
         String minimum = parts[0] + "." + (Integer.parseInt(parts[1]) + 1) + ".0";
-        assertThatThrownBy(() -> new RedisServerVersionCheck(connectionFactory, minimum).afterSingletonsInstantiated())
+        RedisServerVersionCheck check = new RedisServerVersionCheck(Map.of(WHERE, connectionFactory), Map.of(identity.kind(), minimum));
+        assertThatThrownBy(check::afterSingletonsInstantiated)
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("needs Redis " + minimum + " or later")
-                .hasMessageContaining("reports version " + version);
+                .hasMessageContaining("needs " + new RedisServerIdentity(identity.kind(), minimum) + " or later")
+                .hasMessageContaining(WHERE + " is " + identity);
     }
 
     @Test
-    void aServerAtTheMinimumPassesTheCheck() {
-        String version = redis.info("server").get("redis_version");
-        new RedisServerVersionCheck(connectionFactory, version).afterSingletonsInstantiated();
+    void aServerAtTheMinimumOfItsKindPassesTheCheck() {
+        RedisServerIdentity identity = RedisServerIdentity.fromInfo(redis.info("server"));
+        new RedisServerVersionCheck(Map.of(WHERE, connectionFactory), Map.of(identity.kind(), identity.version()))
+                .afterSingletonsInstantiated();
     }
 
     @Test
@@ -66,9 +81,56 @@ class RedisServerVersionCheckTest {
                 .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port())
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(RedisServerVersionCheck.class);
-                    assertThat(RedisServerVersionCheck.compare(context.getBean(RedisServerVersionCheck.class).serverVersion(),
-                            RedisServerVersionCheck.MINIMUM_VERSION)).isNotNegative();
+                    assertThat(context.getBean(RedisServerVersionCheck.class).servers()).containsExactly(WHERE);
                 });
+    }
+
+    @Test
+    void valkey8IsValkeyByItsOwnVersionNotTheRedisVersionItIsCompatibleWith() {
+        RedisServerIdentity fromHello = RedisServerIdentity.fromHello(Map.of("server", "valkey", "version", "8.0.1", "proto", "2"));
+        RedisServerIdentity fromInfo = RedisServerIdentity.fromInfo(
+                Map.of("redis_version", "7.2.4", "server_name", "valkey", "valkey_version", "8.0.1"));
+        assertThat(fromHello).isEqualTo(new RedisServerIdentity("valkey", "8.0.1")).isEqualTo(fromInfo);
+        assertThat(fromHello).hasToString("Valkey 8.0.1");
+        new RedisServerVersionCheck(Map.of()).check(fromHello, WHERE);
+    }
+
+    @Test
+    void aFutureValkey9PassesTheCheck() {
+        RedisServerIdentity valkey9 = RedisServerIdentity.fromHello(Map.of("server", "valkey", "version", "9.0.0"));
+        assertThat(valkey9).hasToString("Valkey 9.0.0");
+        new RedisServerVersionCheck(Map.of()).check(valkey9, WHERE);
+        new RedisServerVersionCheck(Map.of()).check(RedisServerIdentity.fromInfo(
+                Map.of("redis_version", "7.2.4", "server_name", "valkey", "valkey_version", "9.0.0")), WHERE);
+    }
+
+    @Test
+    void aFutureRedis8PassesTheCheck() {
+        RedisServerIdentity redis8 = RedisServerIdentity.fromHello(Map.of("server", "redis", "version", "8.0.2"));
+        assertThat(redis8).isEqualTo(RedisServerIdentity.fromInfo(Map.of("redis_version", "8.0.2"))).hasToString("Redis 8.0.2");
+        new RedisServerVersionCheck(Map.of()).check(redis8, WHERE);
+    }
+
+    @Test
+    void aRedisOlderThan62FailsTheCheckNamingRedisItsVersionAndTheMinimum() {
+        RedisServerIdentity redis60 = RedisServerIdentity.fromInfo(Map.of("redis_version", "6.0.20"));
+        assertThatThrownBy(() -> new RedisServerVersionCheck(Map.of()).check(redis60, WHERE))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("redis-lock needs Redis 6.2.0 or later, but " + WHERE + " is Redis 6.0.20; upgrade the server");
+    }
+
+    @Test
+    void aValkeyIsNeverComparedWithTheRedisMinimum() {
+        RedisServerVersionCheck check = new RedisServerVersionCheck(Map.of(),
+                Map.of(RedisServerIdentity.REDIS, "9.0.0", RedisServerIdentity.VALKEY, "7.2.0"));
+        check.check(new RedisServerIdentity("valkey", "8.0.1"), WHERE);
+        assertThatThrownBy(() -> check.check(new RedisServerIdentity("redis", "8.0.2"), WHERE))
+                .hasMessageContaining("needs Redis 9.0.0 or later");
+    }
+
+    @Test
+    void aServerOfAnotherKindIsNotRefused() {
+        new RedisServerVersionCheck(Map.of()).check(RedisServerIdentity.fromHello(Map.of("server", "keydb", "version", "1.0.0")), WHERE);
     }
 
     @Test
@@ -81,7 +143,8 @@ class RedisServerVersionCheckTest {
         unreachable.afterPropertiesSet();
         unreachable.start();
         try {
-            new RedisServerVersionCheck(unreachable, "99.0.0").afterSingletonsInstantiated();
+            new RedisServerVersionCheck(Map.of(WHERE, unreachable), Map.of(RedisServerIdentity.REDIS, "99.0.0",
+                    RedisServerIdentity.VALKEY, "99.0.0")).afterSingletonsInstantiated();
         } finally {
             unreachable.destroy();
         }

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code redis-server}, with one log line naming what was found and why the leg cannot run.
  *
  * <p>Why: the {@code server-matrix} surefire execution reruns chosen suites on the second server
- * found; on a machine with only the embedded one those suites must be skipped, visibly, rather than
- * fail or silently run the first server twice. It also skips the classes outside the matrix's list,
+ * found, and {@code server-matrix-valkey} every suite on Valkey; on a machine with only the embedded
+ * Redis those suites must be skipped, visibly, rather than fail or silently run the first server twice. It also skips the classes outside the matrix's list,
  * which a {@code -Dtest=...} on the command line would otherwise bring into that execution. Registered through
  * {@code META-INF/services/org.junit.jupiter.api.extension.Extension}, active where
  * {@code junit.jupiter.extensions.autodetection.enabled} is true (that execution only).

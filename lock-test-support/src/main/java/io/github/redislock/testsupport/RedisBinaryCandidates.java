@@ -16,18 +16,19 @@ import java.util.regex.Pattern;
 /**
  * Finds every distinct {@code redis-server} of this machine, in the order {@link RedisBinary}
  * documents: the environment variable, the {@code PATH}, the usual install locations, the
- * embedded-redis jar.
+ * embedded-redis jar; and, apart from them, every distinct {@code valkey-server} (its environment
+ * variable, the {@code PATH}, the usual install locations: there is no embedded Valkey).
  *
  * <p>Why a pure function of the environment and platform: the order and the de-duplication decide
  * which server each leg of the server matrix tests, so they are tested with made-up environments.
  */
 final class RedisBinaryCandidates {
 
-    /** Where Redis is usually installed (Debian/Ubuntu packages, source builds, Homebrew). */
-    static final List<String> KNOWN_LOCATIONS = List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server",
-            "/opt/homebrew/bin/redis-server");
+    /** Where Redis and Valkey are usually installed (Debian/Ubuntu packages, source builds, Homebrew). */
+    static final List<String> KNOWN_DIRECTORIES = List.of("/usr/bin", "/usr/local/bin", "/opt/homebrew/bin");
 
-    private static final String EXECUTABLE_NAME = "redis-server";
+    private static final String REDIS_EXECUTABLE = "redis-server";
+    private static final String VALKEY_EXECUTABLE = "valkey-server";
 
     private RedisBinaryCandidates() {
     }
@@ -39,25 +40,7 @@ final class RedisBinaryCandidates {
      *     if nothing is installed and the embedded jar has no binary for the platform
      */
     static List<RedisBinaryCandidate> find(Map<String, String> env, String osName, String osArch) {
-        List<RedisBinaryCandidate> found = new ArrayList<>();
-        Set<Path> seen = new HashSet<>();
-        String fromEnv = env.get(RedisBinary.ENV_VARIABLE);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            addOnce(found, seen, checkEnvironmentValue(fromEnv), RedisBinary.Source.ENVIRONMENT_VARIABLE,
-                    "from environment variable " + RedisBinary.ENV_VARIABLE);
-        }
-        if (!Boolean.parseBoolean(env.get(RedisBinary.IGNORE_INSTALLED_VARIABLE))) {
-            Path onPath = findOnPath(env.get("PATH"), osName);
-            if (onPath != null) {
-                addOnce(found, seen, onPath, RedisBinary.Source.PATH, "found on the PATH");
-            }
-            for (String location : KNOWN_LOCATIONS) {
-                Path candidate = Path.of(location);
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    addOnce(found, seen, candidate, RedisBinary.Source.KNOWN_LOCATION, "found at a usual install location");
-                }
-            }
-        }
+        List<RedisBinaryCandidate> found = installed(env, osName, RedisBinary.ENV_VARIABLE, REDIS_EXECUTABLE);
         try {
             String resource = EmbeddedRedisBinary.resourceName(osName, osArch);
             found.add(new RedisBinaryCandidate(null, RedisBinary.Source.EMBEDDED_REDIS_JAR,
@@ -69,6 +52,41 @@ final class RedisBinaryCandidates {
             }
         }
         return List.copyOf(found);
+    }
+
+    /**
+     * The {@code valkey-server} candidates for the given environment variables and platform, each real
+     * file once: {@value RedisBinary#VALKEY_ENV_VARIABLE}, the {@code PATH}, the usual install locations.
+     *
+     * @throws IllegalStateException if {@value RedisBinary#VALKEY_ENV_VARIABLE} names no executable file
+     */
+    static List<RedisBinaryCandidate> findValkey(Map<String, String> env, String osName) {
+        return List.copyOf(installed(env, osName, RedisBinary.VALKEY_ENV_VARIABLE, VALKEY_EXECUTABLE));
+    }
+
+    /** The executable named by {@code variable}, then the installed ones called {@code executableName}. */
+    private static List<RedisBinaryCandidate> installed(Map<String, String> env, String osName, String variable,
+            String executableName) {
+        List<RedisBinaryCandidate> found = new ArrayList<>();
+        Set<Path> seen = new HashSet<>();
+        String fromEnv = env.get(variable);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            addOnce(found, seen, checkEnvironmentValue(variable, fromEnv, executableName), RedisBinary.Source.ENVIRONMENT_VARIABLE,
+                    "from environment variable " + variable);
+        }
+        if (!Boolean.parseBoolean(env.get(RedisBinary.IGNORE_INSTALLED_VARIABLE))) {
+            Path onPath = findOnPath(env.get("PATH"), osName, executableName);
+            if (onPath != null) {
+                addOnce(found, seen, onPath, RedisBinary.Source.PATH, "found on the PATH");
+            }
+            for (String directory : KNOWN_DIRECTORIES) {
+                Path candidate = Path.of(directory, executableName);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    addOnce(found, seen, candidate, RedisBinary.Source.KNOWN_LOCATION, "found at a usual install location");
+                }
+            }
+        }
+        return found;
     }
 
     /** Adds the executable unless the same file (through symlinks too) is already a candidate. */
@@ -86,13 +104,13 @@ final class RedisBinaryCandidates {
         }
     }
 
-    private static Path checkEnvironmentValue(String value) {
+    private static Path checkEnvironmentValue(String variable, String value, String executableName) {
         Path candidate;
         try {
             candidate = Path.of(value);
         }
         catch (InvalidPathException ex) {
-            throw new IllegalStateException("Environment variable " + RedisBinary.ENV_VARIABLE + " is set to '"
+            throw new IllegalStateException("Environment variable " + variable + " is set to '"
                     + value + "', which is not a valid path: " + ex.getMessage(), ex);
         }
         String problem;
@@ -108,18 +126,18 @@ final class RedisBinaryCandidates {
         else {
             return candidate.toAbsolutePath();
         }
-        throw new IllegalStateException("Environment variable " + RedisBinary.ENV_VARIABLE + " is set to '" + value
-                + "' but " + problem + "; point it to a redis-server executable or unset it");
+        throw new IllegalStateException("Environment variable " + variable + " is set to '" + value
+                + "' but " + problem + "; point it to a " + executableName + " executable or unset it");
     }
 
-    private static Path findOnPath(String pathVariable, String osName) {
+    private static Path findOnPath(String pathVariable, String osName, String executableName) {
         if (pathVariable == null || pathVariable.isBlank()) {
             return null;
         }
         boolean windows = osName.toLowerCase(Locale.ROOT).contains("win");
         String[] names = windows
-                ? new String[] {EXECUTABLE_NAME + ".exe", EXECUTABLE_NAME}
-                : new String[] {EXECUTABLE_NAME};
+                ? new String[] {executableName + ".exe", executableName}
+                : new String[] {executableName};
         for (String directory : pathVariable.split(Pattern.quote(File.pathSeparator))) {
             if (directory.isBlank()) {
                 continue;
@@ -132,7 +150,7 @@ final class RedisBinaryCandidates {
                     }
                 }
                 catch (InvalidPathException ignored) {
-                    // A malformed PATH entry cannot contain redis-server; keep looking.
+                    // A malformed PATH entry cannot contain the executable; keep looking.
                 }
             }
         }

@@ -9,22 +9,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Asks a {@code redis-server} executable for its version ({@code redis-server --version}).
+ * Asks a {@code redis-server} or {@code valkey-server} executable which server it is and its version
+ * ({@code --version}: {@code Redis server v=7.0.15 ...}, {@code Valkey server v=8.0.1 ...}).
  *
- * <p>Why: logs and reports name the version actually tested, not the one a file name suggests. It
- * never throws: a version is for reading, and a binary that cannot say it still gets its real
- * startup error later.
+ * <p>Why: logs and reports name the server and version actually tested, not the ones a file name
+ * suggests. It never throws: a version is for reading, and a binary that cannot say it still gets its
+ * real startup error later.
+ *
+ * @param name {@code redis-server} or {@code valkey-server}; {@code redis-server} when the output names neither
+ * @param version e.g. {@code 7.0.15}, or {@code "unknown (<reason>)"}
  */
-final class RedisServerVersion {
+record RedisServerVersion(String name, String version) {
 
     private static final Pattern VERSION_PATTERN = Pattern.compile("v=(\\S+)");
+    private static final Pattern VALKEY_PATTERN = Pattern.compile("^Valkey server", Pattern.CASE_INSENSITIVE);
     private static final long TIMEOUT_SECONDS = 10;
 
-    private RedisServerVersion() {
+    /** Whether the executable is Valkey's. */
+    boolean isValkey() {
+        return name.equals("valkey-server");
     }
 
-    /** The version, e.g. {@code 7.0.15}, or {@code "unknown (<reason>)"}. */
-    static String of(Path executable) {
+    /** What the executable says it is. */
+    static RedisServerVersion of(Path executable) {
         Process process = null;
         Path output = null;
         try {
@@ -36,21 +43,22 @@ final class RedisServerVersion {
                     .start();
             process.getOutputStream().close();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                return "unknown (--version did not finish within " + TIMEOUT_SECONDS + " s)";
+                return unknown("--version did not finish within " + TIMEOUT_SECONDS + " s");
             }
             String text = Files.readString(output, StandardCharsets.UTF_8).trim();
+            String name = VALKEY_PATTERN.matcher(text).find() ? "valkey-server" : "redis-server";
             Matcher matcher = VERSION_PATTERN.matcher(text);
             if (matcher.find()) {
-                return matcher.group(1);
+                return new RedisServerVersion(name, matcher.group(1));
             }
-            return text.isEmpty() ? "unknown (--version printed nothing)" : text;
+            return text.isEmpty() ? unknown("--version printed nothing") : new RedisServerVersion(name, text);
         }
         catch (IOException ex) {
-            return "unknown (" + ex.getMessage() + ")";
+            return unknown(ex.getMessage());
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return "unknown (interrupted)";
+            return unknown("interrupted");
         }
         finally {
             if (process != null && process.isAlive()) {
@@ -65,5 +73,9 @@ final class RedisServerVersion {
                 }
             }
         }
+    }
+
+    private static RedisServerVersion unknown(String reason) {
+        return new RedisServerVersion("redis-server", "unknown (" + reason + ")");
     }
 }

@@ -1,6 +1,7 @@
 package io.github.redislock.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,9 +47,41 @@ class RedisBinaryTest {
                 .hasSize(1);
     }
 
+    @Test
+    void valkeyIsFoundByItsOwnVariableThenOnThePathAndNeverInTheEmbeddedJar() throws IOException {
+        Path named = executable(directory.resolve("named"), "valkey-server");
+        Path onPath = executable(directory.resolve("bin"), "valkey-server");
+        executable(onPath.getParent(), "redis-server");
+        List<RedisBinaryCandidate> candidates = RedisBinaryCandidates.findValkey(
+                Map.of("PATH", onPath.getParent().toString(), RedisBinary.VALKEY_ENV_VARIABLE, named.toString(),
+                        RedisBinary.IGNORE_INSTALLED_VARIABLE, "false"), "Linux");
+        assertThat(candidates).extracting(RedisBinaryCandidate::executable).startsWith(named, onPath)
+                .allMatch(executable -> executable.getFileName().toString().equals("valkey-server"));
+        assertThat(candidates).extracting(RedisBinaryCandidate::source).doesNotContain(RedisBinary.Source.EMBEDDED_REDIS_JAR);
+    }
+
+    @Test
+    void hidingTheInstalledServersLeavesNoValkey() {
+        assertThat(RedisBinaryCandidates.findValkey(
+                Map.of("PATH", "/usr/bin:/usr/local/bin", RedisBinary.IGNORE_INSTALLED_VARIABLE, "true"), "Linux")).isEmpty();
+    }
+
+    @Test
+    void aValkeyVariableNamingNoFileFailsNamingTheVariable() {
+        assertThatThrownBy(() -> RedisBinaryCandidates.findValkey(
+                Map.of(RedisBinary.VALKEY_ENV_VARIABLE, directory.resolve("missing").toString()), "Linux"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(RedisBinary.VALKEY_ENV_VARIABLE)
+                .hasMessageContaining("point it to a valkey-server executable");
+    }
+
     private static Path executable(Path parent) throws IOException {
+        return executable(parent, "redis-server");
+    }
+
+    private static Path executable(Path parent, String name) throws IOException {
         Files.createDirectories(parent);
-        Path file = Files.writeString(parent.resolve("redis-server"), "#!/bin/sh\n");
+        Path file = Files.writeString(parent.resolve(name), "#!/bin/sh\n");
         assertThat(file.toFile().setExecutable(true)).isTrue();
         return file.toAbsolutePath();
     }
