@@ -188,19 +188,19 @@ inline check() {
     skip;
 #ifndef SKIP_OWNERS
     /* at most one owner holds the lock in Redis */
-    assert((rc[1] > 0) + (rc[2] > 0) + (rc[3] > 0) <= 1);
+    assert((rc[1] > 0) + (rc[2] > 0) + (rc[3] > 0) <= 1);   /* property: one_owner */
     /* a client that believes it holds the lock while another owner does is one whose lease ended */
-    assert(BELIEF_OK(0) && BELIEF_OK(1) && BELIEF_OK(2));
+    assert(BELIEF_OK(0) && BELIEF_OK(1) && BELIEF_OK(2));   /* property: no_false_belief */
 #endif
 #ifndef SKIP_ORPHANS
     /* no lock renewed with nobody behind it */
-    assert(NO_ORPHAN(1) && NO_ORPHAN(2) && NO_ORPHAN(3));
+    assert(NO_ORPHAN(1) && NO_ORPHAN(2) && NO_ORPHAN(3));   /* property: no_orphan */
 #endif
 }
 /* fencing tokens handed out for the key only rise */
 inline handOut(tok) {
 #ifndef SKIP_TOKENS
-    assert(tok > lastTok);
+    assert(tok > lastTok);   /* property: tokens_rise */
 #endif
     lastTok = (tok > lastTok -> tok : lastTok)
 }
@@ -313,7 +313,7 @@ inline handOff(rt) {
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
             :: true ->
                /* a grant for an earlier wait of the thread never hides one for its current wait */
-               assert(!(gtok[MT(sm)] != 0 && gwid[MT(sm)] == wid[MT(sm)] && MW(sm) != wid[MT(sm)]));
+               assert(!(gtok[MT(sm)] != 0 && gwid[MT(sm)] == wid[MT(sm)] && MW(sm) != wid[MT(sm)]));   /* property: grant_not_hidden */
                gtok[MT(sm)] = si; gwid[MT(sm)] = MW(sm); gend[MT(sm)] = 0;
                printf("MSG granted:%d to thread %d wait %d\n", si, MT(sm), MW(sm))
             fi;
