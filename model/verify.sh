@@ -17,7 +17,7 @@
 # a temporary directory, removed at the end.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-model="$here/lock.pml"
+pml=lock.pml   # the model a run checks; run_rw sets rwlock.pml
 write_trails=no
 case "${1:-}" in
     trails) write_trails=yes ;;
@@ -41,9 +41,9 @@ violated_property() {
     if grep -q "^pan:1: acceptance cycle" out.txt; then echo "$kind"; return; fi
     if grep -q "^pan:1: invalid end state" out.txt; then echo "end_state"; return; fi
     if grep -q "^pan:1: assertion violated" out.txt; then
-        line=$(grep -m1 -oE "lock\.pml:[0-9]+, Error: assertion violated" trail.txt | sed 's/lock\.pml:\([0-9]*\),.*/\1/')
+        line=$(grep -m1 -oE "$pml:[0-9]+, Error: assertion violated" trail.txt | sed 's/.*pml:\([0-9]*\),.*/\1/')
         if [ -n "$line" ]; then
-            sed -n "${line}p" lock.pml | sed -n 's/.*property: \([a-z_]*\).*/\1/p' | grep . || echo "unnamed-assertion-line-$line"
+            sed -n "${line}p" "$pml" | sed -n 's/.*property: \([a-z_]*\).*/\1/p' | grep . || echo "unnamed-assertion-line-$line"
             return
         fi
     fi
@@ -56,8 +56,8 @@ run() {
     local dir="$work/$name" t0=$SECONDS cflags extra="" verdict ok=no
     if [ -n "${MODEL_RUNS:-}" ] && ! [[ "$name" =~ $MODEL_RUNS ]]; then return; fi   # a developer's selection
     echo "$name" >> "$work/planned"
-    mkdir -p "$dir" && cp "$model" "$dir/" && cd "$dir" || return
-    if ! spin -a "$@" lock.pml > spin.txt 2>&1; then
+    mkdir -p "$dir" && cp "$here/$pml" "$dir/" && cd "$dir" || return
+    if ! spin -a "$@" "$pml" > spin.txt 2>&1; then
         echo "model: $name: SPIN REJECTED THE MODEL"; sed 's/^/model:     /' spin.txt | head -5
         echo "$name REJECTED" >> "$work/results"; cd "$here"; return
     fi
@@ -74,8 +74,8 @@ run() {
     memory=$(sed -n 's/^ *\([0-9.]*\).*total actual memory usage.*/\1/p' out.txt | tail -1)
     elapsed=$((SECONDS - t0))
     : > trail.txt
-    if [ -n "$errors" ] && [ "$errors" != 0 ] && [ -f lock.pml.trail ]; then
-        spin -t "$@" lock.pml > trail.txt 2>&1
+    if [ -n "$errors" ] && [ "$errors" != 0 ] && [ -f "$pml.trail" ]; then
+        spin -t "$@" "$pml" > trail.txt 2>&1
     fi
     if [ -n "$errors" ] && [ "$errors" != 0 ]; then property=$(violated_property "$kind"); fi
     if [ -z "$errors" ]; then
@@ -103,13 +103,13 @@ run() {
         if [ "$ok" = no ] || [ "${MODEL_VERBOSE:-}" = 1 ]; then cat steps.txt; fi
         if [ "$write_trails" = yes ] && [ "$ok" = yes ]; then
             mkdir -p "$here/trails"
-            { echo "# spin $* lock.pml; pan $extra $panopts"
+            { echo "# spin $* $pml; pan $extra $panopts"
               echo "# violates: $property"
               grep -m1 -E "^pan:1:" out.txt | cut -c1-300
               cat steps.txt; } > "$here/trails/$name.steps"
             # the script steps and the Redis state after each, for the conformance replay (ModelConformanceTest);
             # only where the model runs today's scripts (the historic e06a861 and A-to-C variants model older ones)
-            if [[ " $* " == *" -DFIXED "* && " $* " != *" -DONLY_ABC "* ]]; then
+            if [ "$pml" = lock.pml ] && [[ " $* " == *" -DFIXED "* && " $* " != *" -DONLY_ABC "* ]]; then
                 { echo "# trail $name: spin $* lock.pml"; spin -T -t "$@" lock.pml 2>&1 | grep -E "^@"; } > "$here/trails/$name.trace"
             fi
         fi
@@ -117,6 +117,9 @@ run() {
     echo "$name $ok" >> "$work/results"
     cd "$here"
 }
+
+# the read-write lock's model (model/rwlock.pml)
+run_rw() { pml=rwlock.pml run "$@"; }
 
 echo "model: SPIN $(spin -V | sed -n 's/Spin Version \([^ ]*\).*/\1/p'), two lanes in parallel"
 quiet="-DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0"
@@ -150,6 +153,11 @@ lane2() {
     run fixed-liveness-waiters pass waiters_get_the_lock "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0
     # Deliberately broken variants of the fixed protocol must fail, each for its property.
     run broken-release-any no_false_belief safety "" -- -DFIXED -DBROKEN_RELEASE_ANY $quiet -DCLOSES=0
+    # The read-write lock: its own properties, exhaustive; and its breaks.
+    run_rw rw-fixed pass safety "-w24" --
+    run_rw rw-late-renewal pass safety "-w24" -- -DLATE_RENEWALS=1
+    run_rw rw-broken-read-beside-writer no_reader_beside_writer safety "" -- -DBROKEN_RW_READ_BESIDE_WRITER
+    run_rw rw-broken-write-beside-readers no_reader_beside_writer safety "" -- -DBROKEN_RW_WRITE_BESIDE_READERS
     run broken-no-claim-lease dead_owner_frees dead_owner_frees "" -- -DFIXED -DBROKEN_NO_CLAIM_LEASE -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DCLOSES=0 -DPAUSES=0
     # Today's code (b745336) where a try races close(): the settle's markQueued throws, abandon finds the
     # wait unmarked and withdraws nothing, so the place the try re-added outlives the wait.
