@@ -47,14 +47,14 @@ case "$mode" in
     write)
         mkdir -p "$here/traces"
         cp "$out" "$target"
-        echo "traces: wrote $(grep -c '^# .*spin' "$target") traces, $(grep -c '^@[ARCNELX]' "$target") steps, $(wc -c < "$target") bytes to model/traces/random.trace"
+        echo "traces: wrote $(grep -c '^# [a-z-]*: spin' "$target") traces, $(grep -c '^@[ARCNELX]' "$target") steps, $(wc -c < "$target") bytes to model/traces/random.trace"
         ;;
     check)
         if ! cmp -s "$out" "$target"; then
             echo "traces: model/traces/random.trace is stale: it is not what model/lock.pml writes now; run model/verify.sh traces" >&2
             exit 1
         fi
-        echo "traces: model/traces/random.trace is current ($(grep -c '^# .*spin' "$target") traces)"
+        echo "traces: model/traces/random.trace is current ($(grep -c '^# [a-z-]*: spin' "$target") traces)"
         ;;
     *) echo "usage: $0 write|check" >&2; exit 64 ;;
 esac
