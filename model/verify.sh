@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-checks model/lock.pml with SPIN (see docs/reliability.md, "The protocol as a checked model").
+# Model-checks model/lock.pml and model/rwlock.pml with SPIN (see docs/reliability.md, "The protocol as a checked model").
 #
 #   model/verify.sh            the CI set: the fixed protocol must verify (safety in several
 #                              environments, liveness under weak fairness), today's protocol and the
