@@ -5,7 +5,8 @@
  * model/verify.sh, which runs it.
  *
  * One file models two protocols:
- *   default   today's protocol (main at e06a861);
+ *   default   the protocol of main at e06a861 (historic: it shows the defects the fixes mend; its
+ *             scripts are not today's, so its trails are not replayed on Redis);
  *   -DFIXED   the fixed protocol: A) one acquisition per (owner, lock) in flight at a time,
  *             B) a hand-off is claimed by whoever test-and-clears the wait's queued flag first,
  *             C) a withdrawal releases the owner's hold only when its member had been popped by a
@@ -14,26 +15,36 @@
  *             counts its holds itself, its last release frees the owner's field whatever Redis counts,
  *             and an (owner, lock)'s releases are serialized with its acquisitions, F) a hand-off's
  *             token is max(released token + 1, TIME), G) a lost hold's nests stay counted: each of
- *             their unlocks reports LockLostException without touching Redis.
- * and deliberately broken variants that must fail:
- *   -DBROKEN_RELEASE_ANY   release.lua frees the lock whoever holds it (no owner check)
- *   -DBROKEN_NO_CLAIM_LEASE a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
+ *             their unlocks reports LockLostException without touching Redis, H) see FIX_H below
+ *             (-DCLOSE_B745336: the code at b745336, without H, which must fail).
+ * and deliberately broken variants that must fail, each for its named property (model/verify.sh):
+ *   -DBROKEN_RELEASE_ANY       release.lua frees the lock whoever holds it (no owner check)
+ *   -DBROKEN_NO_CLAIM_LEASE    a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
+ *   -DBROKEN_WITHDRAW_KEEPS    a withdrawal sees its member queued but leaves it there
+ *   -DBROKEN_ANY_WAIT_ID       a waiter takes a 'granted' message meant for any of its waits
+ *   -DBROKEN_RELEASED_AS_GRANT a waiter takes a 'released' message for a hand-off
+ *   -DBROKEN_RENEW_EXISTS      renew.lua checks that the key exists instead of its owner field
+ * Every assertion carries a "property: <name>" tag, which verify.sh reads to tell which one failed.
  *
  * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/*.lua) are atomic steps
- * (Redis runs a script alone); each says which lines it mirrors. Client steps mirror
- * LockAttempts.QueuedPlainLock, BlockingWait.run (AsyncWait drives the same attempt, step by step),
- * HeldLocks, HoldReleases and RedisLocker.close; each client step is one atomic step, so every
- * interleaving between a script and the settling of its reply is explored.
+ * (Redis runs a script alone). A reference to code reads <file>:<line> "<text on that line>" (or
+ * <file> "<text in it>"): ModelReferencesTest fails when the line no longer holds the text, and when
+ * a reference has no quoted text. Client steps mirror LockAttempts.QueuedPlainLock, LockWait (the one
+ * wait state machine, blocking and async alike), HeldLocks, HoldReleases and RedisLocker.close; each
+ * client step is one atomic step, so every interleaving between a script and the settling of its
+ * reply is explored. ModelConformanceTest replays the model's script steps on a real Redis.
  *
  * Abstractions:
  *   - Time is not modelled; instead the environment may end a lease whenever nothing renews it:
  *     the key's current owner has no watched hold in a running Locker (not killed, paused or closed).
- *     A watched hold of a running Locker is renewed in time (renew.lua), and a waiter that keeps
- *     waiting refreshes its queue place in time. Everything else may lapse at any moment.
+ *     A watched hold of a running Locker is renewed (renew.lua) before it ends, except that
+ *     -DLATE_RENEWALS=n lets n such leases end all the same (a renewal that came late or failed);
+ *     the watchdog's renew.lua step then finds the owner field gone and marks the hold lost. A waiter
+ *     that keeps waiting refreshes its queue place in time. Everything else may lapse at any moment.
  *   - A wait may time out (retry) at any moment: a 'released' message, the holder's lease end and
  *     the place's refresh only wake it earlier. So losing or delaying 'released' changes nothing a
- *     waiter does; the model therefore publishes no 'released' at all. 'granted' messages are kept in
- *     the waiter's inbox until it reads them (delay), and may be lost.
+ *     waiter does; it is published into the waiters' state only under -DBROKEN_RELEASED_AS_GRANT.
+ *     'granted' messages are kept in the waiter's inbox until it reads them (delay), and may be lost.
  *   - Fencing tokens: the Redis clock is a counter that advances on each TIME a script reads; a
  *     hand-off reads TIME too, so hand-offs never overtake the clock (the assumption release.lua
  *     states). Redis failover and clock steps are not modelled (docs/reliability.md treats them).
@@ -91,6 +102,9 @@
 #ifndef PAUSES
 #define PAUSES 1             /* a client paused (GC, VM) past its leases */
 #endif
+#ifndef LATE_RENEWALS
+#define LATE_RENEWALS 0      /* a watched lease ends all the same (its renewal came late) */
+#endif
 #ifndef CLOSES
 #define CLOSES 1             /* Locker 0 closed (context shutdown) while its threads run */
 #endif
@@ -105,7 +119,15 @@
 #define FIX_E
 #define FIX_F
 #define FIX_G
+#ifndef CLOSE_B745336
+#define FIX_H
 #endif
+#endif
+/* FIX_H, the close-racing-try fix (issue 31; -DCLOSE_B745336 models the code before it, b745336):
+ * a try marks its wait queued only after its reply settles, never before it is sent; a settle that
+ * finds the Locker closed gives back what its try got (a withdrawal with the real member, which
+ * removes a place the try re-added or releases a hold it took), and abandon withdraws with the
+ * member (never with '') also after a lost reply. */
 
 /* ---------------------------------------------------------------- Redis state */
 
@@ -127,6 +149,18 @@ bool rhand;                  /* the key was set by a hand-off, and nothing gave 
 #define MT(m)      ((m) / 8)
 #define MW(m)      ((m) % 8)
 #define KEY_EXISTS (rc[1] > 0 || rc[2] > 0 || rc[3] > 0)
+
+#ifdef BROKEN_ANY_WAIT_ID
+#define ANY_WAIT_ID true     /* broken: a waiter takes a 'granted' message for any of its waits */
+#else
+#define ANY_WAIT_ID false
+#endif
+#ifdef BROKEN_RELEASED_AS_GRANT
+bool relMsg[NT];             /* broken: a 'released' message the waiter has not read, read as a grant */
+#define PUBLISH_RELEASED sm = 0; do :: sm < NT -> if :: waiting[sm] -> relMsg[sm] = 1 :: else fi; sm++ :: else -> break od; sm = 0
+#else
+#define PUBLISH_RELEASED skip  /* a 'released' message only wakes a waiter, which may retry at any moment anyway */
+#endif
 
 /* ---------------------------------------------------------------- client state */
 
@@ -160,9 +194,21 @@ byte lostMessages = LOST_MESSAGES;
 byte kills = KILLS;
 byte pauses = PAUSES;
 byte closes = CLOSES;
+byte lateRenewals = LATE_RENEWALS;
 
 /* scratch of the atomic steps; always 0 between steps */
 byte si, sj, sm, sf;
+byte pubM, pubT;             /* the 'granted' message a release.lua step published (member, token) */
+
+/* ---------------------------------------------------------------- conformance traces */
+/* Each step that runs a script or stands for time prints one line starting with '@' (spin -T): the
+ * step, its arguments, '=', its reply, '|', then the Redis state after it: the hold count of owner
+ * fields 1 to 3, the 'waiters' field, the queue length, and each queue place as member and whether its
+ * deadline has passed. model/traces.sh collects these lines from random simulations and trails, and
+ * ModelConformanceTest replays them through the real scripts on a real redis-server, comparing the
+ * state after every step. (printf costs nothing in a verification run.) */
+#define REDIS_STATE printf("| %d %d %d %d %d ", rc[1], rc[2], rc[3], rw, qn); \
+                    printf("%d %d %d %d %d %d %d %d\n", q[0], ql[0], q[1], ql[1], q[2], ql[2], q[3], ql[3])
 
 /* ---------------------------------------------------------------- properties */
 
@@ -183,25 +229,68 @@ bool viaGrant[NT];
                    || (OWNER(2) == o && (bel[2] > 0 || busy[2])))
 #define NO_ORPHAN(o) (!(rc[o] > 0 && RENEWED(o)) || BEHIND(o))
 
+#ifdef FIX_H
+#define MARK_BEFORE_SEND skip
+#else
+#define MARK_BEFORE_SEND if :: first -> queued[t] = 1 :: else fi   /* markQueued before the call */
+#endif
+
+/* Which properties a run checks: a constant in each assertion, so that no #ifdef inside an inline
+ * shifts the line numbers SPIN reports (verify.sh names a violated property by its line's tag). */
+#ifdef SKIP_OWNERS
+#define CHECK_OWNERS 0
+#else
+#define CHECK_OWNERS 1
+#endif
+#ifdef SKIP_ORPHANS
+#define CHECK_ORPHANS 0
+#else
+#define CHECK_ORPHANS 1
+#endif
+#ifdef SKIP_TOKENS
+#define CHECK_TOKENS 0
+#else
+#define CHECK_TOKENS 1
+#endif
+#ifdef SKIP_WAITS
+#define CHECK_WAITS 0
+#else
+#define CHECK_WAITS 1
+#endif
+#ifdef WAIT_PLACES
+#define CHECK_WAIT_PLACES 1
+#else
+#define CHECK_WAIT_PLACES 0
+#endif
+
+/* A live queue place (deadline not passed) of member m. */
+#define LIVE_PLACE(m) ((qn > 0 && q[0] == m && !ql[0]) || (qn > 1 && q[1] == m && !ql[1]) \
+                       || (qn > 2 && q[2] == m && !ql[2]) || (qn > 3 && q[3] == m && !ql[3]))
+/* When a wait of a closed Locker ends (with or without the lock), its place is gone: a place left
+ * behind would be handed the lock until its deadline passes, and the lock would stay taken for the
+ * claim lease. -DWAIT_PLACES checks this of every wait, which today's code does not keep (two races
+ * of a try with the wait's own hand-off, see docs/reliability.md): model/verify.sh shows it fail. */
+inline ENDED_WAIT_CHECK(t) {
+    assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)));   /* property: closed_wait_leaves_no_place */
+    assert(!CHECK_WAIT_PLACES || !LIVE_PLACE(MEMBER(t)));   /* property: ended_wait_leaves_no_place */
+}
+/* A withdrawal (release.lua with the member) leaves the member no place. */
+inline WITHDRAWN_CHECK(m) {
+    assert(!CHECK_WAITS || !LIVE_PLACE(m));   /* property: withdrawal_removes_place */
+}
+
 /* Checked after every step that changes Redis or a client's belief. */
 inline check() {
-    skip;
-#ifndef SKIP_OWNERS
     /* at most one owner holds the lock in Redis */
-    assert((rc[1] > 0) + (rc[2] > 0) + (rc[3] > 0) <= 1);
+    assert(!CHECK_OWNERS || (rc[1] > 0) + (rc[2] > 0) + (rc[3] > 0) <= 1);   /* property: one_owner */
     /* a client that believes it holds the lock while another owner does is one whose lease ended */
-    assert(BELIEF_OK(0) && BELIEF_OK(1) && BELIEF_OK(2));
-#endif
-#ifndef SKIP_ORPHANS
+    assert(!CHECK_OWNERS || (BELIEF_OK(0) && BELIEF_OK(1) && BELIEF_OK(2)));   /* property: no_false_belief */
     /* no lock renewed with nobody behind it */
-    assert(NO_ORPHAN(1) && NO_ORPHAN(2) && NO_ORPHAN(3));
-#endif
+    assert(!CHECK_ORPHANS || (NO_ORPHAN(1) && NO_ORPHAN(2) && NO_ORPHAN(3)));   /* property: no_orphan */
 }
 /* fencing tokens handed out for the key only rise */
 inline handOut(tok) {
-#ifndef SKIP_TOKENS
-    assert(tok > lastTok);
-#endif
+    assert(!CHECK_TOKENS || tok > lastTok);   /* property: tokens_rise */
     lastTok = (tok > lastTok -> tok : lastTok)
 }
 
@@ -214,7 +303,8 @@ inline expireKey() {
     :: sm < NT -> if :: rc[OWNER(sm)] > 0 -> ended[sm] = 1; gend[sm] = 1 :: else fi; sm++
     :: else -> break
     od;
-    rc[1] = 0; rc[2] = 0; rc[3] = 0; rw = 0; sm = 0; HANDED(0)
+    rc[1] = 0; rc[2] = 0; rc[3] = 0; rw = 0; sm = 0; HANDED(0);
+    printf("@E = "); REDIS_STATE
 }
 
 /* zrem + lrem of member m; sf = 1 when it was there. */
@@ -235,12 +325,18 @@ inline queueRemove(m) {
     si = 0
 }
 
+#ifdef BROKEN_WITHDRAW_KEEPS
+inline queueFind(m) {
+    sf = (qn > 0 && q[0] == m) || (qn > 1 && q[1] == m) || (qn > 2 && q[2] == m) || (qn > 3 && q[3] == m)
+}
+#endif
+
 /* acquire.lua with one lock and a queue place (ARGV[3] > 0, ARGV[6] = '1'): owner o, member m,
  * ARGV[5] = qb, ARGV[7] = first. Sets ok, cnt, tok (the reply). */
 inline acquireLua(o, m, qb, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* 43: held by another owner */
-        /* 45-56: zadd the member's deadline; rpush it when it is new */
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:45 "redis.call('exists', hash) == 1 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:51 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -248,80 +344,84 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* 49-51 */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:52 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* 58-60 */
-        ok = 0; cnt = 0; tok = 0                          /* 61: {0, i, pttl} */
+        rw = 1;                                           /* acquire.lua:61 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:63 "return {0, i, pttl}" */
     :: else ->
-        /* 64-71: a waiter that takes the lock leaves its place */
+        /* acquire.lua:66 "A waiter that leaves the queue for a free lock" */
         sf = 0;
         if
-        :: qb -> queueRemove(m)                           /* 67-69 */
-        :: else
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:68 "if keepPlace > 0 and ARGV[5] == '1' then" */
+        :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
-        sj = (qn > 0);                                    /* 70: othersQueued */
         if
-        :: first ->                                       /* 78-83: the count restarts at 1 */
+        :: first ->                                       /* acquire.lua:83 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* 84-89: hincrby */
+        :: else ->                                        /* acquire.lua:88 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* 91-97: TIME, pexpire lease */
+        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:96 "local clock = redis.call('time')" */
            handOut(tok)
-        :: else -> tok = 0                                /* 98-100 */
+        :: else -> tok = 0                                /* acquire.lua:103 "elseif redis.call('pttl', hash) < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
     fi
 }
 
-/* release.lua handOff (35-61): hands the freed lock to the first live member, with token rt + 1. */
+/* release.lua:50 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
+ * freed lock to the first live member. */
 inline handOff(rt) {
-    clock++;                                              /* 36-38: TIME */
+    clock++;                                              /* release.lua:51 "local clock = redis.call('time')" */
     do
     :: qn > 0 ->
-        sm = q[0]; sf = ql[0];                            /* 39, 41: lpop, zscore */
+        sm = q[0]; sf = ql[0];                            /* release.lua:54 "local member = redis.call('lpop', queue)" */
         si = 0;
         do
         :: si < qn - 1 -> q[si] = q[si + 1]; ql[si] = ql[si + 1]; si++
         :: else -> break
         od;
-        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* 42: zrem */
+        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:57 "redis.call('zrem', deadlines, member)" */
         if
-        :: !sf ->                                         /* 43: deadline not passed */
-            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* 47-51 */
+        :: !sf ->                                         /* release.lua:58 "if deadline and tonumber(deadline) > now then" */
+            /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
+            assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
+            assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
+            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:63 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
-            /* 52: pexpire claim lease (BROKEN_NO_CLAIM_LEASE: none; the environment may then never end it) */
+            /* release.lua:67 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
 #ifdef FIX_F
-            si = (rt + 1 > clock -> rt + 1 : clock);      /* fix F: max(released token + 1, TIME) */
+            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:71 "math.max(releasedToken + 1, micros)" */
 #else
-            si = (rt > 0 -> rt + 1 : clock);              /* 54 */
+            si = (rt > 0 -> rt + 1 : clock);              /* before fix F */
 #endif
             printf("    hand-off to owner %d (thread %d wait %d), token %d\n", OWNER(MT(sm)), MT(sm), MW(sm), si);
             handOut(si);
-            if                                            /* 55: publish 'granted' to the inbox */
+            if                                            /* release.lua:72 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
             :: lostMessages > 0 -> lostMessages--;
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
             :: true ->
                /* a grant for an earlier wait of the thread never hides one for its current wait */
-               assert(!(gtok[MT(sm)] != 0 && gwid[MT(sm)] == wid[MT(sm)] && MW(sm) != wid[MT(sm)]));
+               assert(!(gtok[MT(sm)] != 0 && gwid[MT(sm)] == wid[MT(sm)] && MW(sm) != wid[MT(sm)]));   /* property: grant_not_hidden */
                gtok[MT(sm)] = si; gwid[MT(sm)] = MW(sm); gend[MT(sm)] = 0;
                printf("MSG granted:%d to thread %d wait %d\n", si, MT(sm), MW(sm))
             fi;
+            pubM = sm; pubT = si;
             si = 0; sm = 0; sf = 0;
             break
-        :: else -> sm = 0; sf = 0                         /* 58: skip a member past its deadline */
+        :: else -> sm = 0; sf = 0                         /* release.lua:75 "member = redis.call('lpop', queue)": skip a member past its deadline */
         fi
-    :: else -> break                                      /* 60: 'released' (not modelled, see header) */
+    :: else -> PUBLISH_RELEASED; break                    /* release.lua:77 "redis.call(ARGV[3], channel, 'released')" */
     od
 }
 
@@ -330,12 +430,16 @@ inline handOff(rt) {
 inline releaseLua(o, wm, rt, rem, final) {
     sf = 0;
     if
-    :: wm != 0 -> queueRemove(wm)                         /* 63-65 */
+#ifdef BROKEN_WITHDRAW_KEEPS
+    :: wm != 0 -> queueFind(wm)                           /* broken: sees the member, leaves it queued */
+#else
+    :: wm != 0 -> queueRemove(wm)                         /* release.lua:81 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
+#endif
     :: else
     fi;
 #ifdef FIXED
     if
-    :: wm != 0 && sf -> rem = 255                         /* fix C: still queued, so never handed: no hold to release */
+    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:83 "return {-1}" */
     :: else ->
 #endif
     sf = 0;
@@ -343,28 +447,31 @@ inline releaseLua(o, wm, rt, rem, final) {
     if :: KEY_EXISTS && rc[o] == 0 -> rc[1] = 0; rc[2] = 0; rc[3] = 0; rc[o] = 1 :: else fi;  /* no owner check */
 #endif
 #ifdef FIX_E
-    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E: the owner's last hold as the client counts: the field goes */
+    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:93 "if ARGV[2 + 2 * i] == '0' then" */
 #endif
     if
-    :: rc[o] == 0 -> rem = 255                            /* 70-71 */
-    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* 73-78 */
-    :: rc[o] == 1 ->                                      /* 79-84 */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:89 "if not fields[1] then" */
+    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:97 "redis.call('hset', hash, owner, holdCount)" */
+    :: rc[o] == 1 ->                                      /* release.lua:106 "redis.call('del', hash)" */
         rem = 0; sj = rw;
-        rc[o] = 0; rw = 0; HANDED(0);                     /* 80: del */
+        rc[o] = 0; rw = 0; HANDED(0);                     
         if
-        :: sj -> sj = 0; handOff(rt)                      /* 81-83 */
+        :: sj -> sj = 0; handOff(rt)                      /* release.lua:107 "if fields[2] then" */
         :: else
         fi
     fi;
 #ifdef FIXED
-    fi
+    fi;
 #endif
+    printf("@R %d %d %d %d = %d %d %d ", o, wm, rt, final, rem, pubM, pubT); REDIS_STATE;
+    pubM = 0; pubT = 0
 }
 
 /* claim.lua: 1 when owner o still holds the lock (its lease then lengthened), else 0. */
 inline claimLua(o, ok) {
-    ok = (rc[o] > 0);                                     /* 9-13 */
-    if :: ok -> HANDED(0) :: else fi
+    ok = (rc[o] > 0);                                     /* claim.lua:9 "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
+    if :: ok -> HANDED(0) :: else fi;
+    printf("@C %d = %d ", o, ok); REDIS_STATE
 }
 
 inline loseReply(lost) {
@@ -374,7 +481,7 @@ inline loseReply(lost) {
     fi
 }
 
-/* HeldLocks.acquired (390-414): the Hold the thread now counts on. */
+/* HeldLocks.java "void acquired(LockKeys keys, String owner, LockKind kind": the Hold the thread now counts on. */
 inline holdsAcquired(o, t, cnt, tok) {
     if
     :: cnt == 1 || !hk[o] ->
@@ -448,15 +555,16 @@ lock:
         ACQ_TAKE(o);
         waiting[t] = 1; wid[t]++; assert(wid[t] < 8);
         firstTry = 1;
-        qb = queued[t];                                   /* tryOnce 103: queuedBefore */
-        first = !(hk[o] && !hlost[o]);                    /* HeldLocks.firstHolds 474-481 */
-        if :: first -> queued[t] = 1 :: else fi;          /* beforeTry 118-120: markQueued */
+        qb = queued[t];                                   /* LockAttempts.java "boolean queuedBefore = queued();" */
+        first = !(hk[o] && !hlost[o]);                    /* HeldLocks.java "boolean[] firstHolds(List<LockKeys> group, String owner)" */
+        MARK_BEFORE_SEND;
         printf("T%d lock() wait %d, firstHold=%d\n", t, wid[t], first)
     }
 try:
     atomic {
         RUNNING(L);
         acquireLua(o, MEMBER(t), qb, first, ok, cnt, tok);
+        printf("@A %d %d %d %d = %d %d %d ", o, MEMBER(t), qb, first, ok, cnt, tok); REDIS_STATE;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  acquire.lua owner %d: %d (count %d, token %d)\n", t, o, ok, cnt, tok);
         loseReply(lost);
@@ -466,10 +574,18 @@ try:
     atomic {
         RUNNING(L);
         if
-        :: lost && firstTry -> goto abandon               /* BlockingWait 531: thrown; finally abandons */
-        :: lost && !firstTry -> ok = 0; cnt = 0; tok = 0; goto wait   /* 593-598: ride the outage out */
-        :: !lost && ok ->                                 /* settle 126-129 */
-#ifdef FIX_D
+        :: lost && firstTry -> goto abandon               /* thrown; the wait ends with abandon */
+        :: lost && !firstTry -> ok = 0; cnt = 0; tok = 0; lost = 0; goto wait   /* ride the outage out */
+        :: !lost && ok ->                                 /* LockAttempts.java "if (attempt.acquired()) {" */
+#ifdef FIX_H
+            if                                            /* the closing Locker unmarked the wait it had marked: */
+            :: qb && !queued[t] ->                        /* it withdrew first, so this settle gives back */
+                printf("T%d lock(): IllegalStateException (closed while taking; gives back)\n", t);
+                ok = 0; cnt = 0; tok = 0;
+                goto giveBack
+            :: else
+            fi;
+#elif defined(FIX_D)
             if                                            /* fix D: the try's hold is claimed like a hand-off */
             :: first && !queued[t] ->                     /* the closing Locker claimed the wait: its withdrawal */
                 printf("T%d lock(): IllegalStateException (acquisition claimed by the closing Locker)\n", t);
@@ -480,40 +596,57 @@ try:
 #endif
             queued[t] = 0;
             holdsAcquired(o, t, cnt, tok);
+            ENDED_WAIT_CHECK(t);
             bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
             printf("T%d lock() returns true (hold %d, token %d)\n", t, cnt, tok);
             ok = 0; cnt = 0; tok = 0; first = 0; qb = 0;
             check();
             goto idle
-        :: !lost && !ok -> queued[t] = 1; goto wait       /* settle 131-133: markQueued */
+#ifdef FIX_H
+        :: !lost && !ok && closed[L] ->                   /* markQueued finds the Locker closed: the settle gives back */
+            printf("T%d lock(): IllegalStateException (closed; cannot queue; gives back)\n", t);
+            queued[t] = 0; goto giveBack
+        :: !lost && !ok && !closed[L] -> queued[t] = 1; goto wait
+#elif defined(FIXED)
+        :: !lost && !ok && closed[L] ->                   /* b745336 settle: markQueued throws when closed ... */
+            printf("T%d lock(): IllegalStateException (closed; cannot queue)\n", t);
+            queued[t] = 0; goto abandon                   /* ... and abandon finds the wait unmarked */
+        :: !lost && !ok && !closed[L] -> queued[t] = 1; goto wait
+#else
+        :: !lost && !ok -> queued[t] = 1; goto wait       /* settle: markQueued */
+#endif
         fi
     }
-wait:                                                     /* BlockingWait 544-605 */
+wait:                                                     /* LockWait: woken, timed out, handed over */
     do
-    :: atomic { RUNNING(L) && gtok[t] != 0 && gwid[t] == wid[t] ->
+    :: atomic { RUNNING(L) && gtok[t] != 0 && (gwid[t] == wid[t] || ANY_WAIT_ID) ->
             token = gtok[t]; if :: bel[t] == 0 -> ended[t] = gend[t] :: else fi;
             gtok[t] = 0; gwid[t] = 0; gend[t] = 0;
             printf("T%d  reads granted:%d\n", t, token);
             goto handed }
     :: atomic { RUNNING(L) && gtok[t] != 0 && gwid[t] != wid[t] -> gtok[t] = 0; gwid[t] = 0; gend[t] = 0 }  /* not this wait's */
+#ifdef BROKEN_RELEASED_AS_GRANT
+    :: atomic { RUNNING(L) && relMsg[t] -> relMsg[t] = 0; token = 0;
+            printf("T%d  reads released as a grant\n", t); goto handed }
+#endif
     :: atomic { RUNNING(L) -> goto retry }                /* woken, or the holder's lease / place refresh is due */
-    :: atomic { RUNNING(L) && GIVE_UP -> printf("T%d  wait deadline\n", t); goto abandon }   /* 564-568 */
+    :: atomic { RUNNING(L) && GIVE_UP -> printf("T%d  wait deadline\n", t); goto abandon }   
     od;
 retry:
     atomic {
         RUNNING(L);
         if
-        :: closed[L] -> printf("T%d  IllegalStateException (closed while waiting)\n", t); goto abandon  /* 587-589 */
+        :: closed[L] -> printf("T%d  IllegalStateException (closed while waiting)\n", t); goto abandon  
         :: else
         fi;
         firstTry = 0;
         qb = queued[t];
         first = !(hk[o] && !hlost[o]);
-        if :: first -> queued[t] = 1 :: else fi;
+        MARK_BEFORE_SEND;
         goto try
     }
 
-    /* ---- QueuedPlainLock.handedOver 146-156 */
+    /* ---- LockAttempts.java "public HandOff handedOver(long token) {" */
 handed:
     atomic {
         RUNNING(L);
@@ -526,16 +659,16 @@ handed:
             goto endWait
         fi;
 #else
-        queued[t] = 0;                                    /* 147: unmarkQueued(), its answer ignored */
+        queued[t] = 0;                                    /* unmarkQueued(), its answer ignored */
 #endif
         if
-        :: WATCHED(t) -> goto confirmed                   /* LockCommands.confirmHandOff 421-423: lease <= claim lease */
+        :: WATCHED(t) -> goto confirmed                   /* LockCommands.java "if (replicaSync == null && leaseMillis <= claimLeaseMillis) {" */
         :: else
         fi
     }
     atomic {
         RUNNING(L);
-        claimLua(o, ok);                                  /* confirmHandOff 424-426 */
+        claimLua(o, ok);                                  /* LockCommands.java "LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1" */
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  claim.lua owner %d: %d\n", t, o, ok);
         loseReply(lost);
@@ -545,7 +678,7 @@ handed:
         RUNNING(L);
         if
         :: lost -> ok = 0; token = 0; goto abandon        /* thrown out of the wait; finally abandons */
-        :: !lost && !ok -> token = 0; goto wait   /* 150-152: its claim lease ran out; waiting on */
+        :: !lost && !ok -> token = 0; goto wait   /* its claim lease ran out; waiting on */
         :: !lost && ok -> ok = 0
         fi
     }
@@ -558,8 +691,9 @@ confirmed:
         :: else
         fi;
 #endif
-        holdsAcquired(o, t, 1, token);                    /* 154 */
+        holdsAcquired(o, t, 1, token);                    /* LockAttempts.java "holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);" */
         if :: bel[t] == 0 -> GRANTED(t, 1) :: else fi;
+        ENDED_WAIT_CHECK(t);
         bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
         printf("T%d lock() returns true (handed over, token %d)\n", t, token);
         token = 0; first = 0; qb = 0;
@@ -579,23 +713,48 @@ closedRelease:
     }
 #endif
 
-    /* ---- QueuedWait.abandon 204-208 */
+    /* ---- LockAttempts.java "public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {" */
 abandon:
     atomic {
         RUNNING(L);
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
+#ifdef FIX_H
+        was = 0                                           /* always withdraws with the member */
+#elif defined(FIXED)
+        if                                                /* b745336: a lost first-hold reply withdraws with '' */
+        :: !was && lost && first -> was = 0; goto withdrawEmpty
+        :: !was && !(lost && first) -> goto endWait
+        :: else -> was = 0
+        fi
+#else
         if :: !was -> goto endWait :: else was = 0 fi
+#endif
     }
+giveBack:
     atomic {
         RUNNING(L);
         releaseLua(o, MEMBER(t), 0, rem, 0);                 /* withdraw: release.lua with the member */
+        WITHDRAWN_CHECK(MEMBER(t));
         printf("T%d  withdraw (release.lua member %d): %d\n", t, MEMBER(t), rem);
         loseReply(lost);                                  /* a failure only logs (withdrawalFailed) */
         rem = 0; lost = 0;
         check()
     }
+    goto endWait;
+#if defined(FIXED) && !defined(FIX_H)
+withdrawEmpty:
+    atomic {
+        RUNNING(L);
+        releaseLua(o, 0, 0, rem, 0);                      /* release.lua with '': releases a hold, leaves a place */
+        printf("T%d  withdraw (release.lua member ''): %d\n", t, rem);
+        loseReply(lost);
+        rem = 0; lost = 0;
+        check()
+    }
+#endif
 endWait:
     atomic {
+        ENDED_WAIT_CHECK(t);
         waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
         ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
         printf("T%d lock() fails\n", t);
@@ -616,7 +775,7 @@ unlock:
             hlc[o]--; printf("T%d unlock(): LockLostException (a lost hold's nest)\n", t); goto unlocked
 #endif
         :: !closed[L] && HLC_NONE(o) && !hk[o] -> printf("T%d unlock(): IllegalMonitorStateException\n", t); goto unlocked
-        :: !closed[L] && HLC_NONE(o) && hk[o] && hlost[o] ->   /* beforeRelease 100-104 */
+        :: !closed[L] && HLC_NONE(o) && hk[o] && hlost[o] ->   /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
 #ifdef FIX_G
             hlc[o] = hcnt[o] - 1;
 #endif
@@ -625,7 +784,7 @@ unlock:
         :: else
         fi;
         myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
-        if :: final && hw[o] -> hw[o] = 0 :: else fi      /* 105-107: unwatch before the release */
+        if :: final && hw[o] -> hw[o] = 0 :: else fi      /* unwatch before the release */
     }
     atomic {
         RUNNING(L);
@@ -637,13 +796,13 @@ unlock:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* failed 124-131 */
+        :: lost ->                                        /* the reply lost */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;
 #ifdef FIX_E
             if :: !final && hid[o] == myHid -> hcnt[o]-- :: else fi;
 #endif
             printf("T%d unlock(): LockRedisException\n", t)
-        :: !lost && rem == 255 ->                         /* settle 138-144 */
+        :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
                   hlc[o] = hcnt[o] - 1;
@@ -651,10 +810,10 @@ unlock:
                   hk[o] = 0; hw[o] = 0
                :: else fi;
             printf("T%d unlock(): LockLostException\n", t)
-        :: !lost && rem == 0 ->                           /* 147-153 */
+        :: !lost && rem == 0 ->                           
             if :: hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;
             printf("T%d unlock() released\n", t)
-        :: !lost && rem != 255 && rem > 0 ->              /* 146, 154-156 */
+        :: !lost && rem != 255 && rem > 0 ->              
             if
             :: hid[o] == myHid ->
 #ifdef FIX_E
@@ -681,7 +840,7 @@ end_done:
     } unless { dead[L] }
 }
 
-/* ---------------------------------------------------------------- RedisLocker.close 224-233 */
+/* ---------------------------------------------------------------- RedisLocker.java "public void close() {" */
 proctype Closer(byte L) {
     byte t, m, rem;
     bool was, lost;
@@ -701,6 +860,7 @@ end_idle:
             atomic {
                 RUNNING(L);
                 releaseLua(OWNER(t), m, 0, rem, 0);            /* withdraw */
+                WITHDRAWN_CHECK(m);
                 printf("L%d  withdraws thread %d's wait (release.lua member %d): %d\n", L, t, m, rem);
                 loseReply(lost);
                 rem = 0; lost = 0; was = 0; m = 0;
@@ -734,20 +894,37 @@ end_idle:
 #define HAS_LEASE(o) true
 #endif
 
+/* renew.lua for owner o's watched hold, as the watchdog's batch sends it: the owner field gone, the hold is lost. */
+inline renewLua(o) {
+#ifdef BROKEN_RENEW_EXISTS
+    sf = KEY_EXISTS;                                      /* broken: checks that the key exists, not the owner */
+#else
+    sf = (rc[o] > 0);                                     /* renew.lua:10 "local held = redis.pcall('hexists', KEYS[i], ARGV[i + 1])" */
+#endif
+    printf("@N %d = %d ", o, sf); REDIS_STATE;
+    assert(!sf || rc[o] > 0);   /* property: renewal_confirms_owner */
+    if :: !sf -> hlost[o] = 1; printf("T- watchdog: owner %d's hold lost\n", o) :: else fi;
+    sf = 0
+}
+
 proctype Time() {
 end_time:
     do
     :: atomic { KEY_EXISTS && !RENEWED(ROWNER) && HAS_LEASE(ROWNER) -> printf("TIME lease of owner %d ends\n", ROWNER); expireKey(); check() }
-    :: atomic { qn > 0 && !ql[0] && !REFRESHED(q[0]) -> ql[0] = 1 }
-    :: atomic { qn > 1 && !ql[1] && !REFRESHED(q[1]) -> ql[1] = 1 }
-    :: atomic { qn > 2 && !ql[2] && !REFRESHED(q[2]) -> ql[2] = 1 }
-    :: atomic { qn > 3 && !ql[3] && !REFRESHED(q[3]) -> ql[3] = 1 }
+    :: atomic { qn > 0 && !ql[0] && !REFRESHED(q[0]) -> ql[0] = 1; printf("@L 0 = "); REDIS_STATE }
+    :: atomic { qn > 1 && !ql[1] && !REFRESHED(q[1]) -> ql[1] = 1; printf("@L 1 = "); REDIS_STATE }
+    :: atomic { qn > 2 && !ql[2] && !REFRESHED(q[2]) -> ql[2] = 1; printf("@L 2 = "); REDIS_STATE }
+    :: atomic { qn > 3 && !ql[3] && !REFRESHED(q[3]) -> ql[3] = 1; printf("@L 3 = "); REDIS_STATE }
     :: atomic { qn > 0 && ql[0] && (qn < 2 || ql[1]) && (qn < 3 || ql[2]) && (qn < 4 || ql[3]) ->
-                qn = 0; q[0] = 0; q[1] = 0; q[2] = 0; q[3] = 0; ql[0] = 0; ql[1] = 0; ql[2] = 0; ql[3] = 0 }  /* queue keys expire */
-    /* renew.lua 9-18 through the watchdog: a hold whose owner field is gone is lost */
-    :: atomic { hk[1] && hw[1] && !hlost[1] && rc[1] == 0 && RUNNING(LOCKER_OF(1)) && !closed[LOCKER_OF(1)] -> hlost[1] = 1 }
-    :: atomic { hk[2] && hw[2] && !hlost[2] && rc[2] == 0 && RUNNING(LOCKER_OF(2)) && !closed[LOCKER_OF(2)] -> hlost[2] = 1 }
-    :: atomic { hk[3] && hw[3] && !hlost[3] && rc[3] == 0 && RUNNING(LOCKER_OF(3)) && !closed[LOCKER_OF(3)] -> hlost[3] = 1 }
+                qn = 0; q[0] = 0; q[1] = 0; q[2] = 0; q[3] = 0; ql[0] = 0; ql[1] = 0; ql[2] = 0; ql[3] = 0;
+                printf("@X = "); REDIS_STATE }  /* queue keys expire */
+    /* a lease a running watchdog renews may still end: its renewal came late (a slow Redis, a stalled tick) */
+    :: atomic { KEY_EXISTS && RENEWED(ROWNER) && lateRenewals > 0 -> lateRenewals--;
+                printf("TIME lease of owner %d ends, its renewal late\n", ROWNER); expireKey(); check() }
+    /* renew.lua through the watchdog (a renewal of a held key only lengthens it): a hold whose owner field is gone is lost */
+    :: atomic { hk[1] && hw[1] && !hlost[1] && rc[1] == 0 && RUNNING(LOCKER_OF(1)) && !closed[LOCKER_OF(1)] -> renewLua(1) }
+    :: atomic { hk[2] && hw[2] && !hlost[2] && rc[2] == 0 && RUNNING(LOCKER_OF(2)) && !closed[LOCKER_OF(2)] -> renewLua(2) }
+    :: atomic { hk[3] && hw[3] && !hlost[3] && rc[3] == 0 && RUNNING(LOCKER_OF(3)) && !closed[LOCKER_OF(3)] -> renewLua(3) }
     od
 }
 
@@ -765,6 +942,7 @@ end_chaos:
 
 init {
     atomic {
+        printf("@T %d %d %d\n", OWNER(0), OWNER(1), OWNER(2));   /* the owner field of each thread */
         run Client(0); run Client(1); run Client(2);
         run Closer(0);
         run Time();

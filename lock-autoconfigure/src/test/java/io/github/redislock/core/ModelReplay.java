@@ -1,0 +1,324 @@
+package io.github.redislock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.ZAddArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * Replays {@link ModelTrace}s through the real lock scripts on a real Redis: each script step is sent
+ * with the KEYS and ARGV that {@link LockCommands} builds for it, each time step does to the keys what
+ * Redis' expiry would, and after every step the reply, the published hand-off message and the Redis
+ * state (owner fields and counts, the 'waiters' field, the wait queue in order, which places' deadlines
+ * passed) must be what the model says. The model's fencing tokens are small counters where Redis has
+ * microseconds: they must map one-to-one, in the same order.
+ *
+ * <p>Model owner field n is {@code client<locker>:<n>} (owner 2 lives in Locker 1, owners 1 and 3 in
+ * Locker 0); model queue member {@code thread * 8 + wait} is the member {@link LockCommands#queueMember}
+ * builds for wait id {@code wait * 10 + thread} (wait ids are per Locker in the client, per thread in the
+ * model) on its Locker's inbox.
+ */
+final class ModelReplay implements AutoCloseable {
+
+    static final long LEASE = 60_000;
+    static final long KEEP_PLACE = 20_000;
+    static final long CLAIM_LEASE = 30_000;
+    private static final String SENTINEL = "end-of-trace";
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisCommands<String, String> redis;
+    private final StatefulRedisPubSubConnection<String, String> inboxes;
+    private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+    private final String acquire = script(LockScript.ACQUIRE);
+    private final String release;
+    private final String claim = script(LockScript.CLAIM);
+    private final String renew = script(LockScript.RENEW);
+    private final String run;
+
+    /**
+     * @param release the text of {@code release.lua} to run (the real one, or a deliberately broken copy)
+     * @param run     names this replay's keys and inboxes apart from other tests sharing the server
+     */
+    ModelReplay(RedisServerProcess server, String release, String run) {
+        this.release = release;
+        this.run = run;
+        client = RedisClient.create(RedisURI.create(server.host(), server.port()));
+        connection = client.connect();
+        redis = connection.sync();
+        inboxes = client.connectPubSub();
+        inboxes.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                messages.add(channel + " " + message);
+            }
+        });
+        inboxes.sync().subscribe(inbox(0), inbox(1));
+    }
+
+    static String script(LockScript script) {
+        return new String(script.body(), StandardCharsets.UTF_8);
+    }
+
+    /** @return the first difference between the model and Redis, described; empty when the trace conforms */
+    Optional<String> replay(ModelTrace trace, int number) {
+        LockKeys keys = LockKeys.of("model-conformance:" + run + ":", "lock-" + number);
+        messages.clear();
+        try {
+            return new Run(trace, keys).replay();
+        }
+        finally {
+            redis.del(keys.name(), keys.waitQueue(), keys.waitDeadlines());
+        }
+    }
+
+    private String inbox(int locker) {
+        return "model-conformance:" + run + ":inbox-L" + locker;
+    }
+
+    /** One trace's replay: its key, and the model's fencing tokens as Redis drew them. */
+    private final class Run {
+        private final ModelTrace trace;
+        private final LockKeys keys;
+        private final TreeMap<Integer, Long> tokens = new TreeMap<>();
+
+        Run(ModelTrace trace, LockKeys keys) {
+            this.trace = trace;
+            this.keys = keys;
+        }
+
+        Optional<String> replay() {
+            for (int i = 0; i < trace.steps().size(); i++) {
+                ModelTrace.Step step = trace.steps().get(i);
+                String difference;
+                try {
+                    difference = step(step);
+                    if (difference == null) {
+                        difference = state(step);
+                    }
+                }
+                catch (RuntimeException | InterruptedException e) {
+                    difference = "Redis failed the step: " + e;
+                }
+                if (difference != null) {
+                    return Optional.of(describe(i, difference));
+                }
+            }
+            String unexpected = unexpectedMessages();
+            return unexpected == null ? Optional.empty() : Optional.of(describe(trace.steps().size(), unexpected));
+        }
+
+        private String describe(int failedStep, String difference) {
+            StringBuilder text = new StringBuilder("model trace (" + trace.origin() + ") differs from Redis at step " + (failedStep + 1)
+                    + ": " + difference + "\n");
+            for (int i = 0; i <= Math.min(failedStep, trace.steps().size() - 1); i++) {
+                text.append(i == failedStep ? "  >> " : "     ").append(trace.steps().get(i).line()).append('\n');
+            }
+            return text.toString();
+        }
+
+        /** Runs the step; returns a difference in its reply or message, or null. */
+        private String step(ModelTrace.Step step) throws InterruptedException {
+            int[] a = step.args();
+            int[] r = step.reply();
+            switch (step.op()) {
+                case 'A' -> {
+                    byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[3] == 1},
+                            KEEP_PLACE, member(a[1]), a[2] == 1, true);
+                    List<Object> reply = eval(acquire, LockCommands.acquireKeyCount(1, KEEP_PLACE), keysAndArgs);
+                    long ok = (Long) reply.get(0);
+                    if (ok != r[0]) {
+                        return "acquire.lua answered " + reply + ", the model " + Arrays.toString(r);
+                    }
+                    if (ok == 1) {
+                        if ((Long) reply.get(1) != r[1]) {
+                            return "acquire.lua counts " + reply.get(1) + " holds, the model " + r[1];
+                        }
+                        return token(r[2], (Long) reply.get(2), "acquire.lua");
+                    }
+                    return null;
+                }
+                case 'R' -> {
+                    Long released = a[2] == 0 ? Long.valueOf(0) : tokens.get(a[2]);
+                    if (released == null) {
+                        return "the model releases with token " + a[2] + ", which Redis never drew";
+                    }
+                    byte[][] keysAndArgs = LockCommands.releaseKeysAndArgs(List.of(keys), owner(a[0]), a[1] == 0 ? "" : member(a[1]),
+                            new long[] {a[3] == 1 ? 0 : LEASE}, new long[] {released}, "publish".getBytes(StandardCharsets.UTF_8));
+                    List<Object> reply = eval(release, LockCommands.RELEASE_KEYS_PER_LOCK, keysAndArgs);
+                    long expected = r[0] == 255 ? -1 : r[0];
+                    if ((Long) reply.get(0) != expected) {
+                        return "release.lua answered " + reply.get(0) + ", the model " + expected;
+                    }
+                    return r[1] == 0 ? null : granted(r[1], r[2]);
+                }
+                case 'C' -> {
+                    Long reply = connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]),
+                            Long.toString(LEASE));
+                    return reply != r[0] ? "claim.lua answered " + reply + ", the model " + r[0] : null;
+                }
+                case 'N' -> {
+                    // the watchdog's batch of one: KEYS the hash, ARGV the lease then the owner field expected in it
+                    List<Object> lost = redis.eval(renew, ScriptOutputType.MULTI, new String[] {keys.name()}, Long.toString(LEASE), owner(a[0]));
+                    boolean held = lost.isEmpty();
+                    return held != (r[0] == 1) ? "renew.lua found the hold " + (held ? "held" : "lost") + ", the model " + (r[0] == 1 ? "held" : "lost") : null;
+                }
+                case 'E' -> redis.del(keys.name());
+                case 'L' -> {
+                    List<String> queue = redis.lrange(keys.waitQueue(), 0, -1);
+                    redis.zadd(keys.waitDeadlines(), ZAddArgs.Builder.xx(), 1, queue.get(a[0]));
+                }
+                case 'X' -> redis.del(keys.waitQueue(), keys.waitDeadlines());
+                default -> throw new IllegalArgumentException("Unknown model step " + step.line());
+            }
+            return null;
+        }
+
+        /** The hand-off message the model published: on the new owner's inbox, its token, wait id and owner. */
+        private String granted(int member, int token) throws InterruptedException {
+            String message = messages.poll(2, TimeUnit.SECONDS);
+            String expectedStart = inbox(locker(member / 8)) + " granted:";
+            String expectedEnd = ":" + waitName(member);
+            if (message == null || !message.startsWith(expectedStart) || !message.endsWith(expectedEnd)) {
+                return "the model hands the lock to " + waitName(member) + ", Redis published " + message;
+            }
+            String drawn = message.substring(expectedStart.length(), message.length() - expectedEnd.length());
+            return token(token, Long.parseLong(drawn), "the hand-off");
+        }
+
+        /** Publishes a sentinel after the trace: every message before it is one the model did not publish. */
+        private String unexpectedMessages() {
+            redis.publish(inbox(0), SENTINEL);
+            List<String> extra = new ArrayList<>();
+            try {
+                for (String message = messages.poll(2, TimeUnit.SECONDS); message != null && !message.endsWith(" " + SENTINEL);
+                     message = messages.poll(2, TimeUnit.SECONDS)) {
+                    extra.add(message);
+                }
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+            return extra.isEmpty() ? null : "Redis published messages the model did not: " + extra;
+        }
+
+        /** Model token {@code modelToken} is Redis' {@code redisToken}: the mapping stays one-to-one and ordered. */
+        private String token(int modelToken, long redisToken, String who) {
+            if (modelToken == 0) {
+                return redisToken == 0 ? null : who + " drew token " + redisToken + " where the model draws none";
+            }
+            if (redisToken == 0) {
+                return who + " drew no token where the model draws " + modelToken;
+            }
+            Long known = tokens.get(modelToken);
+            if (known != null) {
+                return known == redisToken ? null : who + " gave token " + redisToken + " for model token " + modelToken + ", which was " + known;
+            }
+            Map.Entry<Integer, Long> below = tokens.lowerEntry(modelToken);
+            Map.Entry<Integer, Long> above = tokens.higherEntry(modelToken);
+            if (below != null && below.getValue() >= redisToken || above != null && above.getValue() <= redisToken) {
+                return who + " drew token " + redisToken + " out of the model's order (model token " + modelToken + ", known " + tokens + ")";
+            }
+            tokens.put(modelToken, redisToken);
+            return null;
+        }
+
+        /** Compares the lock hash, the queue and its deadlines with the model's state after the step. */
+        private String state(ModelTrace.Step step) {
+            Map<String, String> expectedHash = new HashMap<>();
+            for (int owner = 1; owner <= 3; owner++) {
+                if (step.count(owner) > 0) {
+                    expectedHash.put(owner(owner), Integer.toString(step.count(owner)));
+                }
+            }
+            if (step.waitersMark()) {
+                expectedHash.put("waiters", "1");
+            }
+            Map<String, String> hash = redis.hgetall(keys.name());
+            if (!hash.equals(expectedHash)) {
+                return "the lock hash is " + hash + ", the model's " + expectedHash;
+            }
+            List<String> expectedQueue = new ArrayList<>();
+            for (int place = 0; place < step.queueLength(); place++) {
+                expectedQueue.add(member(step.member(place)));
+            }
+            List<String> queue = redis.lrange(keys.waitQueue(), 0, -1);
+            if (!queue.equals(expectedQueue)) {
+                return "the wait queue is " + queue + ", the model's " + expectedQueue;
+            }
+            List<String> time = redis.time();
+            long nowMillis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+            Map<String, Boolean> lapsed = new HashMap<>();
+            for (ScoredValue<String> deadline : redis.zrangeWithScores(keys.waitDeadlines(), 0, -1)) {
+                lapsed.put(deadline.getValue(), deadline.getScore() <= nowMillis);
+            }
+            Map<String, Boolean> expectedLapsed = new HashMap<>();
+            for (int place = 0; place < step.queueLength(); place++) {
+                expectedLapsed.put(member(step.member(place)), step.lapsed(place));
+            }
+            if (!lapsed.equals(expectedLapsed)) {
+                return "the queue's deadlines have passed " + lapsed + ", in the model " + expectedLapsed;
+            }
+            return null;
+        }
+
+        private String owner(int owner) {
+            return "client" + (owner == 2 ? 1 : 0) + ":" + owner;
+        }
+
+        private int locker(int thread) {
+            return thread == 2 ? 1 : 0;
+        }
+
+        private String waitName(int member) {
+            int thread = member / 8;
+            int wait = member % 8;
+            return (wait * 10 + thread) + ":" + owner(trace.owners()[thread]);
+        }
+
+        private String member(int member) {
+            return LockCommands.queueMember(LockCommands.inboxField(inbox(locker(member / 8))), waitName(member), CLAIM_LEASE);
+        }
+
+        private List<Object> eval(String script, int keyCount, byte[][] keysAndArgs) {
+            String[] keys = new String[keyCount];
+            String[] args = new String[keysAndArgs.length - keyCount];
+            for (int i = 0; i < keysAndArgs.length; i++) {
+                String value = new String(keysAndArgs[i], StandardCharsets.UTF_8);
+                if (i < keyCount) {
+                    keys[i] = value;
+                }
+                else {
+                    args[i - keyCount] = value;
+                }
+            }
+            return redis.eval(script, ScriptOutputType.MULTI, keys, args);
+        }
+    }
+
+    @Override
+    public void close() {
+        inboxes.close();
+        connection.close();
+        client.shutdown();
+    }
+}
