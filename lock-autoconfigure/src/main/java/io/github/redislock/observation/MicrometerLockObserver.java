@@ -60,7 +60,8 @@ public final class MicrometerLockObserver implements LockObserver {
     private Acquisition acquisition(ObservedLock lock, boolean scoped) {
         LockAcquisitionContext context = new LockAcquisitionContext(lock, nameOf(lock));
         Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations).start();
-        Observation.Scope scope = scoped ? observation.openScope() : null;
+        Observation.Scope previous = observations.getCurrentObservationScope();
+        Observation.Scope scope = scoped ? openScope(observation, previous) : null;
         return new Acquisition() {
             @Override
             public void acquired() {
@@ -80,12 +81,45 @@ public final class MicrometerLockObserver implements LockObserver {
 
             private void end(Result result) {
                 context.setResult(result);
-                if (scope != null) {
-                    scope.close();
+                try {
+                    if (scope != null) {
+                        closeScope(scope, previous);
+                    }
+                } finally {
+                    observation.stop();
                 }
-                observation.stop();
             }
         };
+    }
+
+    /**
+     * The acquisition's scope on this thread. Micrometer makes the scope the thread's current one before
+     * it tells the handlers, so a handler that throws then would leave it there, and every later
+     * observation of the thread would be a child of this lock's acquisition: the thread gets its
+     * {@code previous} scope back and the observation is stopped before the failure goes on.
+     */
+    private Observation.Scope openScope(Observation observation, Observation.Scope previous) {
+        try {
+            return observation.openScope();
+        } catch (RuntimeException e) {
+            observations.setCurrentObservationScope(previous);
+            try {
+                observation.stop();
+            } catch (RuntimeException stopFailure) {
+                e.addSuppressed(stopFailure);
+            }
+            throw e;
+        }
+    }
+
+    /** Closes the acquisition's scope; a handler that throws as it closes leaves the thread its {@code previous} scope all the same. */
+    private void closeScope(Observation.Scope scope, Observation.Scope previous) {
+        try {
+            scope.close();
+        } catch (RuntimeException e) {
+            observations.setCurrentObservationScope(previous);
+            throw e;
+        }
     }
 
     @Override

@@ -15,6 +15,8 @@ import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.GlobalObservationConvention;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,6 +92,33 @@ class ObservationNeverBreaksALockTest {
         });
     }
 
+    @Test
+    void anObservationHandlerThatThrowsOnOpeningTheScopeLeavesNoObservationOnTheThread() {
+        leavesNoObservationOnTheThread(HandlerThatThrowsOnScopeOpened.class, "observed-scope-opened");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnClosingTheScopeLeavesNoObservationOnTheThread() {
+        leavesNoObservationOnTheThread(HandlerThatThrowsOnScopeClosed.class, "observed-scope-closed");
+    }
+
+    /** A scope left open would make every later observation of the thread a child of this lock's acquisition. */
+    private void leavesNoObservationOnTheThread(Class<?> handler, String key) {
+        contextRunner.withUserConfiguration(handler).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            ObservationRegistry observations = context.getBean(ObservationRegistry.class);
+
+            locker.lock(key);
+            assertThat(locker.isHeldByCurrentThread(key)).isTrue();
+            locker.unlock(key);
+
+            assertThat(observations.getCurrentObservation()).as("the acquisition's observation is still the thread's current one").isNull();
+            assertThat(context.getBean(MeterRegistry.class).get("redis.lock.acquire.active").longTaskTimer().activeTasks())
+                    .as("the acquisition's observation was never stopped").isZero();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), key);
+        });
+    }
+
     private static void assertNoKeyLeft(StringRedisTemplate redis, String key) {
         assertThat(redis.hasKey("lock:" + key)).as("the lock's key left in Redis").isFalse();
     }
@@ -148,4 +177,39 @@ class ObservationNeverBreaksALockTest {
             };
         }
     }
+    /** An observation handler (a tracer's, say) that fails as the acquisition's scope opens. */
+    @Configuration(proxyBeanMethods = false)
+    static class HandlerThatThrowsOnScopeOpened {
+        @Bean
+        ObservationHandler<LockAcquisitionContext> throwingOnScopeOpened() {
+            return new LockHandler() {
+                @Override
+                public void onScopeOpened(LockAcquisitionContext context) {
+                    throw new IllegalStateException("no scope for " + context.getLock().key());
+                }
+            };
+        }
+    }
+
+    /** An observation handler that fails as the acquisition's scope closes. */
+    @Configuration(proxyBeanMethods = false)
+    static class HandlerThatThrowsOnScopeClosed {
+        @Bean
+        ObservationHandler<LockAcquisitionContext> throwingOnScopeClosed() {
+            return new LockHandler() {
+                @Override
+                public void onScopeClosed(LockAcquisitionContext context) {
+                    throw new IllegalStateException("no scope end for " + context.getLock().key());
+                }
+            };
+        }
+    }
+
+    interface LockHandler extends ObservationHandler<LockAcquisitionContext> {
+        @Override
+        default boolean supportsContext(Observation.Context context) {
+            return context instanceof LockAcquisitionContext;
+        }
+    }
 }
+
