@@ -59,9 +59,9 @@ public final class MicrometerLockObserver implements LockObserver {
     /** @param scoped whether Redis calls made on this thread while waiting become child spans */
     private Acquisition acquisition(ObservedLock lock, boolean scoped) {
         LockAcquisitionContext context = new LockAcquisitionContext(lock, nameOf(lock));
-        Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations).start();
+        Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations);
         Observation.Scope previous = observations.getCurrentObservationScope();
-        Observation.Scope scope = scoped ? openScope(observation, previous) : null;
+        Observation.Scope scope = begin(observation, scoped, previous);
         return new Acquisition() {
             @Override
             public void acquired() {
@@ -75,8 +75,11 @@ public final class MicrometerLockObserver implements LockObserver {
 
             @Override
             public void failed(Throwable cause) {
-                observation.error(cause);
-                end(Result.FAILED);
+                try {
+                    observation.error(cause);
+                } finally { // a handler failing on the error must not keep the observation running
+                    end(Result.FAILED);
+                }
             }
 
             private void end(Result result) {
@@ -93,14 +96,17 @@ public final class MicrometerLockObserver implements LockObserver {
     }
 
     /**
-     * The acquisition's scope on this thread. Micrometer makes the scope the thread's current one before
-     * it tells the handlers, so a handler that throws then would leave it there, and every later
-     * observation of the thread would be a child of this lock's acquisition: the thread gets its
-     * {@code previous} scope back and the observation is stopped before the failure goes on.
+     * Starts the acquisition's observation and, when {@code scoped}, returns its scope on this thread (else
+     * null). A handler that throws on the start leaves the handlers before it started (the meter handler's
+     * active-acquisitions sample, say), and one that throws as the scope opens leaves the scope the thread's
+     * current one (Micrometer sets it before it tells the handlers): every later observation of the thread
+     * would be a child of this lock's acquisition. So the thread gets its {@code previous} scope back and
+     * the observation is stopped before the failure goes on.
      */
-    private Observation.Scope openScope(Observation observation, Observation.Scope previous) {
+    private Observation.Scope begin(Observation observation, boolean scoped, Observation.Scope previous) {
         try {
-            return observation.openScope();
+            observation.start();
+            return scoped ? observation.openScope() : null;
         } catch (RuntimeException e) {
             observations.setCurrentObservationScope(previous);
             try {

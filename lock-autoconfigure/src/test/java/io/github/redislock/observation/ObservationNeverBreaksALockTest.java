@@ -1,6 +1,7 @@
 package io.github.redislock.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.util.List;
 
@@ -94,17 +95,38 @@ class ObservationNeverBreaksALockTest {
 
     @Test
     void anObservationHandlerThatThrowsOnOpeningTheScopeLeavesNoObservationOnTheThread() {
-        leavesNoObservationOnTheThread(HandlerThatThrowsOnScopeOpened.class, "observed-scope-opened");
+        leavesNoObservationOnTheThread("onScopeOpened", "observed-scope-opened");
     }
 
     @Test
     void anObservationHandlerThatThrowsOnClosingTheScopeLeavesNoObservationOnTheThread() {
-        leavesNoObservationOnTheThread(HandlerThatThrowsOnScopeClosed.class, "observed-scope-closed");
+        leavesNoObservationOnTheThread("onScopeClosed", "observed-scope-closed");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnStartLeavesNoObservationRunning() {
+        leavesNoObservationOnTheThread("onStart", "observed-start");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnAFailedAcquisitionsErrorLeavesNoObservationOnTheThread() {
+        contextRunner.withBean(HandlerThatThrows.class, () -> new HandlerThatThrows("onError")).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            ObservationRegistry observations = context.getBean(ObservationRegistry.class);
+
+            Thread.currentThread().interrupt();
+            assertThatExceptionOfType(InterruptedException.class).isThrownBy(() -> locker.lockInterruptibly("observed-error"));
+
+            assertThat(observations.getCurrentObservation()).as("the acquisition's observation is still the thread's current one").isNull();
+            assertThat(context.getBean(MeterRegistry.class).get("redis.lock.acquire.active").longTaskTimer().activeTasks())
+                    .as("the acquisition's observation was never stopped").isZero();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-error");
+        });
     }
 
     /** A scope left open would make every later observation of the thread a child of this lock's acquisition. */
-    private void leavesNoObservationOnTheThread(Class<?> handler, String key) {
-        contextRunner.withUserConfiguration(handler).run(context -> {
+    private void leavesNoObservationOnTheThread(String failingCallback, String key) {
+        contextRunner.withBean(HandlerThatThrows.class, () -> new HandlerThatThrows(failingCallback)).run(context -> {
             RedisLocker locker = context.getBean(RedisLocker.class);
             ObservationRegistry observations = context.getBean(ObservationRegistry.class);
 
@@ -177,39 +199,39 @@ class ObservationNeverBreaksALockTest {
             };
         }
     }
-    /** An observation handler (a tracer's, say) that fails as the acquisition's scope opens. */
-    @Configuration(proxyBeanMethods = false)
-    static class HandlerThatThrowsOnScopeOpened {
-        @Bean
-        ObservationHandler<LockAcquisitionContext> throwingOnScopeOpened() {
-            return new LockHandler() {
-                @Override
-                public void onScopeOpened(LockAcquisitionContext context) {
-                    throw new IllegalStateException("no scope for " + context.getLock().key());
-                }
-            };
-        }
-    }
 
-    /** An observation handler that fails as the acquisition's scope closes. */
-    @Configuration(proxyBeanMethods = false)
-    static class HandlerThatThrowsOnScopeClosed {
-        @Bean
-        ObservationHandler<LockAcquisitionContext> throwingOnScopeClosed() {
-            return new LockHandler() {
-                @Override
-                public void onScopeClosed(LockAcquisitionContext context) {
-                    throw new IllegalStateException("no scope end for " + context.getLock().key());
-                }
-            };
-        }
-    }
+    /** An observation handler (a tracer's, say) that fails on one of its callbacks for a lock's acquisition. */
+    record HandlerThatThrows(String on) implements ObservationHandler<LockAcquisitionContext> {
 
-    interface LockHandler extends ObservationHandler<LockAcquisitionContext> {
         @Override
-        default boolean supportsContext(Observation.Context context) {
+        public void onStart(LockAcquisitionContext context) {
+            failIfOn("onStart", context);
+        }
+
+        @Override
+        public void onError(LockAcquisitionContext context) {
+            failIfOn("onError", context);
+        }
+
+        @Override
+        public void onScopeOpened(LockAcquisitionContext context) {
+            failIfOn("onScopeOpened", context);
+        }
+
+        @Override
+        public void onScopeClosed(LockAcquisitionContext context) {
+            failIfOn("onScopeClosed", context);
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
             return context instanceof LockAcquisitionContext;
+        }
+
+        private void failIfOn(String callback, LockAcquisitionContext context) {
+            if (on.equals(callback)) {
+                throw new IllegalStateException(callback + " fails for " + context.getLock().key());
+            }
         }
     }
 }
-
