@@ -50,8 +50,29 @@ public class LockerLockRegistry<L extends RedisLock> implements RenewableLockReg
             LockerLockRegistry.class.getClassLoader());
 
     private final Function<String, Locker> lockers;
-    /** Per thread: key -> how many holds this thread took through this registry and has not released. */
-    private final ThreadLocal<Map<String, Integer>> holds = ThreadLocal.withInitial(HashMap::new);
+    /** Per thread: key -> the hold this thread took through this registry and has not released. */
+    private final ThreadLocal<Map<String, ThreadHold>> holds = ThreadLocal.withInitial(HashMap::new);
+
+    /**
+     * How many times the thread took a key's lock, and for which lease: {@link Locker#WATCHDOG_LEASE} once
+     * any of them was taken without one (the Locker's watchdog keeps the lock then), else the longest.
+     * A renewal without a time to live must renew a lease as the lease it is, not hand it to the watchdog.
+     */
+    private static final class ThreadHold {
+        int count;
+        long leaseMillis;
+
+        ThreadHold(long leaseMillis) {
+            this.leaseMillis = leaseMillis;
+        }
+
+        void enteredAgain(long leaseMillis) {
+            count++;
+            if (this.leaseMillis != Locker.WATCHDOG_LEASE) {
+                this.leaseMillis = leaseMillis == Locker.WATCHDOG_LEASE ? leaseMillis : Math.max(this.leaseMillis, leaseMillis);
+            }
+        }
+    }
 
     /**
      * Every key's lock on {@code locker}.
@@ -88,13 +109,17 @@ public class LockerLockRegistry<L extends RedisLock> implements RenewableLockReg
     /**
      * Renews the calling thread's lock of {@code lockKey} now to the Locker's full watchdog timeout.
      * The watchdog renews it anyway every third of that; this is for a caller that wants it now.
+     * A lock taken for a lease (a time to live) is renewed for that lease again and stays one: the
+     * watchdog still leaves it alone, so it ends when the lease runs out.
      *
      * @throws IllegalMonitorStateException when the calling thread does not hold the lock through this registry
      * @throws LockLostException when the lock was lost before the renewal (nothing is left held then)
      */
     @Override
     public void renewLock(Object lockKey) {
-        renew(key(lockKey), Locker.WATCHDOG_LEASE);
+        String key = key(lockKey);
+        ThreadHold held = holds.get().get(key);
+        renew(key, held == null ? Locker.WATCHDOG_LEASE : held.leaseMillis);
     }
 
     /**
@@ -137,21 +162,23 @@ public class LockerLockRegistry<L extends RedisLock> implements RenewableLockReg
 
     /** How many holds of {@code key} the calling thread took through this registry and has not released. */
     int localHolds(String key) {
-        return holds.get().getOrDefault(key, 0);
+        ThreadHold held = holds.get().get(key);
+        return held == null ? 0 : held.count;
     }
 
-    void heldOnceMore(String key) {
-        holds.get().merge(key, 1, Integer::sum);
+    /** One hold more, taken for {@code leaseMillis} ({@link Locker#WATCHDOG_LEASE}: none, the watchdog keeps it). */
+    void heldOnceMore(String key, long leaseMillis) {
+        holds.get().computeIfAbsent(key, first -> new ThreadHold(leaseMillis)).enteredAgain(leaseMillis);
     }
 
     /** One hold fewer; {@code all} when the thread has no hold left at all (its hold was lost). */
     void releasedOne(String key, boolean all) {
-        Map<String, Integer> held = holds.get();
-        Integer count = held.get(key);
-        if (count != null && (all || count <= 1)) {
+        Map<String, ThreadHold> held = holds.get();
+        ThreadHold hold = held.get(key);
+        if (hold != null && (all || hold.count <= 1)) {
             held.remove(key);
-        } else if (count != null) {
-            held.put(key, count - 1);
+        } else if (hold != null) {
+            hold.count--;
         }
         if (held.isEmpty()) {
             holds.remove();

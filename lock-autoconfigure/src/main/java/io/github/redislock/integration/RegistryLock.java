@@ -44,7 +44,7 @@ class RegistryLock implements RedisLock {
     @Override
     public void lock() {
         try {
-            acquire(locker -> {
+            acquire(Locker.WATCHDOG_LEASE, locker -> {
                 locker.lock(key);
                 return true;
             });
@@ -55,7 +55,7 @@ class RegistryLock implements RedisLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        acquire(locker -> {
+        acquire(Locker.WATCHDOG_LEASE, locker -> {
             locker.lockInterruptibly(key);
             return true;
         });
@@ -64,7 +64,7 @@ class RegistryLock implements RedisLock {
     @Override
     public boolean tryLock() {
         try {
-            return acquire(locker -> locker.tryLock(key));
+            return acquire(Locker.WATCHDOG_LEASE, locker -> locker.tryLock(key));
         } catch (InterruptedException e) {
             throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
         }
@@ -72,12 +72,13 @@ class RegistryLock implements RedisLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return acquire(locker -> locker.tryLock(key, time, Locker.WATCHDOG_LEASE, unit));
+        return acquire(Locker.WATCHDOG_LEASE, locker -> locker.tryLock(key, time, Locker.WATCHDOG_LEASE, unit));
     }
 
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return acquire(locker -> locker.tryLock(key, waitTime, leaseTime, unit));
+        return acquire(leaseTime == Locker.WATCHDOG_LEASE || unit == null ? Locker.WATCHDOG_LEASE : unit.toMillis(leaseTime),
+                locker -> locker.tryLock(key, waitTime, leaseTime, unit));
     }
 
     /**
@@ -91,7 +92,7 @@ class RegistryLock implements RedisLock {
         checkPositive(ttl);
         long leaseMillis = saturated(ttl::toMillis);
         try {
-            acquire(locker -> {
+            acquire(leaseMillis, locker -> {
                 if (leaseMillis <= Integer.MAX_VALUE) {
                     locker.lock(key, TimeUnit.MILLISECONDS, (int) leaseMillis);
                 } else { // over 24 days: whole seconds, up to the Locker's limit
@@ -117,7 +118,7 @@ class RegistryLock implements RedisLock {
         checkPositive(ttl);
         long leaseNanos = saturated(ttl::toNanos);
         long waitNanos = waitTime.isNegative() ? 0 : saturated(waitTime::toNanos);
-        return acquire(locker -> locker.tryLock(key, waitNanos, leaseNanos, TimeUnit.NANOSECONDS));
+        return acquire(TimeUnit.NANOSECONDS.toMillis(leaseNanos), locker -> locker.tryLock(key, waitNanos, leaseNanos, TimeUnit.NANOSECONDS));
     }
 
     /** The Locker checks a lease's limits; a zero or negative one would mean "no lease" to it, so that is refused here. */
@@ -175,11 +176,12 @@ class RegistryLock implements RedisLock {
     }
 
     /**
-     * Runs {@code attempt}; a re-entry first checks that the hold it enters is still there.
+     * Runs {@code attempt}, which takes the lock for {@code leaseMillis} ({@link Locker#WATCHDOG_LEASE}: no
+     * lease); a re-entry first checks that the hold it enters is still there.
      *
      * @throws LockLostException when this thread's hold was lost: it holds nothing then
      */
-    private boolean acquire(Attempt attempt) throws InterruptedException {
+    private boolean acquire(long leaseMillis, Attempt attempt) throws InterruptedException {
         Locker locker = registry.lockerFor(key);
         boolean reentry = registry.localHolds(key) > 0;
         long token = 0;
@@ -205,7 +207,7 @@ class RegistryLock implements RedisLock {
             locker.unlock(key); // the new hold Redis just gave
             throw LockerLockRegistry.lockLost(key, "Redis no longer had it (expired or deleted), so the re-entry would have taken it anew");
         }
-        registry.heldOnceMore(key);
+        registry.heldOnceMore(key, leaseMillis);
         return true;
     }
 

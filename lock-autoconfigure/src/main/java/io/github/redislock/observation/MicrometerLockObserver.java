@@ -59,8 +59,9 @@ public final class MicrometerLockObserver implements LockObserver {
     /** @param scoped whether Redis calls made on this thread while waiting become child spans */
     private Acquisition acquisition(ObservedLock lock, boolean scoped) {
         LockAcquisitionContext context = new LockAcquisitionContext(lock, nameOf(lock));
-        Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations).start();
-        Observation.Scope scope = scoped ? observation.openScope() : null;
+        Observation observation = Observation.createNotStarted(null, DEFAULT_CONVENTION, () -> context, observations);
+        Observation.Scope previous = observations.getCurrentObservationScope();
+        Observation.Scope scope = begin(observation, scoped, previous);
         return new Acquisition() {
             @Override
             public void acquired() {
@@ -74,18 +75,57 @@ public final class MicrometerLockObserver implements LockObserver {
 
             @Override
             public void failed(Throwable cause) {
-                observation.error(cause);
-                end(Result.FAILED);
+                try {
+                    observation.error(cause);
+                } finally { // a handler failing on the error must not keep the observation running
+                    end(Result.FAILED);
+                }
             }
 
             private void end(Result result) {
                 context.setResult(result);
-                if (scope != null) {
-                    scope.close();
+                try {
+                    if (scope != null) {
+                        closeScope(scope, previous);
+                    }
+                } finally {
+                    observation.stop();
                 }
-                observation.stop();
             }
         };
+    }
+
+    /**
+     * Starts the acquisition's observation and, when {@code scoped}, returns its scope on this thread (else
+     * null). A handler that throws on the start leaves the handlers before it started (the meter handler's
+     * active-acquisitions sample, say), and one that throws as the scope opens leaves the scope the thread's
+     * current one (Micrometer sets it before it tells the handlers): every later observation of the thread
+     * would be a child of this lock's acquisition. So the thread gets its {@code previous} scope back and
+     * the observation is stopped before the failure goes on.
+     */
+    private Observation.Scope begin(Observation observation, boolean scoped, Observation.Scope previous) {
+        try {
+            observation.start();
+            return scoped ? observation.openScope() : null;
+        } catch (RuntimeException e) {
+            observations.setCurrentObservationScope(previous);
+            try {
+                observation.stop();
+            } catch (RuntimeException stopFailure) {
+                e.addSuppressed(stopFailure);
+            }
+            throw e;
+        }
+    }
+
+    /** Closes the acquisition's scope; a handler that throws as it closes leaves the thread its {@code previous} scope all the same. */
+    private void closeScope(Observation.Scope scope, Observation.Scope previous) {
+        try {
+            scope.close();
+        } catch (RuntimeException e) {
+            observations.setCurrentObservationScope(previous);
+            throw e;
+        }
     }
 
     @Override

@@ -271,6 +271,20 @@ class LockerLockRegistryTest {
     }
 
     @Test
+    void renewLockOfALockTakenWithALeaseRenewsThatLeaseWhichTheWatchdogStillLeavesAlone() throws Exception {
+        RedisLock lock = registry.obtain(key);
+        assertThat(lock.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue();
+        registry.renewLock(key);
+
+        assertThat(first.locker.watchdogState().watchedCount()).as("still a lease: the watchdog must not keep it forever").isZero();
+        assertThat(first.redis.getExpire(first.redisKey(key), TimeUnit.MILLISECONDS)).as("renewed for its lease again").isBetween(1L, 300L);
+        Lock theirs = otherInstance.obtain(key);
+        assertThat(theirs.tryLock(3, TimeUnit.SECONDS)).as("free once the renewed lease ran out").isTrue();
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock).withMessageContaining(key);
+        theirs.unlock();
+    }
+
+    @Test
     void renewLockOfALockTheCallerDoesNotHoldThrowsNamingTheKey() throws Exception {
         registry.obtain(key);
         assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(() -> registry.renewLock(key)).withMessageContaining(key);

@@ -1,6 +1,7 @@
 package io.github.redislock.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.util.List;
 
@@ -15,6 +16,8 @@ import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.GlobalObservationConvention;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,6 +93,54 @@ class ObservationNeverBreaksALockTest {
         });
     }
 
+    @Test
+    void anObservationHandlerThatThrowsOnOpeningTheScopeLeavesNoObservationOnTheThread() {
+        leavesNoObservationOnTheThread("onScopeOpened", "observed-scope-opened");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnClosingTheScopeLeavesNoObservationOnTheThread() {
+        leavesNoObservationOnTheThread("onScopeClosed", "observed-scope-closed");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnStartLeavesNoObservationRunning() {
+        leavesNoObservationOnTheThread("onStart", "observed-start");
+    }
+
+    @Test
+    void anObservationHandlerThatThrowsOnAFailedAcquisitionsErrorLeavesNoObservationOnTheThread() {
+        contextRunner.withBean(HandlerThatThrows.class, () -> new HandlerThatThrows("onError")).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            ObservationRegistry observations = context.getBean(ObservationRegistry.class);
+
+            Thread.currentThread().interrupt();
+            assertThatExceptionOfType(InterruptedException.class).isThrownBy(() -> locker.lockInterruptibly("observed-error"));
+
+            assertThat(observations.getCurrentObservation()).as("the acquisition's observation is still the thread's current one").isNull();
+            assertThat(context.getBean(MeterRegistry.class).get("redis.lock.acquire.active").longTaskTimer().activeTasks())
+                    .as("the acquisition's observation was never stopped").isZero();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-error");
+        });
+    }
+
+    /** A scope left open would make every later observation of the thread a child of this lock's acquisition. */
+    private void leavesNoObservationOnTheThread(String failingCallback, String key) {
+        contextRunner.withBean(HandlerThatThrows.class, () -> new HandlerThatThrows(failingCallback)).run(context -> {
+            RedisLocker locker = context.getBean(RedisLocker.class);
+            ObservationRegistry observations = context.getBean(ObservationRegistry.class);
+
+            locker.lock(key);
+            assertThat(locker.isHeldByCurrentThread(key)).isTrue();
+            locker.unlock(key);
+
+            assertThat(observations.getCurrentObservation()).as("the acquisition's observation is still the thread's current one").isNull();
+            assertThat(context.getBean(MeterRegistry.class).get("redis.lock.acquire.active").longTaskTimer().activeTasks())
+                    .as("the acquisition's observation was never stopped").isZero();
+            assertNoKeyLeft(context.getBean(StringRedisTemplate.class), key);
+        });
+    }
+
     private static void assertNoKeyLeft(StringRedisTemplate redis, String key) {
         assertThat(redis.hasKey("lock:" + key)).as("the lock's key left in Redis").isFalse();
     }
@@ -146,6 +197,41 @@ class ObservationNeverBreaksALockTest {
                     return context instanceof LockAcquisitionContext;
                 }
             };
+        }
+    }
+
+    /** An observation handler (a tracer's, say) that fails on one of its callbacks for a lock's acquisition. */
+    record HandlerThatThrows(String on) implements ObservationHandler<LockAcquisitionContext> {
+
+        @Override
+        public void onStart(LockAcquisitionContext context) {
+            failIfOn("onStart", context);
+        }
+
+        @Override
+        public void onError(LockAcquisitionContext context) {
+            failIfOn("onError", context);
+        }
+
+        @Override
+        public void onScopeOpened(LockAcquisitionContext context) {
+            failIfOn("onScopeOpened", context);
+        }
+
+        @Override
+        public void onScopeClosed(LockAcquisitionContext context) {
+            failIfOn("onScopeClosed", context);
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return context instanceof LockAcquisitionContext;
+        }
+
+        private void failIfOn(String callback, LockAcquisitionContext context) {
+            if (on.equals(callback)) {
+                throw new IllegalStateException(callback + " fails for " + context.getLock().key());
+            }
         }
     }
 }
