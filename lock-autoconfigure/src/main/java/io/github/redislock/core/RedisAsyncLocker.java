@@ -56,7 +56,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     private final AtomicInteger releasing = new AtomicInteger();
     /** Notified whenever a wait ends or a release finishes, for {@link #close()}. */
     private final Object quiet = new Object();
-    private volatile boolean closed;
+    /** Set by {@link #stopAcquiring()}: no new acquisition; releases still go through until the threads stop. */
+    private volatile boolean closing;
 
     private static final Log log = LogFactory.getLog(RedisAsyncLocker.class);
 
@@ -106,10 +107,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         });
         acquisition.outcome.whenComplete((held, failure) -> settle(acquisition, handle, owner, waitNanos, observation, result, held, failure));
         waits.add(acquisition);
-        if (closed) { // closed between the check and the registration: close() may not have seen it
+        acquisition.begin();
+        if (closing) { // closed between the check and the registration: close() may not have seen it
             acquisition.stop(closedException(key));
         }
-        acquisition.begin();
         return result;
     }
 
@@ -247,8 +248,20 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Ends every wait (each withdraws its queue place; a lock granted meanwhile is given back) and stops
-     * the threads. Waits still pending fail with {@link IllegalStateException}. Holds stay with the
+     * The first step of {@link #close()}, for a closing application context: no new acquisition, and every
+     * wait ends (each withdraws its queue place; a lock granted meanwhile is given back) and fails with
+     * {@link IllegalStateException}. Releases still go through, so the holders of handles can still
+     * release them while the {@link RedisLocker} closes (see {@link AbstractLocker#close()}).
+     */
+    public void stopAcquiring() {
+        closing = true;
+        for (ExecutorWait wait : waits) {
+            wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
+        }
+    }
+
+    /**
+     * Ends every wait (see {@link #stopAcquiring()}) and stops the threads. Holds stay with the
      * {@link RedisLocker}, which stops renewing them when it closes.
      *
      * <p>No thread waits for a script in flight, so before the threads stop it waits (up to
@@ -257,10 +270,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
-        for (ExecutorWait wait : waits) {
-            wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
-        }
+        stopAcquiring();
         awaitInFlight(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
@@ -297,7 +307,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     private LockKeys keys(String key) {
-        if (closed) {
+        if (closing) {
             throw closedException(key);
         }
         return locker.keys(key);

@@ -56,8 +56,6 @@ public class RedisLocker extends AbstractLocker {
     private final LockAttempts attempts;
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     private final OwnerTurns turns = new OwnerTurns();
-    /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
-    private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
     /**
      * A Locker on {@code connectionFactory}: the auto-configuration builds one, and an application
@@ -268,16 +266,24 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Withdraws this instance's queued waits first, so no release hands a lock to a waiter that is
-     * going away (it would stay taken for the hand-off's claim lease), then stops renewing; locks still
-     * held expire in Redis within the watchdog timeout. Threads still waiting are woken and fail with
-     * {@link IllegalStateException}; one that got its lock meanwhile gives it back.
+     * Closes as every locker does (see {@link AbstractLocker#close()}): queued waits withdrawn first, so
+     * no release hands a lock to a waiter that is going away; waits ended (they fail with
+     * {@link IllegalStateException}, and one that got its lock meanwhile gives it back); holders still
+     * running given a moment to unlock; then renewal stops, and locks still held expire in Redis within
+     * the watchdog timeout.
      */
     @Override
-    public void close() {
-        closed = true;
+    void withdrawQueuedWaits() {
         attempts.close();
-        parkedWaits.forEach(LockWait::signal);
+    }
+
+    @Override
+    boolean heldByOthers(String closingOwner) {
+        return holds.any(hold -> releasableByOthers(hold, closingOwner));
+    }
+
+    @Override
+    void stopRenewalAndSubscriptions() {
         holds.closeAll();
         lostEvents.close();
         subscriptions.close();
@@ -392,7 +398,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     int holdCount(LockKind kind, String key) {
         String owner = currentOwner();
-        return commands.holdCount(keys(key), switch (kind) {
+        return commands.holdCount(heldKeys(key), switch (kind) {
             case PLAIN, FAIR -> owner;
             case READ -> owner + ":r";
             case WRITE -> owner + ":w";
@@ -460,7 +466,7 @@ public class RedisLocker extends AbstractLocker {
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner), parkedWaits).await(interruptible);
+        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner)).await(interruptible);
     }
 
     /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
