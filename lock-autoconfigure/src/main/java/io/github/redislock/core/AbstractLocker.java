@@ -148,6 +148,11 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
         }
     }
 
+    /** Waits in progress now, parked or on an executor, for tests and diagnostics. */
+    int waitsInProgress() {
+        return waits.size();
+    }
+
     /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
     LockKeys keys(String key) {
         requireOpen(key);

@@ -81,7 +81,7 @@ class CloseDuringHandOffTest {
         closing.locker.isLocked(key); // its connection is open before traffic slows down
         proxy.delay(DELAY_MILLIS);
         CompletableFuture<Void> taker = CompletableFuture.runAsync(() -> closing.locker.lock(key));
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Internals.queuedWaits(closing.locker) == 1); // its try is on its way
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Internals.waitsInProgress(closing.locker) == 1); // its try is on its way
 
         closing.locker.close(); // withdraws the wait: after the try, on the same connection
 
