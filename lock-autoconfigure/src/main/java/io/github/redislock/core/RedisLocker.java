@@ -130,18 +130,34 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Runs a shared owner's release in its turn: after the owner's acquisition of the lock in flight, if
-     * any, has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}),
-     * so a re-entry of the owner that Redis ran just before it must not be settled after it.
+     * Runs a shared owner's release in its turn (see {@link #releaseTurn}); at once when it has none to wait for.
      */
     private void inTurn(String key, String owner, Runnable release) {
-        OwnerTurns.Turn turn = turns.take(redisName(key), owner, true);
+        OwnerTurns.Turn turn = releaseTurn(key, owner);
+        if (turn == null) {
+            release.run();
+            return;
+        }
         try {
             turn.ready().join();
             release.run();
         } finally {
             turn.end();
         }
+    }
+
+    /**
+     * A shared owner's turn for a release: after the owner's acquisition of the lock in flight, if any,
+     * has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}), so a
+     * re-entry of the owner that Redis ran just before it must not be settled after it. Null when the
+     * owner holds no live hold: an acquisition in flight is then a first hold, which may wait behind
+     * another owner for as long as that one keeps the lock; the release has nothing to wait for, and
+     * says at once that nothing is held (or that the hold was lost).
+     */
+    private OwnerTurns.Turn releaseTurn(String key, String owner) {
+        String redisName = redisName(key);
+        Hold held = holds.get(redisName, owner, LockKind.PLAIN);
+        return held == null || held.lost ? null : turns.take(redisName, owner, true);
     }
 
     /**
@@ -345,9 +361,12 @@ public class RedisLocker extends AbstractLocker {
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
         try {
-            turn = turns.take(redisName(key), owner, true); // a handle is a shared owner: see inTurn
+            turn = releaseTurn(key, owner); // a handle is a shared owner
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+        if (turn == null) {
+            return releaseAsync(key, owner, holdAtLeast, settleOn);
         }
         CompletableFuture<Void> released = turn.ready().isDone() ? releaseAsync(key, owner, holdAtLeast, settleOn)
                 : turn.ready().thenComposeAsync(ready -> releaseAsync(key, owner, holdAtLeast, settleOn), settleOn);
