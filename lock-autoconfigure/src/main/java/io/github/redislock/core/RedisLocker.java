@@ -129,35 +129,10 @@ public class RedisLocker extends AbstractLocker {
         inTurn(key, owner, () -> unlockKeeping(key, owner, holdAtLeast));
     }
 
-    /**
-     * Runs a shared owner's release in its turn (see {@link #releaseTurn}); at once when it has none to wait for.
-     */
+    /** Runs a shared owner's release in its turn (see {@link OwnerTurns#forRelease}). */
     private void inTurn(String key, String owner, Runnable release) {
-        OwnerTurns.Turn turn = releaseTurn(key, owner);
-        if (turn == null) {
-            release.run();
-            return;
-        }
-        try {
-            turn.ready().join();
-            release.run();
-        } finally {
-            turn.end();
-        }
-    }
-
-    /**
-     * A shared owner's turn for a release: after the owner's acquisition of the lock in flight, if any,
-     * has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}), so a
-     * re-entry of the owner that Redis ran just before it must not be settled after it. Null when the
-     * owner holds no live hold: an acquisition in flight is then a first hold, which may wait behind
-     * another owner for as long as that one keeps the lock; the release has nothing to wait for, and
-     * says at once that nothing is held (or that the hold was lost).
-     */
-    private OwnerTurns.Turn releaseTurn(String key, String owner) {
         String redisName = redisName(key);
-        Hold held = holds.get(redisName, owner, LockKind.PLAIN);
-        return held == null || held.lost ? null : turns.take(redisName, owner, true);
+        turns.release(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN), release);
     }
 
     /**
@@ -361,7 +336,8 @@ public class RedisLocker extends AbstractLocker {
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
         try {
-            turn = releaseTurn(key, owner); // a handle is a shared owner
+            String redisName = redisName(key);
+            turn = turns.forRelease(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN)); // a handle is a shared owner
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -119,7 +119,7 @@ public class RedlockLocker extends AbstractLocker {
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        release(heldKeys(key), tokenOwner(ownerToken));
+        unlockAs(ownerToken, key, Duration.ZERO);
     }
 
     /** Keeps the lock on every master that still has it, each for the same relative time (see {@link HoldAtLeast}). */
@@ -128,9 +128,13 @@ public class RedlockLocker extends AbstractLocker {
         release(heldKeys(key), currentOwner(), HoldAtLeast.checked(key, holdAtLeast));
     }
 
+    /** In the token's turn, as {@link RedisLocker#unlockAs} (see {@link OwnerTurns#forRelease}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
-        release(heldKeys(key), tokenOwner(ownerToken), HoldAtLeast.checked(key, holdAtLeast));
+        LockKeys keys = heldKeys(key);
+        String owner = tokenOwner(ownerToken);
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        turns.release(keys.name(), owner, holds.get(holdId(keys, owner)), () -> release(keys, owner, kept));
     }
 
     /** Whether a majority of the masters has the lock. */
@@ -365,7 +369,7 @@ public class RedlockLocker extends AbstractLocker {
         if (finalRelease && hold.watched) {
             watchdog.unwatch(hold);
         }
-        long restore = restoreLease(hold);
+        long restore = finalRelease ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever the masters count
         List<long[]> answers = masters.onEvery(node -> new long[] {node.release(keys, owner, restore, keep)});
         long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
         if (hold.lost || confirmed < quorum) {
