@@ -8,6 +8,7 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockObserver;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -22,8 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
@@ -58,8 +57,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     private final Object quiet = new Object();
     /** Set by {@link #stopAcquiring()}: no new acquisition; releases still go through until the threads stop. */
     private volatile boolean closing;
-
-    private static final Log log = LogFactory.getLog(RedisAsyncLocker.class);
 
     public RedisAsyncLocker(RedisLocker locker) {
         this(locker, DEFAULT_THREADS);
@@ -98,7 +95,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String what = "'" + key + "' for lock handle " + handle.id();
         LockObserver.Acquisition observation = locker.observeAcquisition(keys);
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> release(handle, Duration.ZERO, false));
+                () -> locker.giveBack(LockKind.PLAIN, List.of(keys), owner, executor));
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
@@ -127,16 +124,12 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         try {
             if (acquired) {
                 handle.fencingToken(locker.heldToken(handle.key(), owner));
-                observe(observation::acquired);
                 givenBack = result.isCancelled();
                 if (givenBack) {
                     release(handle);
                 }
-            } else if (cause == null) {
-                observe(observation::timedOut);
-            } else {
-                observe(() -> observation.failed(cause));
             }
+            RedisLocker.tellObserver(observation, acquired, cause);
         } finally {
             waits.remove(acquisition);
             madeProgress();
@@ -149,15 +142,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             result.completeExceptionally(new LockAcquisitionException(handle.key(), Duration.ofNanos(waitNanos)));
         } else {
             result.completeExceptionally(cause);
-        }
-    }
-
-    /** An observer's failure is logged, never allowed to leave an acquisition unsettled or its lock unreleased. */
-    private static void observe(Runnable observation) {
-        try {
-            observation.run();
-        } catch (RuntimeException e) {
-            log.warn("A lock observer failed; the acquisition is settled regardless", e);
         }
     }
 
@@ -176,21 +160,16 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
         HoldAtLeast.checked(handle.key(), holdAtLeast);
-        return release(handle, holdAtLeast, true);
+        return release(handle, holdAtLeast);
     }
 
-    /**
-     * @param inTurn whether the release waits for the handle's acquisition of the lock in flight (see
-     *               {@link OwnerTurns}); not for the give-back of a lock an acquisition got as it was told
-     *               to stop, which runs inside that acquisition's turn and would wait for itself
-     */
-    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast, boolean inTurn) {
+    /** Waits for the handle's acquisition of the lock in flight, if it holds the lock (see {@link OwnerTurns#forRelease}). */
+    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast) {
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
         try {
-            released = CompletableFuture.supplyAsync(() -> inTurn ? locker.unlockAsync(handle.key(), owner, holdAtLeast, executor)
-                            : locker.releaseAsync(handle.key(), owner, holdAtLeast, executor), executor)
+            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, holdAtLeast, executor), executor)
                     .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
             released = CompletableFuture.failedFuture(closedException(handle.key()));

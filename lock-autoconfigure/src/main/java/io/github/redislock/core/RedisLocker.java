@@ -350,8 +350,8 @@ public class RedisLocker extends AbstractLocker {
         return released;
     }
 
-    /** {@link #unlockAsync} without waiting for the owner's turn: for a give-back inside the acquisition's own turn. */
-    CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+    /** {@link #unlockAsync} once the owner's turn has come. */
+    private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held;
         try {
             held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
@@ -432,14 +432,10 @@ public class RedisLocker extends AbstractLocker {
         try {
             acquired = tryAcquire(kind, keys, owner, waitNanos, leaseMillis, interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
-            acquisition.failed(e);
+            tellObserver(acquisition, false, e);
             throw e;
         }
-        if (acquired) {
-            acquisition.acquired();
-        } else {
-            acquisition.timedOut();
-        }
+        tellObserver(acquisition, acquired, null);
         if (log.isDebugEnabled()) {
             log.debug((acquired ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
                     + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
@@ -461,17 +457,43 @@ public class RedisLocker extends AbstractLocker {
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner)).await(interruptible);
+        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner, null)).await(interruptible);
     }
 
-    /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
-    private CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner) {
+    /**
+     * Tells the observer how an acquisition ended. Its failure is logged, never allowed to leave an
+     * acquisition unsettled, or a lock held by a caller told it failed.
+     */
+    static void tellObserver(LockObserver.Acquisition acquisition, boolean held, Throwable failure) {
+        try {
+            if (failure != null) {
+                acquisition.failed(failure);
+            } else if (held) {
+                acquisition.acquired();
+            } else {
+                acquisition.timedOut();
+            }
+        } catch (RuntimeException e) {
+            log.warn("A lock observer failed; the acquisition is settled regardless", e);
+        }
+    }
+
+    /**
+     * Releases the holds an acquisition just took, for a wait told to stop as it got them.
+     *
+     * @param settleOn null to release on the calling thread, waiting for Redis; else where a single
+     *                 plain hold is settled once Redis answered (see {@link HoldReleases#releaseAsync})
+     */
+    CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
         List<Hold> taken = new ArrayList<>(keys.size());
         for (LockKeys lock : keys) {
             Hold hold = holds.get(lock.name(), owner, kind.holdSlot());
             if (hold != null) {
                 taken.add(hold);
             }
+        }
+        if (settleOn != null && taken.size() == 1 && taken.get(0).kind == LockKind.PLAIN) {
+            return releases.releaseAsync(taken.get(0), settleOn);
         }
         try {
             releases.release(taken);
