@@ -109,8 +109,7 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        String owner = tokenOwner(ownerToken);
-        inTurn(key, owner, () -> unlock(LockKind.PLAIN, key, owner));
+        unlockAs(ownerToken, key, Duration.ZERO);
     }
 
     @Override
@@ -118,37 +117,20 @@ public class RedisLocker extends AbstractLocker {
         unlock(LockKind.PLAIN, key);
     }
 
+    /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        unlockKeeping(key, currentOwner(), holdAtLeast);
+        String owner = currentOwner();
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        CallerRuns.await(onCaller -> releaseAsync(key, owner, kept, onCaller));
     }
 
+    /** A wait on the asynchronous release in the token's turn (see {@link #unlockAsync}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
-        inTurn(key, owner, () -> unlockKeeping(key, owner, holdAtLeast));
-    }
-
-    /** Runs a shared owner's release in its turn (see {@link OwnerTurns#forRelease}). */
-    private void inTurn(String key, String owner, Runnable release) {
-        String redisName = redisName(key);
-        turns.release(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN), release);
-    }
-
-    /**
-     * Releases {@code owner}'s plain hold, keeping the lock until {@code holdAtLeast} after it was
-     * taken (see {@link HoldAtLeast}). A fair hold has its own release script, which keeps nothing: it
-     * is released at once, and the caller told so.
-     */
-    private void unlockKeeping(String key, String owner, Duration holdAtLeast) {
-        HoldAtLeast.checked(key, holdAtLeast);
-        Hold hold = heldToUnlock(LockKind.PLAIN, key, owner);
-        if (hold.kind != LockKind.PLAIN && !holdAtLeast.isZero()) {
-            releases.release(List.of(hold));
-            throw new IllegalStateException("Cannot keep " + hold.kind.describe(key) + " for holdAtLeast " + holdAtLeast
-                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-        }
-        releases.release(hold, HoldAtLeast.keepMillis(hold, holdAtLeast));
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        CallerRuns.await(onCaller -> unlockAsync(key, owner, kept, onCaller));
     }
 
     @Override
@@ -322,17 +304,14 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Unlocks {@code owner}'s plain lock without a thread waiting for Redis (see
-     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event loop.
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn (see
+     * {@link OwnerTurns#forRelease}), without a thread waiting for Redis (see
+     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event
+     * loop. The lock is kept like {@link #unlock(String, Duration)} keeps it.
      *
      * @param settleOn where the hold is settled once Redis answered
      * @return fails as {@link #unlock(LockKind, String, String)} throws
      */
-    CompletableFuture<Void> unlockAsync(String key, String owner, Executor settleOn) {
-        return unlockAsync(key, owner, Duration.ZERO, settleOn);
-    }
-
-    /** {@link #unlockAsync(String, String, Executor)} keeping the lock like {@link #unlock(String, Duration)}. */
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
         try {
@@ -358,8 +337,14 @@ public class RedisLocker extends AbstractLocker {
         } catch (IllegalMonitorStateException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script
-            return CompletableFuture.runAsync(() -> releases.release(held), settleOn);
+        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script, which keeps nothing
+            return CompletableFuture.runAsync(() -> {
+                releases.release(held);
+                if (!holdAtLeast.isZero()) {
+                    throw new IllegalStateException("Cannot keep " + held.get(0).kind.describe(key) + " for holdAtLeast " + holdAtLeast
+                            + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
+                }
+            }, settleOn);
         }
         return releases.releaseAsync(held.get(0), HoldAtLeast.keepMillis(held.get(0), holdAtLeast), settleOn);
     }
