@@ -245,7 +245,8 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
                 && (hold.watched || !hold.leaseSurelyEnded());
     }
 
-    private static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
+    /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */
+    static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
         boolean interrupted = false;
         while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
             try {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import io.github.redislock.LockRedisException;
 
@@ -32,15 +33,17 @@ final class LockAttempts {
     private final HeldLocks holds;
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
-    /** Set once by a closing Locker, before it withdraws the queued waits: no wait queues after that. */
-    private volatile boolean closed;
+    /** The Locker's closing: set before it withdraws the queued waits, so no wait queues after that. */
+    private final BooleanSupplier closing;
     private final OwnerTurns turns;
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
 
-    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns) {
+    /** @param closing whether the Locker closes (see {@link AbstractLocker#close()}), set before it calls {@link #withdrawQueued()} */
+    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
+        this.closing = closing;
         this.turns = turns;
         this.commands = commands;
         this.watchdog = watchdog;
@@ -57,8 +60,7 @@ final class LockAttempts {
      * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
      * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
      */
-    void close() {
-        closed = true;
+    void withdrawQueued() {
         for (QueuedWait wait : queuedWaits) {
             try {
                 wait.withdrawIfQueued();
@@ -156,7 +158,7 @@ final class LockAttempts {
          * wait ends.
          */
         private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
-            if (closed) {
+            if (closing.getAsBoolean()) {
                 giveBackClosing();
             }
             if (attempt.acquired()) {
@@ -250,7 +252,7 @@ final class LockAttempts {
         synchronized void markQueued() {
             queued = true;
             queuedWaits.add(this);
-            if (closed) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+            if (closing.getAsBoolean()) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
                 unmarkQueued();
                 throw new IllegalStateException("Locker is closed (its application context has shut down); cannot queue for a lock");
             }

@@ -53,8 +53,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     private final Set<ExecutorWait> waits = ConcurrentHashMap.newKeySet();
     /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
     private final AtomicInteger releasing = new AtomicInteger();
-    /** Notified whenever a wait ends or a release finishes, for {@link #close()}. */
-    private final Object quiet = new Object();
     /** Set by {@link #stopAcquiring()}: no new acquisition; releases still go through until the threads stop. */
     private volatile boolean closing;
 
@@ -132,7 +130,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             RedisLocker.tellObserver(observation, acquired, cause);
         } finally {
             waits.remove(acquisition);
-            madeProgress();
         }
         if (acquired) {
             if (!result.complete(handle) && !givenBack) { // cancelled just now
@@ -176,7 +173,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         }
         released.whenComplete((done, failure) -> {
             releasing.decrementAndGet();
-            madeProgress();
         });
         return released;
     }
@@ -250,7 +246,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     @Override
     public void close() {
         stopAcquiring();
-        awaitInFlight(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        AbstractLocker.awaitUntil(() -> waits.isEmpty() && releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
             if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
@@ -259,29 +255,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         } catch (InterruptedException e) {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void madeProgress() {
-        synchronized (quiet) {
-            quiet.notifyAll();
-        }
-    }
-
-    private void awaitInFlight(long deadlineNanos) {
-        synchronized (quiet) {
-            while (!waits.isEmpty() || releasing.get() > 0) {
-                long left = deadlineNanos - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(quiet, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
         }
     }
 

@@ -82,7 +82,7 @@ public class RedisLocker extends AbstractLocker {
         this.observer = Objects.requireNonNull(observer, "observer");
         this.holds = new HeldLocks(this, watchdog, observer, lostEvents);
         this.releases = new HoldReleases(commands, watchdog, observer, holds);
-        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns);
+        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
 
     @Override
@@ -247,7 +247,7 @@ public class RedisLocker extends AbstractLocker {
      */
     @Override
     void withdrawQueuedWaits() {
-        attempts.close();
+        attempts.withdrawQueued();
     }
 
     @Override
