@@ -99,6 +99,19 @@ abstract class LockWait {
     }
 
     /**
+     * Ends a wait whose steps can no longer run (its locker's threads have stopped, after everything in
+     * flight settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
+     * acquisition is not kept waiting for it.
+     */
+    final void endWithoutSteps(Throwable failure) {
+        OwnerTurns.Turn taken = turn;
+        if (taken != null) {
+            taken.end();
+        }
+        outcome.completeExceptionally(failure);
+    }
+
+    /**
      * Makes the wait known to its locker (a closing one stops it and waits for it), lines it up behind
      * the owner's acquisition in flight, if any; the first step follows.
      */

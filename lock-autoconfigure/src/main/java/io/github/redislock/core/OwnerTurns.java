@@ -21,6 +21,11 @@ final class OwnerTurns {
     /** Per lock and owner, the end of its latest acquisition. */
     private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
 
+    /** Turns taken and not ended, for tests. */
+    int inLine() {
+        return latest.size();
+    }
+
     /** One acquisition's place in its owner's line. */
     static final class Turn {
         private final Map<String, CompletableFuture<Void>> line;

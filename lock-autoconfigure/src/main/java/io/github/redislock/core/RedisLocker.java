@@ -201,6 +201,10 @@ public class RedisLocker extends AbstractLocker {
         return watchdog;
     }
 
+    OwnerTurns turns() {
+        return turns;
+    }
+
     ReleaseSubscriptions subscriptions() {
         return subscriptions;
     }

@@ -36,6 +36,11 @@ public final class Internals {
         return java.util.List.of(keys.name(), keys.waitQueue(), keys.waitDeadlines());
     }
 
+    /** Acquisitions of shared owners (tokens, handles) that have taken a turn and not ended it. */
+    public static int ownerTurnsInLine(RedisLocker locker) {
+        return locker.turns().inLine();
+    }
+
     /** Waits of {@code locker} in progress now, parked or on an executor. */
     public static int waitsInProgress(RedisLocker locker) {
         return locker.waitsInProgress();
