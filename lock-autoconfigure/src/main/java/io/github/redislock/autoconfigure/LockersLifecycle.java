@@ -14,7 +14,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Closes the context's lockers when it closes, one lifecycle phase before their connection factory
- * stops: the waits still pending withdraw their places in the wait queues, and the release
+ * stops: the waits still pending withdraw their places in the wait queues, holders still running
+ * (a Spring Integration leader whose initiator was just stopped) release their locks, and the release
  * subscriptions' pub/sub connection closes, while the factory still works.
  *
  * <p>Why: Spring Data Redis stops its connection factory (a {@link SmartLifecycle}) in the lifecycle
@@ -63,8 +64,9 @@ final class LockersLifecycle extends BeforeRedisStops implements ApplicationList
     @Override
     void beforeRedisStops() {
         if (closing) {
-            asyncLockers.get().forEach(RedisAsyncLocker::close); // first: its waits withdraw through the RedisLocker
-            lockers.get().forEach(RedisLocker::close);
+            asyncLockers.get().forEach(RedisAsyncLocker::stopAcquiring); // first: its waits withdraw through the RedisLocker
+            lockers.get().forEach(RedisLocker::close); // waits for the waits, and lets holders (handles too) release
+            asyncLockers.get().forEach(RedisAsyncLocker::close);
         } else {
             lockers.get().forEach(RedisLocker::disconnectSubscriptions);
         }

@@ -6,8 +6,11 @@ import io.github.redislock.LockAcquisitionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -20,7 +23,12 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     final String keyPrefix;
     /** This instance's id: the first part of every owner field it writes. */
     final String clientId = UUID.randomUUID().toString();
+    /** Set first by {@link #close()}: no new acquisition; releases still go through. */
+    volatile boolean closing;
+    /** Set once the holds are cleared: nothing goes through any more. */
     volatile boolean closed;
+    /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
+    private final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
     /** What this locker's waits ask of it, without making it public. */
     final WaitHost waitHost = new WaitHost() {
         @Override
@@ -30,7 +38,20 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
 
         @Override
         public boolean isClosed() {
-            return closed;
+            return closing;
+        }
+
+        @Override
+        public void started(LockWait wait) {
+            waits.add(wait);
+            if (closing) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+                wait.signal();
+            }
+        }
+
+        @Override
+        public void ended(LockWait wait) {
+            waits.remove(wait);
         }
 
         @Override
@@ -127,6 +148,12 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
         }
     }
 
+    /** Waits in progress now, parked or on an executor, for tests and diagnostics. */
+    int waitsInProgress() {
+        return waits.size();
+    }
+
+    /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
     LockKeys keys(String key) {
         requireOpen(key);
         return LockKeys.of(keyPrefix, key);
@@ -139,16 +166,97 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
         return threadOwners.get();
     }
 
-    /** The Redis key of {@code key} alone, for finding a hold: cheaper than all of {@link #keys(String)}'s names. */
+    /** The keys of {@code key} for a release, which a closing locker still lets through. */
+    LockKeys heldKeys(String key) {
+        if (closed) {
+            throw closedException(key);
+        }
+        return LockKeys.of(keyPrefix, key);
+    }
+
+    /**
+     * The Redis key of {@code key} alone, for finding a hold: cheaper than all of {@link #keys(String)}'s
+     * names. A closing locker still finds holds, so their owners can release them.
+     */
     String redisName(String key) {
-        requireOpen(key);
+        if (closed) {
+            throw closedException(key);
+        }
         LockKeys.validate(key);
         return keyPrefix + key;
     }
 
     private void requireOpen(String key) {
-        if (closed) {
-            throw new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+        if (closing) {
+            throw closedException(key);
+        }
+    }
+
+    private static IllegalStateException closedException(String key) {
+        return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+    }
+
+    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
+    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
+    static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
+
+    /**
+     * The one close protocol of every locker: it stops taking new acquisitions; withdraws and ends every
+     * wait, parked or on an executor, and waits for them (a lock one got as it stopped is given back
+     * meanwhile); lets holders release while the connection factory still works, up to
+     * {@link #RELEASE_GRACE} (no longer than the watchdog timeout, after which the locks free themselves
+     * anyway); only then stops renewal and subscriptions and forgets the holds. A Spring Integration
+     * leader whose initiator was stopped unlocks from its own thread a moment later: its role passes on
+     * at once instead of when its lease ends. Holds of the closing thread and of threads that ended are
+     * not waited for: nobody will release them now.
+     */
+    @Override
+    public void close() {
+        synchronized (waits) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        withdrawQueuedWaits();
+        waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
+        long start = System.nanoTime();
+        awaitUntil(waits::isEmpty, start + WAITS_GRACE_NANOS);
+        long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), watchdogTimeout().toNanos());
+        String closingOwner = currentOwner();
+        awaitUntil(() -> !heldByOthers(closingOwner), System.nanoTime() + releaseGrace);
+        closed = true;
+        stopRenewalAndSubscriptions();
+    }
+
+    /** First step of {@link #close()}: no queued wait may be handed a lock now (it would stay taken for the claim lease). */
+    abstract void withdrawQueuedWaits();
+
+    /** Whether a hold of an owner other than {@code closingOwner} that may still release it remains. */
+    abstract boolean heldByOthers(String closingOwner);
+
+    /** Last step of {@link #close()}: stops renewing, listening and counting holds. */
+    abstract void stopRenewalAndSubscriptions();
+
+    /** Whether {@link #close()} waits for {@code hold}'s owner to release it. */
+    static boolean releasableByOthers(Hold hold, String closingOwner) {
+        return !hold.lost && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null
+                && (hold.watched || !hold.leaseSurelyEnded());
+    }
+
+    /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */
+    static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
+        boolean interrupted = false;
+        while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

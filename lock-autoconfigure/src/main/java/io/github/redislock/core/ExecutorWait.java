@@ -42,7 +42,7 @@ final class ExecutorWait extends LockWait {
             } catch (RejectedExecutionException e) {
                 // The locker has closed and stopped its threads: no step will run, and nothing is in flight
                 // (its close waited for that), so the wait ends here rather than never.
-                outcome.completeExceptionally(new IllegalStateException(
+                endWithoutSteps(new IllegalStateException(
                         "AsyncLocker is closed (its application context has shut down) while waiting for " + what.get()));
             }
         }

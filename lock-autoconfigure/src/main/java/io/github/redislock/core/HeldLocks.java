@@ -45,6 +45,11 @@ final class HeldLocks {
         return holds.get(new Hold.Id(redisName, owner, slot));
     }
 
+    /** Whether any hold known now matches {@code test}. */
+    boolean any(java.util.function.Predicate<Hold> test) {
+        return holds.values().stream().anyMatch(test);
+    }
+
     int count() {
         return holds.size();
     }

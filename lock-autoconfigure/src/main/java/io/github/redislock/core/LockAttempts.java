@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import io.github.redislock.LockRedisException;
 
@@ -32,15 +33,17 @@ final class LockAttempts {
     private final HeldLocks holds;
     /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
-    /** Set once by a closing Locker, before it withdraws the queued waits: no wait queues after that. */
-    private volatile boolean closed;
+    /** The Locker's closing: set before it withdraws the queued waits, so no wait queues after that. */
+    private final BooleanSupplier closing;
     private final OwnerTurns turns;
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
 
-    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns) {
+    /** @param closing whether the Locker closes (see {@link AbstractLocker#close()}), set before it calls {@link #withdrawQueued()} */
+    LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
+        this.closing = closing;
         this.turns = turns;
         this.commands = commands;
         this.watchdog = watchdog;
@@ -57,8 +60,7 @@ final class LockAttempts {
      * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
      * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
      */
-    void close() {
-        closed = true;
+    void withdrawQueued() {
         for (QueuedWait wait : queuedWaits) {
             try {
                 wait.withdrawIfQueued();
@@ -139,38 +141,51 @@ final class LockAttempts {
             boolean queuedBefore = queued();
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
-            if (queue && firstHolds[0]) {
-                markQueued(); // before the call: one whose reply is lost may have queued all the same
-            }
-            boolean marked = queued();
             long keep = queue ? keepPlace : 0;
             if (blockingFallback == null) {
                 LockCommands.Acquisition answer = commands.acquire(group, owner, redisLease, firstHolds, keep, member, queuedBefore);
-                return CompletableFuture.completedFuture(() -> settle(queue, marked, answer));
+                return CompletableFuture.completedFuture(() -> settle(queue, answer));
             }
             return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, blockingFallback)
-                    .thenApply(answer -> () -> settle(queue, marked, answer));
+                    .thenApply(answer -> () -> settle(queue, answer));
         }
 
-        /** @param marked whether the wait was marked queued when the try went out */
-        private LockAttempt.Blocked settle(boolean queue, boolean marked, LockCommands.Acquisition attempt) {
+        /**
+         * Marks the wait queued only now that its reply is in. A closing locker that withdrew the wait
+         * while the try was on its way (or before it went out) may have run first: the try then re-added
+         * the place, or took the lock and the withdrawal freed it again. Either way the try gives back
+         * what it got, withdrawing with its own member (which also releases a hold it took), and the
+         * wait ends.
+         */
+        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+            if (closing.getAsBoolean()) {
+                giveBackClosing();
+            }
             if (attempt.acquired()) {
-                // A closing locker that unmarked the wait meanwhile withdrew it, and its withdrawal may have
-                // freed the hold this try took: the wait must not count on it (it ends, giving back what it may hold).
-                if (!unmarkQueued() && marked) {
-                    throw new IllegalStateException("Locker is closed (its application context has shut down) while taking "
-                            + LockKind.PLAIN.describe(keys.key()));
-                }
+                unmarkQueued();
                 holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                 return null;
             }
             if (queue) {
-                markQueued();
+                try {
+                    markQueued();
+                } catch (IllegalStateException closing) { // the close began after the look above
+                    giveBackClosing();
+                }
             }
             long ttl = attempt.holderTtlMillis();
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
             long refresh = Math.max(1, keepPlace / 3);
             return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+        }
+
+        /** The locker closes as a try settles: withdraws the place (freeing a hold the try took) and ends the wait. */
+        private void giveBackClosing() {
+            unmarkQueued();
+            withdraw();
+            lastTryFirstHold = false; // withdrawn here: the wait's abandon has nothing left to do
+            throw new IllegalStateException("Locker is closed (its application context has shut down) while taking "
+                    + LockKind.PLAIN.describe(keys.key()));
         }
 
         @Override
@@ -198,18 +213,20 @@ final class LockAttempts {
             withdrawn(commands.withdraw(keys, owner, member, redisLease));
         }
 
+        /**
+         * Withdraws with the wait's own member whenever it may have a place or a hold: a lost reply of a
+         * first hold may have queued it or taken the lock, and the member removes the one or releases the other.
+         */
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
-            // Without a place, a lost reply of a first hold may still have taken the lock: an empty member releases it.
-            String withdrawn = unmarkQueued() ? member : replyLost && lastTryFirstHold ? "" : null;
-            if (withdrawn == null) {
+            if (!unmarkQueued() && !(replyLost && lastTryFirstHold)) {
                 return OwnerTurns.NOW;
             }
             if (blockingFallback == null) {
-                withdrawn(commands.withdraw(keys, owner, withdrawn, redisLease));
+                withdrawn(commands.withdraw(keys, owner, member, redisLease));
                 return OwnerTurns.NOW;
             }
-            return commands.withdrawAsync(keys, owner, withdrawn, redisLease, blockingFallback).thenAccept(this::withdrawn);
+            return commands.withdrawAsync(keys, owner, member, redisLease, blockingFallback).thenAccept(this::withdrawn);
         }
 
         private void withdrawn(boolean handedOver) {
@@ -235,7 +252,7 @@ final class LockAttempts {
         synchronized void markQueued() {
             queued = true;
             queuedWaits.add(this);
-            if (closed) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+            if (closing.getAsBoolean()) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
                 unmarkQueued();
                 throw new IllegalStateException("Locker is closed (its application context has shut down); cannot queue for a lock");
             }
@@ -273,9 +290,15 @@ final class LockAttempts {
             List<LockCommands.Acquisition> results = new ArrayList<>();
             for (List<LockKeys> group : groups) {
                 LockCommands.Acquisition attempt;
+                boolean[] firstHolds = holds.firstHolds(group, owner);
                 try {
-                    attempt = commands.acquire(group, owner, redisLease, holds.firstHolds(group, owner), queue);
+                    attempt = commands.acquire(group, owner, redisLease, firstHolds, queue);
                 } catch (LockRedisException e) {
+                    for (int i = 0; i < group.size(); i++) {
+                        if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
+                            taken.add(group.get(i));
+                        }
+                    }
                     giveBack(taken, owner, redisLease);
                     throw e;
                 }
@@ -295,7 +318,7 @@ final class LockAttempts {
         };
     }
 
-    /** Undoes the part of a multi-lock taken before a later slot group was found held. */
+    /** Undoes the part of a multi-lock taken before a later slot group was found held (or its reply lost). */
     private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
         for (LockKeys keys : taken) {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
@@ -313,23 +336,48 @@ final class LockAttempts {
         long keepPlace = watchdog.timeout().toMillis();
         String turnChannel = keys.turnChannelPrefix() + owner;
         class FairWait extends QueuedWait implements Synchronous {
+            /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+            private volatile boolean lastTryFirstHold;
+            /** Whether the last try asked for a place: its lost reply may have queued it. */
+            private volatile boolean lastTryQueued;
 
+            /** Marks the wait queued only once the reply is in; a locker that closed meanwhile gets the place back at once. */
             @Override
             public LockAttempt.Blocked tryOnce(boolean queue) {
                 Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
-                if (queue) {
-                    markQueued(); // before the call: one whose reply is lost may have queued all the same
-                }
-                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, known == null || known.lost);
+                lastTryFirstHold = known == null || known.lost;
+                lastTryQueued = queue;
+                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold);
                 if (attempt.acquired()) {
                     unmarkQueued();
                     holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                     return null;
                 }
+                if (queue) {
+                    try {
+                        markQueued();
+                    } catch (IllegalStateException closing) { // the close did not see the place this try took
+                        withdraw();
+                        lastTryQueued = false;
+                        throw closing;
+                    }
+                }
                 // Come back before the place in the queue lapses, as the watchdog does for a lease.
                 long refresh = Math.max(1, keepPlace / 3);
                 long ttl = attempt.holderTtlMillis();
                 return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            /** Leaves the queue as any queued wait does; after a lost reply, also the place or the first hold it may have taken. */
+            @Override
+            public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+                if (unmarkQueued() || replyLost && lastTryQueued) {
+                    withdraw();
+                }
+                if (replyLost && lastTryFirstHold) {
+                    commands.releaseFair(keys, owner, redisLease);
+                }
+                return OwnerTurns.NOW;
             }
 
             @Override
@@ -349,13 +397,29 @@ final class LockAttempts {
         return (Synchronous) queue -> {
             boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
-            LockCommands.Acquisition attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
+            LockCommands.Acquisition attempt;
+            try {
+                attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
+            } catch (LockRedisException e) {
+                if (firstOfKind) { // the lost reply may have taken it: only this try can give it back
+                    giveBackReadWrite(keys, kind, owner, e);
+                }
+                throw e;
+            }
             if (!attempt.acquired()) {
                 return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
             }
             holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
             return null;
         };
+    }
+
+    private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
+        try {
+            commands.releaseReadWrite(keys, kind, owner);
+        } catch (LockRedisException e) {
+            failure.addSuppressed(e); // freed when its lease ends
+        }
     }
 
     /** An attempt whose try waits for Redis on the thread that runs it: every kind but the queued single lock. */

@@ -49,8 +49,9 @@ abstract class LockWait {
     /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
 
+    /** Set by {@link #begin()}, last: a step before it (a stop as the wait starts) does nothing. */
+    private volatile OwnerTurns.Turn turn;
     // Touched by steps only, which never overlap.
-    private OwnerTurns.Turn turn;
     private boolean tried;
     private boolean ended;
     private Waiting waiting;
@@ -72,6 +73,7 @@ abstract class LockWait {
         this.waitNanos = waitNanos;
         this.giveBack = giveBack;
         this.outage = new OutageRideOut(locker.watchdogTimeout().toNanos());
+        outcome.whenComplete((held, failure) -> locker.ended(this));
     }
 
     /** Asks for a step soon; tiny and non-blocking, as it runs on event-loop threads too (a reply, a release message). */
@@ -96,10 +98,28 @@ abstract class LockWait {
         signal();
     }
 
-    /** Lines the wait up behind the owner's acquisition in flight, if any; the first step follows. */
+    /**
+     * Ends a wait whose steps can no longer run (its locker's threads have stopped, after everything in
+     * flight settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
+     * acquisition is not kept waiting for it.
+     */
+    final void endWithoutSteps(Throwable failure) {
+        OwnerTurns.Turn taken = turn;
+        if (taken != null) {
+            taken.end();
+        }
+        outcome.completeExceptionally(failure);
+    }
+
+    /**
+     * Makes the wait known to its locker (a closing one stops it and waits for it), lines it up behind
+     * the owner's acquisition in flight, if any; the first step follows.
+     */
     final void begin() {
-        turn = attempt.turn();
-        turn.ready().whenComplete((ready, failure) -> signal());
+        locker.started(this);
+        OwnerTurns.Turn taken = attempt.turn();
+        turn = taken;
+        taken.ready().whenComplete((ready, failure) -> signal());
     }
 
     /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
@@ -118,13 +138,23 @@ abstract class LockWait {
                     outcome.completeExceptionally(e);
                 }
             } else {
-                end(e, true);
+                end(stoppedFor(e), true);
             }
         }
     }
 
+    /** A failure of a wait told to stop (a closing locker refusing its queue place, say) ends it for the stop's reason. */
+    private Throwable stoppedFor(Throwable failure) {
+        Throwable stop = stopReason;
+        if (stop == null || stop == failure) {
+            return failure;
+        }
+        stop.addSuppressed(failure);
+        return stop;
+    }
+
     private void stepOnce() {
-        if (ended) {
+        if (ended || turn == null) { // a stop before begin(): the step after begin() ends the wait
             return;
         }
         boolean answered = trying != null;
@@ -227,7 +257,7 @@ abstract class LockWait {
                 blocked = new LockAttempt.Blocked(previous.channel(), OutageRideOut.RETRY_AFTER_MILLIS);
                 sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
             } else {
-                end(failure, true);
+                end(stoppedFor(failure), true);
             }
             return false;
         }

@@ -21,6 +21,11 @@ final class OwnerTurns {
     /** Per lock and owner, the end of its latest acquisition. */
     private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
 
+    /** Turns taken and not ended, for tests. */
+    int inLine() {
+        return latest.size();
+    }
+
     /** One acquisition's place in its owner's line. */
     static final class Turn {
         private final Map<String, CompletableFuture<Void>> line;
@@ -50,6 +55,35 @@ final class OwnerTurns {
             } else { // one that gave up before its turn came must not let the next one start early
                 before.whenComplete((done, failure) -> end.complete(null));
             }
+        }
+    }
+
+    /**
+     * A shared owner's turn for a release: after the owner's acquisition of the lock in flight, if any,
+     * has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}), so a
+     * re-entry of the owner that Redis ran just before it must not be settled after it. Null when the
+     * owner holds no live hold: an acquisition in flight is then a first hold, which may wait behind
+     * another owner for as long as that one keeps the lock; the release has nothing to wait for, and
+     * says at once that nothing is held (or that the hold was lost).
+     *
+     * @param held the owner's hold of the lock as its locker knows it, or null
+     */
+    Turn forRelease(String redisKey, String owner, Hold held) {
+        return held == null || held.lost ? null : take(redisKey, owner, true);
+    }
+
+    /** Runs a shared owner's release in its turn (see {@link #forRelease}); at once when it has none to wait for. */
+    void release(String redisKey, String owner, Hold held, Runnable release) {
+        Turn turn = forRelease(redisKey, owner, held);
+        if (turn == null) {
+            release.run();
+            return;
+        }
+        try {
+            turn.ready().join(); // an acquisition of a live hold is a re-entry: it settles within its round trip
+            release.run();
+        } finally {
+            turn.end();
         }
     }
 

@@ -1,6 +1,5 @@
 package io.github.redislock.core;
 
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -21,15 +20,8 @@ final class ParkedWait extends LockWait {
     private long timerSetAt;
     private long timerNanos = NO_TIMER;
 
-    /** Where the wait is known while its thread parks, for a closing locker to wake it. */
-    private final Set<LockWait> parked;
-    private boolean registered;
-
-    /** @param parked where the wait is known while its thread parks, for a closing locker to wake it */
-    ParkedWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack,
-               Set<LockWait> parked) {
+    ParkedWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack) {
         super(locker, attempt, what, waitNanos, giveBack);
-        this.parked = parked;
     }
 
     /**
@@ -64,9 +56,6 @@ final class ParkedWait extends LockWait {
                 step();
             }
         } finally {
-            if (registered) {
-                parked.remove(this);
-            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -86,13 +75,6 @@ final class ParkedWait extends LockWait {
     }
 
     private void park() throws InterruptedException {
-        if (!registered) { // only a wait that parks: an uncontended lock costs no registration
-            registered = true;
-            parked.add(this);
-            if (locker.isClosed()) {
-                signal(); // closed as it registered: the close may not have seen it
-            }
-        }
         Waiting waiting = waiting();
         if (waiting != null) {
             waiting.parked(true);

@@ -8,6 +8,7 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockObserver;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -22,8 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
@@ -54,11 +53,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     private final Set<ExecutorWait> waits = ConcurrentHashMap.newKeySet();
     /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
     private final AtomicInteger releasing = new AtomicInteger();
-    /** Notified whenever a wait ends or a release finishes, for {@link #close()}. */
-    private final Object quiet = new Object();
-    private volatile boolean closed;
-
-    private static final Log log = LogFactory.getLog(RedisAsyncLocker.class);
+    /** Set by {@link #stopAcquiring()}: no new acquisition; releases still go through until the threads stop. */
+    private volatile boolean closing;
 
     public RedisAsyncLocker(RedisLocker locker) {
         this(locker, DEFAULT_THREADS);
@@ -97,7 +93,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String what = "'" + key + "' for lock handle " + handle.id();
         LockObserver.Acquisition observation = locker.observeAcquisition(keys);
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> release(handle, Duration.ZERO, false));
+                () -> locker.giveBack(LockKind.PLAIN, List.of(keys), owner, executor));
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
@@ -106,10 +102,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         });
         acquisition.outcome.whenComplete((held, failure) -> settle(acquisition, handle, owner, waitNanos, observation, result, held, failure));
         waits.add(acquisition);
-        if (closed) { // closed between the check and the registration: close() may not have seen it
+        acquisition.begin();
+        if (closing) { // closed between the check and the registration: close() may not have seen it
             acquisition.stop(closedException(key));
         }
-        acquisition.begin();
         return result;
     }
 
@@ -126,19 +122,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         try {
             if (acquired) {
                 handle.fencingToken(locker.heldToken(handle.key(), owner));
-                observe(observation::acquired);
                 givenBack = result.isCancelled();
                 if (givenBack) {
                     release(handle);
                 }
-            } else if (cause == null) {
-                observe(observation::timedOut);
-            } else {
-                observe(() -> observation.failed(cause));
             }
+            RedisLocker.tellObserver(observation, acquired, cause);
         } finally {
             waits.remove(acquisition);
-            madeProgress();
         }
         if (acquired) {
             if (!result.complete(handle) && !givenBack) { // cancelled just now
@@ -148,15 +139,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             result.completeExceptionally(new LockAcquisitionException(handle.key(), Duration.ofNanos(waitNanos)));
         } else {
             result.completeExceptionally(cause);
-        }
-    }
-
-    /** An observer's failure is logged, never allowed to leave an acquisition unsettled or its lock unreleased. */
-    private static void observe(Runnable observation) {
-        try {
-            observation.run();
-        } catch (RuntimeException e) {
-            log.warn("A lock observer failed; the acquisition is settled regardless", e);
         }
     }
 
@@ -175,28 +157,22 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
         HoldAtLeast.checked(handle.key(), holdAtLeast);
-        return release(handle, holdAtLeast, true);
+        return release(handle, holdAtLeast);
     }
 
-    /**
-     * @param inTurn whether the release waits for the handle's acquisition of the lock in flight (see
-     *               {@link OwnerTurns}); not for the give-back of a lock an acquisition got as it was told
-     *               to stop, which runs inside that acquisition's turn and would wait for itself
-     */
-    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast, boolean inTurn) {
+    /** Waits for the handle's acquisition of the lock in flight, if it holds the lock (see {@link OwnerTurns#forRelease}). */
+    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast) {
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
         try {
-            released = CompletableFuture.supplyAsync(() -> inTurn ? locker.unlockAsync(handle.key(), owner, holdAtLeast, executor)
-                            : locker.releaseAsync(handle.key(), owner, holdAtLeast, executor), executor)
+            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, holdAtLeast, executor), executor)
                     .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
             released = CompletableFuture.failedFuture(closedException(handle.key()));
         }
         released.whenComplete((done, failure) -> {
             releasing.decrementAndGet();
-            madeProgress();
         });
         return released;
     }
@@ -247,8 +223,20 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Ends every wait (each withdraws its queue place; a lock granted meanwhile is given back) and stops
-     * the threads. Waits still pending fail with {@link IllegalStateException}. Holds stay with the
+     * The first step of {@link #close()}, for a closing application context: no new acquisition, and every
+     * wait ends (each withdraws its queue place; a lock granted meanwhile is given back) and fails with
+     * {@link IllegalStateException}. Releases still go through, so the holders of handles can still
+     * release them while the {@link RedisLocker} closes (see {@link AbstractLocker#close()}).
+     */
+    public void stopAcquiring() {
+        closing = true;
+        for (ExecutorWait wait : waits) {
+            wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
+        }
+    }
+
+    /**
+     * Ends every wait (see {@link #stopAcquiring()}) and stops the threads. Holds stay with the
      * {@link RedisLocker}, which stops renewing them when it closes.
      *
      * <p>No thread waits for a script in flight, so before the threads stop it waits (up to
@@ -257,11 +245,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
-        for (ExecutorWait wait : waits) {
-            wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
-        }
-        awaitInFlight(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        stopAcquiring();
+        AbstractLocker.awaitUntil(() -> waits.isEmpty() && releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
             if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
@@ -273,31 +258,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         }
     }
 
-    private void madeProgress() {
-        synchronized (quiet) {
-            quiet.notifyAll();
-        }
-    }
-
-    private void awaitInFlight(long deadlineNanos) {
-        synchronized (quiet) {
-            while (!waits.isEmpty() || releasing.get() > 0) {
-                long left = deadlineNanos - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(quiet, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
     private LockKeys keys(String key) {
-        if (closed) {
+        if (closing) {
             throw closedException(key);
         }
         return locker.keys(key);

@@ -56,8 +56,6 @@ public class RedisLocker extends AbstractLocker {
     private final LockAttempts attempts;
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     private final OwnerTurns turns = new OwnerTurns();
-    /** Threads parked in a wait now; a closing Locker wakes them, to fail at once instead of at their next try. */
-    private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
 
     /**
      * A Locker on {@code connectionFactory}: the auto-configuration builds one, and an application
@@ -84,7 +82,7 @@ public class RedisLocker extends AbstractLocker {
         this.observer = Objects.requireNonNull(observer, "observer");
         this.holds = new HeldLocks(this, watchdog, observer, lostEvents);
         this.releases = new HoldReleases(commands, watchdog, observer, holds);
-        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns);
+        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
 
     @Override
@@ -111,8 +109,7 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        String owner = tokenOwner(ownerToken);
-        inTurn(key, owner, () -> unlock(LockKind.PLAIN, key, owner));
+        unlockAs(ownerToken, key, Duration.ZERO);
     }
 
     @Override
@@ -120,46 +117,20 @@ public class RedisLocker extends AbstractLocker {
         unlock(LockKind.PLAIN, key);
     }
 
+    /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        unlockKeeping(key, currentOwner(), holdAtLeast);
+        String owner = currentOwner();
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        CallerRuns.await(onCaller -> releaseAsync(key, owner, kept, onCaller));
     }
 
+    /** A wait on the asynchronous release in the token's turn (see {@link #unlockAsync}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
-        inTurn(key, owner, () -> unlockKeeping(key, owner, holdAtLeast));
-    }
-
-    /**
-     * Runs a shared owner's release in its turn: after the owner's acquisition of the lock in flight, if
-     * any, has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}),
-     * so a re-entry of the owner that Redis ran just before it must not be settled after it.
-     */
-    private void inTurn(String key, String owner, Runnable release) {
-        OwnerTurns.Turn turn = turns.take(redisName(key), owner, true);
-        try {
-            turn.ready().join();
-            release.run();
-        } finally {
-            turn.end();
-        }
-    }
-
-    /**
-     * Releases {@code owner}'s plain hold, keeping the lock until {@code holdAtLeast} after it was
-     * taken (see {@link HoldAtLeast}). A fair hold has its own release script, which keeps nothing: it
-     * is released at once, and the caller told so.
-     */
-    private void unlockKeeping(String key, String owner, Duration holdAtLeast) {
-        HoldAtLeast.checked(key, holdAtLeast);
-        Hold hold = heldToUnlock(LockKind.PLAIN, key, owner);
-        if (hold.kind != LockKind.PLAIN && !holdAtLeast.isZero()) {
-            releases.release(List.of(hold));
-            throw new IllegalStateException("Cannot keep " + hold.kind.describe(key) + " for holdAtLeast " + holdAtLeast
-                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-        }
-        releases.release(hold, HoldAtLeast.keepMillis(hold, holdAtLeast));
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        CallerRuns.await(onCaller -> unlockAsync(key, owner, kept, onCaller));
     }
 
     @Override
@@ -230,6 +201,10 @@ public class RedisLocker extends AbstractLocker {
         return watchdog;
     }
 
+    OwnerTurns turns() {
+        return turns;
+    }
+
     ReleaseSubscriptions subscriptions() {
         return subscriptions;
     }
@@ -268,16 +243,24 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Withdraws this instance's queued waits first, so no release hands a lock to a waiter that is
-     * going away (it would stay taken for the hand-off's claim lease), then stops renewing; locks still
-     * held expire in Redis within the watchdog timeout. Threads still waiting are woken and fail with
-     * {@link IllegalStateException}; one that got its lock meanwhile gives it back.
+     * Closes as every locker does (see {@link AbstractLocker#close()}): queued waits withdrawn first, so
+     * no release hands a lock to a waiter that is going away; waits ended (they fail with
+     * {@link IllegalStateException}, and one that got its lock meanwhile gives it back); holders still
+     * running given a moment to unlock; then renewal stops, and locks still held expire in Redis within
+     * the watchdog timeout.
      */
     @Override
-    public void close() {
-        closed = true;
-        attempts.close();
-        parkedWaits.forEach(LockWait::signal);
+    void withdrawQueuedWaits() {
+        attempts.withdrawQueued();
+    }
+
+    @Override
+    boolean heldByOthers(String closingOwner) {
+        return holds.any(hold -> releasableByOthers(hold, closingOwner));
+    }
+
+    @Override
+    void stopRenewalAndSubscriptions() {
         holds.closeAll();
         lostEvents.close();
         subscriptions.close();
@@ -325,23 +308,24 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Unlocks {@code owner}'s plain lock without a thread waiting for Redis (see
-     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event loop.
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn (see
+     * {@link OwnerTurns#forRelease}), without a thread waiting for Redis (see
+     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event
+     * loop. The lock is kept like {@link #unlock(String, Duration)} keeps it.
      *
      * @param settleOn where the hold is settled once Redis answered
      * @return fails as {@link #unlock(LockKind, String, String)} throws
      */
-    CompletableFuture<Void> unlockAsync(String key, String owner, Executor settleOn) {
-        return unlockAsync(key, owner, Duration.ZERO, settleOn);
-    }
-
-    /** {@link #unlockAsync(String, String, Executor)} keeping the lock like {@link #unlock(String, Duration)}. */
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
         try {
-            turn = turns.take(redisName(key), owner, true); // a handle is a shared owner: see inTurn
+            String redisName = redisName(key);
+            turn = turns.forRelease(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN)); // a handle is a shared owner
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+        if (turn == null) {
+            return releaseAsync(key, owner, holdAtLeast, settleOn);
         }
         CompletableFuture<Void> released = turn.ready().isDone() ? releaseAsync(key, owner, holdAtLeast, settleOn)
                 : turn.ready().thenComposeAsync(ready -> releaseAsync(key, owner, holdAtLeast, settleOn), settleOn);
@@ -349,16 +333,22 @@ public class RedisLocker extends AbstractLocker {
         return released;
     }
 
-    /** {@link #unlockAsync} without waiting for the owner's turn: for a give-back inside the acquisition's own turn. */
-    CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+    /** {@link #unlockAsync} once the owner's turn has come. */
+    private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held;
         try {
             held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
         } catch (IllegalMonitorStateException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script
-            return CompletableFuture.runAsync(() -> releases.release(held), settleOn);
+        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script, which keeps nothing
+            return CompletableFuture.runAsync(() -> {
+                releases.release(held);
+                if (!holdAtLeast.isZero()) {
+                    throw new IllegalStateException("Cannot keep " + held.get(0).kind.describe(key) + " for holdAtLeast " + holdAtLeast
+                            + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
+                }
+            }, settleOn);
         }
         return releases.releaseAsync(held.get(0), HoldAtLeast.keepMillis(held.get(0), holdAtLeast), settleOn);
     }
@@ -392,7 +382,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     int holdCount(LockKind kind, String key) {
         String owner = currentOwner();
-        return commands.holdCount(keys(key), switch (kind) {
+        return commands.holdCount(heldKeys(key), switch (kind) {
             case PLAIN, FAIR -> owner;
             case READ -> owner + ":r";
             case WRITE -> owner + ":w";
@@ -431,14 +421,10 @@ public class RedisLocker extends AbstractLocker {
         try {
             acquired = tryAcquire(kind, keys, owner, waitNanos, leaseMillis, interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
-            acquisition.failed(e);
+            tellObserver(acquisition, false, e);
             throw e;
         }
-        if (acquired) {
-            acquisition.acquired();
-        } else {
-            acquisition.timedOut();
-        }
+        tellObserver(acquisition, acquired, null);
         if (log.isDebugEnabled()) {
             log.debug((acquired ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
                     + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
@@ -460,17 +446,43 @@ public class RedisLocker extends AbstractLocker {
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner), parkedWaits).await(interruptible);
+        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner, null)).await(interruptible);
     }
 
-    /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
-    private CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner) {
+    /**
+     * Tells the observer how an acquisition ended. Its failure is logged, never allowed to leave an
+     * acquisition unsettled, or a lock held by a caller told it failed.
+     */
+    static void tellObserver(LockObserver.Acquisition acquisition, boolean held, Throwable failure) {
+        try {
+            if (failure != null) {
+                acquisition.failed(failure);
+            } else if (held) {
+                acquisition.acquired();
+            } else {
+                acquisition.timedOut();
+            }
+        } catch (RuntimeException e) {
+            log.warn("A lock observer failed; the acquisition is settled regardless", e);
+        }
+    }
+
+    /**
+     * Releases the holds an acquisition just took, for a wait told to stop as it got them.
+     *
+     * @param settleOn null to release on the calling thread, waiting for Redis; else where a single
+     *                 plain hold is settled once Redis answered (see {@link HoldReleases#releaseAsync})
+     */
+    CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
         List<Hold> taken = new ArrayList<>(keys.size());
         for (LockKeys lock : keys) {
             Hold hold = holds.get(lock.name(), owner, kind.holdSlot());
             if (hold != null) {
                 taken.add(hold);
             }
+        }
+        if (settleOn != null && taken.size() == 1 && taken.get(0).kind == LockKind.PLAIN) {
+            return releases.releaseAsync(taken.get(0), settleOn);
         }
         try {
             releases.release(taken);

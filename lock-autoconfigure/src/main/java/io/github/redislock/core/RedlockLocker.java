@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -48,8 +47,6 @@ public class RedlockLocker extends AbstractLocker {
     private final LostLockEvents lostEvents;
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final OwnerTurns turns = new OwnerTurns();
-    /** Threads parked in a wait now; a closing locker wakes them, to fail at once instead of at their next round. */
-    private final Set<LockWait> parkedWaits = ConcurrentHashMap.newKeySet();
     /** Per owner of a key ({@link #holdId}), the undos of its failed attempts still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
@@ -117,23 +114,27 @@ public class RedlockLocker extends AbstractLocker {
 
     @Override
     public void unlock(String key) {
-        release(keys(key), currentOwner());
+        release(heldKeys(key), currentOwner());
     }
 
     @Override
     public void unlockAs(String ownerToken, String key) {
-        release(keys(key), tokenOwner(ownerToken));
+        unlockAs(ownerToken, key, Duration.ZERO);
     }
 
     /** Keeps the lock on every master that still has it, each for the same relative time (see {@link HoldAtLeast}). */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        release(keys(key), currentOwner(), HoldAtLeast.checked(key, holdAtLeast));
+        release(heldKeys(key), currentOwner(), HoldAtLeast.checked(key, holdAtLeast));
     }
 
+    /** In the token's turn, as {@link RedisLocker#unlockAs} (see {@link OwnerTurns#forRelease}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
-        release(keys(key), tokenOwner(ownerToken), HoldAtLeast.checked(key, holdAtLeast));
+        LockKeys keys = heldKeys(key);
+        String owner = tokenOwner(ownerToken);
+        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        turns.release(keys.name(), owner, holds.get(holdId(keys, owner)), () -> release(keys, owner, kept));
     }
 
     /** Whether a majority of the masters has the lock. */
@@ -180,15 +181,29 @@ public class RedlockLocker extends AbstractLocker {
         throw unsupported("multi-locks", "take the keys one by one in a fixed order instead");
     }
 
-    /** Stops renewing; held locks expire on every master within the watchdog timeout. */
+    /** It queues nowhere: a closing locker has no place to withdraw. */
     @Override
-    public void close() {
-        closed = true;
-        parkedWaits.forEach(LockWait::signal);
+    void withdrawQueuedWaits() {
+    }
+
+    @Override
+    boolean heldByOthers(String closingOwner) {
+        return holds.values().stream().anyMatch(hold -> releasableByOthers(hold, closingOwner));
+    }
+
+    /**
+     * Last step of the close (see {@link AbstractLocker#close()}), once its waits ended and its holders
+     * had their moment to unlock: stops renewing (held locks expire on every master within the watchdog
+     * timeout) and lets the undos still running finish before the masters' threads stop.
+     */
+    @Override
+    void stopRenewalAndSubscriptions() {
         watchdog.close();
         lostEvents.close();
         holds.clear();
         renewal.clear();
+        List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
+        masters.answersBy(undoing, System.nanoTime() + masters.nodeTimeout().toNanos());
         pendingUndos.clear();
         masters.close();
     }
@@ -232,8 +247,7 @@ public class RedlockLocker extends AbstractLocker {
                 return turn;
             }
         };
-        return new ParkedWait(waitHost, rounds, () -> "'" + keys.key() + "'", waitNanos, () -> giveBack(keys, owner), parkedWaits)
-                .await(interruptible);
+        return new ParkedWait(waitHost, rounds, () -> "'" + keys.key() + "'", waitNanos, () -> giveBack(keys, owner)).await(interruptible);
     }
 
     /** Releases what an acquisition just took, for a wait told to stop as it got it. */
@@ -355,7 +369,7 @@ public class RedlockLocker extends AbstractLocker {
         if (finalRelease && hold.watched) {
             watchdog.unwatch(hold);
         }
-        long restore = restoreLease(hold);
+        long restore = finalRelease ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever the masters count
         List<long[]> answers = masters.onEvery(node -> new long[] {node.release(keys, owner, restore, keep)});
         long confirmed = answers.stream().filter(answer -> answer != null && answer[0] >= 0).count();
         if (hold.lost || confirmed < quorum) {

@@ -2,13 +2,20 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 
-/** What a {@link LockWait} asks of the locker it waits in: its watchdog timeout, whether it closed, and its release channels. */
+/** What a {@link LockWait} asks of the locker it waits in: its watchdog timeout, whether it closes (and waits for the wait), and its release channels. */
 interface WaitHost {
 
     /** Bounds an outage a wait rides out, and the look again at a lock whose key has no expiry. */
     Duration watchdogTimeout();
 
+    /** Whether the locker is closing: a wait then ends at its next step. */
     boolean isClosed();
+
+    /** A wait began: a closing locker stops it, and waits for it to end. */
+    void started(LockWait wait);
+
+    /** A wait has settled, its lock given back or its place withdrawn. */
+    void ended(LockWait wait);
 
     /**
      * Joins a lock's release channel, naming the lock when Redis refuses.

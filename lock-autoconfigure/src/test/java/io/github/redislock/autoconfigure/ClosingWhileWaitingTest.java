@@ -129,6 +129,25 @@ class ClosingWhileWaitingTest {
         });
     }
 
+    @Test
+    void aContextStoppedAndStartedAgainStillHandsALockToAWaitingThread() {
+        instance.run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            context.stop();
+            context.start();
+
+            locker.lock(key);
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                locker.lock(key);
+                locker.unlock(key);
+            });
+            awaitQueued();
+            locker.unlock(key);
+            assertThat(waiting).as("the waiting thread handed the lock, then unlocking it").succeedsWithin(Duration.ofSeconds(5));
+            assertThat(locker.isLocked(key)).isFalse();
+        });
+    }
+
     /** {@code locker.lock(key)} on a thread of its own: completes when it returns, fails with what it throws. */
     private CompletableFuture<Void> lockInThread(Locker locker) {
         CompletableFuture<Void> locked = new CompletableFuture<>();

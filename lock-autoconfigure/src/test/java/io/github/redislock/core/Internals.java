@@ -36,7 +36,17 @@ public final class Internals {
         return java.util.List.of(keys.name(), keys.waitQueue(), keys.waitDeadlines());
     }
 
-    /** Waits of {@code locker} that may have a place in a wait queue now (marked before their try goes out). */
+    /** Acquisitions of shared owners (tokens, handles) that have taken a turn and not ended it. */
+    public static int ownerTurnsInLine(RedisLocker locker) {
+        return locker.turns().inLine();
+    }
+
+    /** Waits of {@code locker} in progress now, parked or on an executor. */
+    public static int waitsInProgress(RedisLocker locker) {
+        return locker.waitsInProgress();
+    }
+
+    /** Waits of {@code locker} that have a place in a wait queue now, as far as it knows (marked once a try's reply is in). */
     public static int queuedWaits(RedisLocker locker) {
         return locker.attempts().queuedWaitCount();
     }

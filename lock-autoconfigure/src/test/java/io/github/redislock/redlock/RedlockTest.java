@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.Candidacy;
 import io.github.redislock.LeadershipListener;
 import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.Locker;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.core.OverlapDetector;
@@ -117,6 +119,72 @@ class RedlockTest {
         assertThat(first.isLocked(key)).isTrue();
         first.unlock(key);
         assertThat(first.isLocked(key)).isFalse();
+    }
+
+    /** A re-entry whose reply was lost counted one hold more on the masters, which nobody will unlock. */
+    @Test
+    void theOwnersLastUnlockFreesTheLockOnEveryMasterWhateverTheyCount() {
+        first.lock(key);
+        String owner = first.getClientId() + ":" + Thread.currentThread().getId();
+        masters.forEach(master -> master.command("HINCRBY", "lock:" + key, owner, "1"));
+
+        first.unlock(key);
+
+        assertThat(copiesOf(key)).as("copies left after the owner's last unlock").isZero();
+    }
+
+    /**
+     * An owner token's unlock while its re-entry is on its way: taken first, the unlock would be the
+     * token's last one (freeing the lock whatever the masters count) while the re-entry, counted by
+     * the masters just before, leaves the token believing it still holds the lock.
+     */
+    @Test
+    void aTokensUnlockWaitsForItsReentryInFlightAndLeavesItHeldOnce() throws Exception {
+        RedlockLocker client = locker(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(3));
+        String token = "job-" + UUID.randomUUID();
+        assertThat(client.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)).isTrue();
+        masters.forEach(master -> master.command("CLIENT", "PAUSE", "400"));
+        CompletableFuture<Boolean> reentry = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(100); // the re-entry is on its way to the paused masters
+
+        client.unlockAs(token, key);
+
+        assertThat(reentry.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(copiesOf(key)).as("copies while the token still holds the lock once").isEqualTo(MASTERS);
+        client.unlockAs(token, key);
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    /** A holder still at work when its locker starts closing unlocks a moment later: the unlock still reaches the masters. */
+    @Test
+    void aHolderThatUnlocksWhileItsLockerClosesFreesTheLockOnEveryMaster() throws Exception {
+        CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> {
+            first.lock(key);
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(2)).until(() -> closing(first));
+            first.unlock(key);
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> copiesOf(key) == MASTERS);
+
+        first.close();
+
+        holding.get(5, TimeUnit.SECONDS);
+        assertThat(copiesOf(key)).as("copies left after the holder's unlock").isZero();
+    }
+
+    /** Whether {@code locker} refuses new locks: its close has begun. */
+    private boolean closing(RedlockLocker locker) {
+        try {
+            locker.isLocked(key + "-probe");
+            return false;
+        } catch (IllegalStateException closed) {
+            return true;
+        }
     }
 
     @Test

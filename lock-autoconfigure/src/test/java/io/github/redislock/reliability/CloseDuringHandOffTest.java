@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
@@ -81,7 +82,7 @@ class CloseDuringHandOffTest {
         closing.locker.isLocked(key); // its connection is open before traffic slows down
         proxy.delay(DELAY_MILLIS);
         CompletableFuture<Void> taker = CompletableFuture.runAsync(() -> closing.locker.lock(key));
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Internals.queuedWaits(closing.locker) == 1); // its try is on its way
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> Internals.waitsInProgress(closing.locker) == 1); // its try is on its way
 
         closing.locker.close(); // withdraws the wait: after the try, on the same connection
 
@@ -89,6 +90,26 @@ class CloseDuringHandOffTest {
         assertThat(outcome).as("lock() of a closing locker whose wait was withdrawn").isNotNull()
                 .hasRootCauseInstanceOf(IllegalStateException.class);
         assertThat(holder.locker.tryLock(key, 1, 3, TimeUnit.SECONDS)).as("the lock is free for another instance").isTrue();
+        holder.locker.unlock(key);
+    }
+
+    /**
+     * The locker closes while an async acquisition's reply is on its way (it found the lock free): the
+     * close must wait for that wait, which gives the lock back, before it stops; stopped first, the
+     * give-back finds a closed locker and the lock stays taken for its lease.
+     */
+    @Test
+    void anAcquisitionWhoseReplyIsOnItsWayWhenItsLockerClosesGivesTheLockBack() throws Exception {
+        closing.locker.isLocked(key); // its connection is open before traffic slows down
+        proxy.delay(DELAY_MILLIS);
+        CompletableFuture<LockHandle> acquiring = closing.async.acquire(key, Duration.ZERO, null).toCompletableFuture();
+        Thread.sleep(DELAY_MILLIS / 3); // its try is on its way
+
+        closing.locker.close();
+
+        assertThat(catchThrowable(() -> acquiring.get(10, TimeUnit.SECONDS))).as("the acquisition of a closed locker").isNotNull()
+                .hasRootCauseInstanceOf(IllegalStateException.class);
+        assertThat(holder.locker.tryLock(key, 1, 3, TimeUnit.SECONDS)).as("given back, not held for its lease").isTrue();
         holder.locker.unlock(key);
     }
 }
