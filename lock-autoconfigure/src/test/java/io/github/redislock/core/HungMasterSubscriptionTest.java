@@ -1,0 +1,205 @@
+package io.github.redislock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockObserver;
+import io.github.redislock.testsupport.RedisClusterProcesses;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+import io.lettuce.core.cluster.SlotHash;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Async waits whose channels lie on a cluster master that hangs while it has their subscriptions to
+ * confirm. The async locker runs every wait's steps on two threads; a wait that blocked one of them
+ * for the subscription's confirmation would stop every async acquisition and release of the instance,
+ * on every master, for up to the command timeout.
+ *
+ * <p>The master is paused ({@code SIGSTOP}) at the moment both waits send their subscriptions: their
+ * tries have been answered by then, so only the subscriptions hang, as when a master hangs between a
+ * wait's try and its subscription.
+ */
+class HungMasterSubscriptionTest {
+
+    /** Long enough that a thread blocked for a confirmation stays blocked through every check below. */
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(8);
+    /** Well inside the command timeout: what an acquisition and release on a healthy master may take meanwhile. */
+    private static final long HEALTHY_WITHIN_MILLIS = 2_000;
+
+    static RedisClusterProcesses cluster;
+    static boolean serversHaveShardedPubSub;
+
+    LettuceConnectionFactory connectionFactory;
+    PausesMasterAtSubscribe subscriber;
+    RedisLocker locker;
+    RedisAsyncLocker async;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterProcesses.start(3, TestRedis::startNew);
+        String version = cluster.masters().get(0).info("server").get("redis_version");
+        serversHaveShardedPubSub = Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()),
+                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
+        connectionFactory.afterPropertiesSet();
+        connectionFactory.start();
+        ShardedChannels sharded = new ShardedChannels(connectionFactory);
+        LockCommands commands = new LockCommands(connectionFactory, null, sharded);
+        LockWatchdog watchdog = new LockWatchdog(Duration.ofSeconds(30), commands, LockObserver.NONE);
+        subscriber = new PausesMasterAtSubscribe(ChannelSubscriber.of(connectionFactory, sharded), cluster.masters().get(0), 2);
+        locker = new RedisLocker(commands, watchdog, new ReleaseSubscriptions(subscriber, LockerFixture.PREFIX + "__anchor"),
+                LockerFixture.PREFIX, event -> {
+                }, LockObserver.NONE);
+        async = new RedisAsyncLocker(locker);
+    }
+
+    @AfterEach
+    void disconnect() {
+        RedisServerProcess master = cluster.masters().get(0);
+        if (master.isPaused()) {
+            master.resume();
+        }
+        async.close();
+        locker.close();
+        connectionFactory.destroy();
+    }
+
+    @Test
+    void asyncWaitsOnAHungMastersChannelsHoldUpNoAcquisitionOrReleaseOnAHealthyMaster() throws Exception {
+        assumeTrue(serversHaveShardedPubSub, "classic channels are all subscribed on one connection to one node");
+        List<String> onHanging = keysOnMaster(0, 3);
+        String onHealthy = keysOnMaster(1, 1).get(0);
+        // Everything that asks every master (sharded pub/sub detection, the pub/sub connection, script loading) while all answer.
+        async.release(async.acquire(onHealthy, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+        locker.subscriptions().join(channel(onHanging.get(2))).close();
+        locker.subscriptions().join(channel(onHealthy)).close();
+
+        locker.lock(onHanging.get(0));
+        locker.lock(onHanging.get(1));
+        subscriber.arm();
+        CompletableFuture<LockHandle> firstHungWait = async.acquire(onHanging.get(0), Duration.ofSeconds(30), null);
+        CompletableFuture<LockHandle> secondHungWait = async.acquire(onHanging.get(1), Duration.ofSeconds(30), null);
+        subscriber.paused.get(10, TimeUnit.SECONDS);
+        long pausedAt = System.nanoTime();
+        try {
+            LockHandle held = async.acquire(onHealthy, Duration.ZERO, null).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+            CompletableFuture<LockHandle> healthyWait = async.acquire(onHealthy, Duration.ofSeconds(5), null);
+            async.release(held).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+            async.release(healthyWait.get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS)).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt))
+                    .as("ms for an acquisition, a wait woken by a release and two releases on a healthy master while another hung")
+                    .isLessThan(COMMAND_TIMEOUT.toMillis());
+            assertThat(firstHungWait).as("a wait whose channel's master hangs").isNotDone();
+            assertThat(secondHungWait).as("a wait whose channel's master hangs").isNotDone();
+        } finally {
+            cluster.masters().get(0).resume();
+        }
+        locker.unlock(onHanging.get(0));
+        locker.unlock(onHanging.get(1));
+        async.release(firstHungWait.get(15, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+        async.release(secondHungWait.get(15, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+    }
+
+    private static String channel(String key) {
+        return LockerFixture.PREFIX + "{" + LockerFixture.PREFIX + key + "}:released";
+    }
+
+    /** {@code count} lock keys on master {@code master}, each in a slot of its own. */
+    private static List<String> keysOnMaster(int master, int count) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = "hung-" + master + "-" + i;
+            if (cluster.masterOf(SlotHash.getSlot(LockerFixture.PREFIX + key)) == master) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Once armed, holds back the subscriptions of channels on {@code master} until {@code arrivals} of
+     * them were asked for, then pauses that master and sends them: they reach a hung master.
+     */
+    private static final class PausesMasterAtSubscribe implements ChannelSubscriber {
+
+        private final ChannelSubscriber delegate;
+        private final RedisServerProcess master;
+        private final int arrivals;
+        private final AtomicInteger arrived = new AtomicInteger();
+        private volatile boolean armed;
+        final CompletableFuture<Void> paused = new CompletableFuture<>();
+
+        PausesMasterAtSubscribe(ChannelSubscriber delegate, RedisServerProcess master, int arrivals) {
+            this.delegate = delegate;
+            this.master = master;
+            this.arrivals = arrivals;
+        }
+
+        void arm() {
+            armed = true;
+        }
+
+        @Override
+        public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
+            return delegate.open(inbox, channels, listener).thenApply(this::holdingBack);
+        }
+
+        private Subscription holdingBack(Subscription subscription) {
+            return new Subscription() {
+                @Override
+                public boolean isOpen() {
+                    return subscription.isOpen();
+                }
+
+                @Override
+                public CompletableFuture<Void> subscribe(byte[] channel) {
+                    if (!armed || cluster.masterOf(SlotHash.getSlot(channel)) != cluster.masters().indexOf(master)) {
+                        return subscription.subscribe(channel);
+                    }
+                    if (arrived.incrementAndGet() == arrivals) {
+                        master.pause();
+                        paused.complete(null);
+                    }
+                    return paused.thenCompose(hung -> subscription.subscribe(channel));
+                }
+
+                @Override
+                public void unsubscribe(byte[] channel) {
+                    subscription.unsubscribe(channel);
+                }
+
+                @Override
+                public void close() {
+                    subscription.close();
+                }
+            };
+        }
+    }
+}
