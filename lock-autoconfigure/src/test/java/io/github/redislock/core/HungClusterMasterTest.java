@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
@@ -20,23 +21,16 @@ import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Async waits whose channels lie on a cluster master that hangs while it has their subscriptions to
- * confirm. The async locker runs every wait's steps on two threads; a wait that blocked one of them
- * for the subscription's confirmation would stop every async acquisition and release of the instance,
- * on every master, for up to the command timeout.
- *
- * <p>The master is paused ({@code SIGSTOP}) at the moment both waits send their subscriptions: their
- * tries have been answered by then, so only the subscriptions hang, as when a master hangs between a
- * wait's try and its subscription.
+ * One master of a 3-master cluster hangs ({@code SIGSTOP}): what waits for it must hold up nothing that
+ * concerns the healthy masters only.
  */
-class HungMasterSubscriptionTest {
+class HungClusterMasterTest {
 
     /** Long enough that a thread blocked for a confirmation stays blocked through every check below. */
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(8);
@@ -63,15 +57,20 @@ class HungMasterSubscriptionTest {
         cluster.close();
     }
 
-    @BeforeEach
-    void connect() {
+    /**
+     * An instance on the cluster, built by hand to watch its subscriptions.
+     *
+     * @param shareNativeConnection false for the path of a pooled factory or of Jedis: a connection per call
+     */
+    void connect(boolean shareNativeConnection, Duration watchdogTimeout) {
         connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()),
                 LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
+        connectionFactory.setShareNativeConnection(shareNativeConnection);
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
         ShardedChannels sharded = new ShardedChannels(connectionFactory);
         LockCommands commands = new LockCommands(connectionFactory, null, sharded);
-        LockWatchdog watchdog = new LockWatchdog(Duration.ofSeconds(30), commands, LockObserver.NONE);
+        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, LockObserver.NONE);
         subscriber = new PausesMasterAtSubscribe(ChannelSubscriber.of(connectionFactory, sharded), cluster.masters().get(0), 2);
         locker = new RedisLocker(commands, watchdog, new ReleaseSubscriptions(subscriber, LockerFixture.PREFIX + "__anchor"),
                 LockerFixture.PREFIX, event -> {
@@ -85,16 +84,26 @@ class HungMasterSubscriptionTest {
         if (master.isPaused()) {
             master.resume();
         }
-        async.close();
-        locker.close();
-        connectionFactory.destroy();
+        if (locker != null) {
+            async.close();
+            locker.close();
+            connectionFactory.destroy();
+        }
     }
 
+    /**
+     * The async locker runs every wait's steps on two threads; a wait that blocked one of them for its
+     * subscription's confirmation would stop every async acquisition and release of the instance, on
+     * every master, for up to the command timeout. The master is paused at the moment both waits send
+     * their subscriptions: their tries have been answered by then, so only the subscriptions hang, as
+     * when a master hangs between a wait's try and its subscription.
+     */
     @Test
     void asyncWaitsOnAHungMastersChannelsHoldUpNoAcquisitionOrReleaseOnAHealthyMaster() throws Exception {
         assumeTrue(serversHaveShardedPubSub, "classic channels are all subscribed on one connection to one node");
-        List<String> onHanging = keysOnMaster(0, 3);
-        String onHealthy = keysOnMaster(1, 1).get(0);
+        connect(true, Duration.ofSeconds(30));
+        List<String> onHanging = keysOnMaster("waits", 0, 3);
+        String onHealthy = keysOnMaster("waits", 1, 1).get(0);
         // Everything that asks every master (sharded pub/sub detection, the pub/sub connection, script loading) while all answer.
         async.release(async.acquire(onHealthy, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
         locker.subscriptions().join(channel(onHanging.get(2))).close();
@@ -127,15 +136,53 @@ class HungMasterSubscriptionTest {
         async.release(secondHungWait.get(15, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Without a shared native connection (a pool, Jedis) every renewal batch is a call that waits for
+     * its master on a thread. Were they made one after another while the watchdog sends its tick, an
+     * unlock, which stops the lock's renewal and so waits for the sending, would wait for the hung
+     * master's batch, up to the command timeout, whatever master its own lock is on.
+     */
+    @Test
+    void anUnlockOnAHealthyMasterDoesNotWaitForARenewalStuckOnAHungOneWithoutASharedConnection() throws Exception {
+        connect(false, Duration.ofSeconds(15)); // a tick waits up to 5 s (15 s / 3) for the hung master; its lock outlives the pause
+        String onHealthy = keysOnMaster("renewal", 1, 1).get(0);
+        List<String> keys = List.of(onHealthy, keysOnMaster("renewal", 2, 1).get(0), keysOnMaster("renewal", 0, 1).get(0)); // the hung master's batch last
+        keys.forEach(locker::lock);
+        locker.unlock(onHealthy); // the first release asks every master whether it knows SPUBLISH
+        locker.lock(onHealthy);
+        locker.watchdog().renewNow(); // loads the renewal script on every master
+        RedisServerProcess hanging = cluster.masters().get(0);
+        RedisServerProcess healthy = cluster.masters().get(1);
+        long renewalsOnHealthy = healthy.commandCount("evalsha");
+        hanging.pause();
+        CompletableFuture<Void> tick;
+        long unlockMillis;
+        try {
+            tick = CompletableFuture.runAsync(() -> locker.watchdog().renewNow());
+            await().atMost(Duration.ofSeconds(5)).until(() -> healthy.commandCount("evalsha") > renewalsOnHealthy);
+
+            long unlockStart = System.nanoTime();
+            locker.unlock(onHealthy);
+            unlockMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - unlockStart);
+        } finally {
+            hanging.resume();
+        }
+        assertThat(unlockMillis).as("ms the unlock on a healthy master took while a renewal waited for the hung one")
+                .isLessThan(HEALTHY_WITHIN_MILLIS);
+        tick.handle((done, failed) -> null).get(15, TimeUnit.SECONDS);
+        keys.stream().filter(key -> !key.equals(onHealthy)).forEach(locker::unlock);
+        assertThat(locker.isLocked(onHealthy)).isFalse();
+    }
+
     private static String channel(String key) {
         return LockerFixture.PREFIX + "{" + LockerFixture.PREFIX + key + "}:released";
     }
 
-    /** {@code count} lock keys on master {@code master}, each in a slot of its own. */
-    private static List<String> keysOnMaster(int master, int count) {
+    /** {@code count} lock keys on master {@code master}, each in a slot of its own, named for the test that uses them. */
+    private static List<String> keysOnMaster(String test, int master, int count) {
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {
-            String key = "hung-" + master + "-" + i;
+            String key = test + "-" + master + "-" + i;
             if (cluster.masterOf(SlotHash.getSlot(LockerFixture.PREFIX + key)) == master) {
                 keys.add(key);
             }
