@@ -22,6 +22,12 @@ interface ChannelSubscriber {
 
         /** Redis confirmed {@code channel}: after its own subscribe, and again after every reconnect. */
         void subscribed(byte[] channel);
+
+        /**
+         * The connection broke for good: its client does not reconnect it (Jedis), so whatever it carried
+         * must be subscribed again on a new one. Not called after {@link Subscription#close()}.
+         */
+        void lost();
     }
 
     /**

@@ -35,11 +35,16 @@ import org.springframework.util.ClassUtils;
  * ever runs it. Each connection has a thread of its own that opens it and subscribes (on Jedis it then
  * reads the messages for as long as the connection lives), and one more that sends every later
  * subscribe and unsubscribe, in order; a confirmation from Redis completes the future its caller got.
- * A subscription that Redis does not confirm within the client's command timeout fails its future.
+ * A subscription that Redis does not confirm within the client's command timeout (a new connection:
+ * 10 s more) fails its future.
+ * Lettuce reconnects a subscription by itself; a Jedis one that breaks is reported
+ * ({@link Listener#lost()}) so that a new connection takes over its channels.
  */
 final class ClassicChannelSubscriber implements ChannelSubscriber {
 
     private static final Log log = LogFactory.getLog(ClassicChannelSubscriber.class);
+    /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
+    private static final Duration CONNECTING = Duration.ofSeconds(10);
     /** Lettuce's own default command timeout, for a factory that names none. */
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
     private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicChannelSubscriber.class.getClassLoader());
@@ -89,6 +94,8 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
         private boolean opening;
         /** Guarded by this. */
         private boolean closeRequested;
+        /** Whether Redis confirmed anything on it: it was open. */
+        private volatile boolean confirmedOnce;
 
         ClassicSubscription(Listener listener) {
             this.listener = listener;
@@ -102,7 +109,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
             Thread opener = new Thread(() -> run(names), "redis-lock-subscription");
             opener.setDaemon(true);
             opener.start();
-            return bounded(CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new)), "SUBSCRIBE")
+            return bounded(CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new)), CONNECTING.plus(confirmationTimeout), "SUBSCRIBE")
                     .handle((confirmed, failure) -> {
                         if (failure != null) {
                             close();
@@ -123,6 +130,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
                 failAll(new DataAccessResourceFailureException("Pub/sub subscription failed: " + ScriptTransport.rootMessage(e), e));
             } finally {
                 boolean closeNow;
+                boolean lost;
                 synchronized (this) {
                     opening = false;
                     RedisConnection opened = connection;
@@ -131,10 +139,14 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
                         ended = true;
                     }
                     closeNow = ended || closeRequested;
+                    lost = ended && !closeRequested && confirmedOnce;
                 }
                 if (closeNow) {
                     closeConnection();
                     sender.shutdown();
+                }
+                if (lost) {
+                    listener.lost(); // Jedis: it broke after it was open, and nothing reconnects it
                 }
             }
         }
@@ -144,10 +156,10 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
             return unconfirmed.compute(name(channel), (name, pending) -> pending == null || pending.isDone() ? new CompletableFuture<>() : pending);
         }
 
-        private CompletableFuture<Void> bounded(CompletableFuture<Void> confirmation, String what) {
-            return confirmation.copy().orTimeout(confirmationTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((done, failure) -> {
+        private CompletableFuture<Void> bounded(CompletableFuture<Void> confirmation, Duration bound, String what) {
+            return confirmation.copy().orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).handle((done, failure) -> {
                 if (failure instanceof TimeoutException) {
-                    throw new QueryTimeoutException("Redis did not confirm the " + what + " within " + confirmationTimeout);
+                    throw new QueryTimeoutException("Redis did not confirm the " + what + " within " + bound);
                 }
                 if (failure != null) {
                     throw failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
@@ -171,7 +183,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
         public CompletableFuture<Void> subscribe(byte[] channel) {
             CompletableFuture<Void> confirmation = expect(channel);
             send(() -> connection.getSubscription().subscribe(channel), confirmation);
-            return bounded(confirmation, "SUBSCRIBE of " + name(channel));
+            return bounded(confirmation, confirmationTimeout, "SUBSCRIBE of " + name(channel));
         }
 
         @Override
@@ -248,6 +260,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
 
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
+            confirmedOnce = true;
             CompletableFuture<Void> confirmation = unconfirmed.remove(name(channel));
             if (confirmation != null) {
                 confirmation.complete(null);

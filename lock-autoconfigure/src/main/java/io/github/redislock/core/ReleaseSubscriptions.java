@@ -64,6 +64,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
+    /** How often a broken connection that its client does not reconnect is tried again. */
+    static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
 
     private final ChannelSubscriber subscriber;
     private final HandOffInbox inbox;
@@ -349,8 +351,14 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock (their holders may wait for this very thread). */
+    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock. */
     private final class Listener implements ChannelSubscriber.Listener {
+
+        /** A connection its client does not reconnect (Jedis) broke: a new one takes over, see {@link #reconnect()}. */
+        @Override
+        public void lost() {
+            onSubscriptionThread(ReleaseSubscriptions.this::reconnect);
+        }
 
         @Override
         public void message(byte[] channel, byte[] body) {
@@ -393,6 +401,34 @@ final class ReleaseSubscriptions implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Opens a new connection carrying every channel still registered, in place of one that broke and
+     * that its client does not reconnect; tried again every {@link #RECONNECT_INTERVAL} while that
+     * fails and a channel is still registered. Its confirmations wake every waiter of those channels and
+     * every wait the inbox knows, which then look at their locks, as after a client's own reconnect.
+     */
+    private void reconnect() {
+        if (closed || channels.isEmpty()) {
+            return; // nobody waits: the next wait opens a connection
+        }
+        Connection reopened;
+        try {
+            reopened = openConnection();
+        } catch (RuntimeException closedMeanwhile) {
+            return;
+        }
+        reopened.subscription.whenComplete((open, failure) -> {
+            if (failure != null && !closed) {
+                log.debug("Could not open the pub/sub connection again; trying again in " + RECONNECT_INTERVAL.toMillis() + " ms", failure);
+                try {
+                    unsubscriber.schedule(this::reconnect, RECONNECT_INTERVAL.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closedMeanwhile) {
+                    // closed: nothing to reconnect
+                }
+            }
+        });
     }
 
     /** Under the connection lock; a connection still opening closes once it opened. */

@@ -3,7 +3,9 @@ package io.github.redislock.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +30,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * An application on Spring Boot's other Redis client ({@code spring.data.redis.client-type=jedis}):
@@ -55,17 +60,41 @@ class JedisApplicationTest {
             Locker locker = context.getBean(Locker.class);
             String key = "jedis-" + UUID.randomUUID();
             locker.lock(key);
-            CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
-                locker.lock(key);
-                long at = System.nanoTime();
-                locker.unlock(key);
-                return at;
-            });
+            CompletableFuture<Long> acquiredAt = takeAndReleaseOnAnotherThread(locker, key);
             awaitWaiters(context, acquiredAt);
             long releasedAt = System.nanoTime();
             locker.unlock(key);
             assertWokenByTheRelease(releasedAt, acquiredAt);
         });
+    }
+
+    /**
+     * Jedis does not reconnect a subscription: redis-lock opens a new pub/sub connection in place of one
+     * that broke, carrying the channels still waited on, so the release still wakes the waiter.
+     */
+    @Test
+    void aWaitIsWokenByTheReleaseAfterThePubSubConnectionWasKilled() {
+        application.run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            String key = "jedis-" + UUID.randomUUID();
+            String channel = "lock:{lock:" + key + "}:released";
+            locker.lock(key);
+            CompletableFuture<Long> acquiredAt = takeAndReleaseOnAnotherThread(locker, key);
+            awaitWaiters(context, acquiredAt);
+            RedisTemplate<String, String> redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+            assertThat(redis.execute((RedisCallback<Object>) connection -> connection.execute("CLIENT", bytes("KILL"), bytes("TYPE"), bytes("pubsub"))))
+                    .as("pub/sub connections killed").isNotEqualTo(0L);
+
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> redis.execute((RedisCallback<Long>) connection -> (Long) ((List<?>) connection.execute("PUBSUB", bytes("NUMSUB"), bytes(channel))).get(1)) == 1);
+            long releasedAt = System.nanoTime();
+            locker.unlock(key);
+            assertWokenByTheRelease(releasedAt, acquiredAt);
+        });
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -127,6 +156,16 @@ class JedisApplicationTest {
                     .until(() -> locker.isLocked(key));
             locker.unlock(key);
             assertThat(locker.isLocked(key)).isFalse();
+        });
+    }
+
+    /** Completes with when another thread, which waits as long as it takes, got the lock; it then released it. */
+    private static CompletableFuture<Long> takeAndReleaseOnAnotherThread(Locker locker, String key) {
+        return CompletableFuture.supplyAsync(() -> {
+            locker.lock(key);
+            long at = System.nanoTime();
+            locker.unlock(key);
+            return at;
         });
     }
 

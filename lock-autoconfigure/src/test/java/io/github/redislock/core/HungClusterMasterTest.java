@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,13 +19,16 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 import io.lettuce.core.cluster.SlotHash;
 
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 /**
  * One master of a 3-master cluster hangs ({@code SIGSTOP}): what waits for it must hold up nothing that
@@ -60,12 +64,15 @@ class HungClusterMasterTest {
     /**
      * An instance on the cluster, built by hand to watch its subscriptions.
      *
-     * @param shareNativeConnection false for the path of a pooled factory or of Jedis: a connection per call
+     * @param pooled a pool of connections and no shared one: the path of a pooled factory, and of Jedis,
+     *               where each call borrows a connection and waits on its thread
      */
-    void connect(boolean shareNativeConnection, Duration watchdogTimeout) {
-        connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()),
-                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-        connectionFactory.setShareNativeConnection(shareNativeConnection);
+    void connect(boolean pooled, Duration watchdogTimeout) {
+        LettuceClientConfiguration client = pooled
+                ? LettucePoolingClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).poolConfig(new GenericObjectPoolConfig<>()).build()
+                : LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build();
+        connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()), client);
+        connectionFactory.setShareNativeConnection(!pooled);
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
         ShardedChannels sharded = new ShardedChannels(connectionFactory);
@@ -101,7 +108,7 @@ class HungClusterMasterTest {
     @Test
     void asyncWaitsOnAHungMastersChannelsHoldUpNoAcquisitionOrReleaseOnAHealthyMaster() throws Exception {
         assumeTrue(serversHaveShardedPubSub, "classic channels are all subscribed on one connection to one node");
-        connect(true, Duration.ofSeconds(30));
+        connect(false, Duration.ofSeconds(30));
         List<String> onHanging = keysOnMaster("waits", 0, 3);
         String onHealthy = keysOnMaster("waits", 1, 1).get(0);
         // Everything that asks every master (sharded pub/sub detection, the pub/sub connection, script loading) while all answer.
@@ -144,7 +151,8 @@ class HungClusterMasterTest {
      */
     @Test
     void anUnlockOnAHealthyMasterDoesNotWaitForARenewalStuckOnAHungOneWithoutASharedConnection() throws Exception {
-        connect(false, Duration.ofSeconds(15)); // a tick waits up to 5 s (15 s / 3) for the hung master; its lock outlives the pause
+        connect(true, Duration.ofSeconds(15)); // a tick waits up to 5 s (15 s / 3) for the hung master; its lock outlives the pause
+        warmPool(6); // a new cluster connection starts on a node of Lettuce's choice, which may be the one that hangs
         String onHealthy = keysOnMaster("renewal", 1, 1).get(0);
         List<String> keys = List.of(onHealthy, keysOnMaster("renewal", 2, 1).get(0), keysOnMaster("renewal", 0, 1).get(0)); // the hung master's batch last
         keys.forEach(locker::lock);
@@ -172,6 +180,20 @@ class HungClusterMasterTest {
         tick.handle((done, failed) -> null).get(15, TimeUnit.SECONDS);
         keys.stream().filter(key -> !key.equals(onHealthy)).forEach(locker::unlock);
         assertThat(locker.isLocked(onHealthy)).isFalse();
+    }
+
+    /** Opens {@code connections} pooled connections at once, while every master answers, and returns them to the pool. */
+    private void warmPool(int connections) {
+        List<RedisConnection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < connections; i++) {
+                RedisConnection connection = connectionFactory.getConnection();
+                borrowed.add(connection);
+                connection.keyCommands().exists("warm-up".getBytes(StandardCharsets.UTF_8));
+            }
+        } finally {
+            borrowed.forEach(RedisConnection::close);
+        }
     }
 
     private static String channel(String key) {
