@@ -104,6 +104,11 @@ class HungClusterMasterTest {
      * every master, for up to the command timeout. The master is paused at the moment both waits send
      * their subscriptions: their tries have been answered by then, so only the subscriptions hang, as
      * when a master hangs between a wait's try and its subscription.
+     *
+     * <p>Not checked here: a wait on a healthy master woken by a hand-off. The hand-off comes on this
+     * instance's inbox, a classic channel that Lettuce subscribes on one node of its choice; when that
+     * is the hung master, such a wait learns of its lock only at its next look (within a ninth of the
+     * watchdog timeout, when it refreshes its queue place).
      */
     @Test
     void asyncWaitsOnAHungMastersChannelsHoldUpNoAcquisitionOrReleaseOnAHealthyMaster() throws Exception {
@@ -111,8 +116,11 @@ class HungClusterMasterTest {
         connect(false, Duration.ofSeconds(30));
         List<String> onHanging = keysOnMaster("waits", 0, 3);
         String onHealthy = keysOnMaster("waits", 1, 1).get(0);
+        String onOtherHealthy = keysOnMaster("waits", 2, 1).get(0);
         // Everything that asks every master (sharded pub/sub detection, the pub/sub connection, script loading) while all answer.
-        async.release(async.acquire(onHealthy, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+        for (String key : List.of(onHealthy, onOtherHealthy)) {
+            async.release(async.acquire(key, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+        }
         locker.subscriptions().join(channel(onHanging.get(2))).close();
         locker.subscriptions().join(channel(onHealthy)).close();
 
@@ -124,13 +132,13 @@ class HungClusterMasterTest {
         subscriber.paused.get(10, TimeUnit.SECONDS);
         long pausedAt = System.nanoTime();
         try {
-            LockHandle held = async.acquire(onHealthy, Duration.ZERO, null).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
-            CompletableFuture<LockHandle> healthyWait = async.acquire(onHealthy, Duration.ofSeconds(5), null);
-            async.release(held).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
-            async.release(healthyWait.get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS)).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+            for (String key : List.of(onHealthy, onOtherHealthy)) {
+                LockHandle held = async.acquire(key, Duration.ZERO, null).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+                async.release(held).get(HEALTHY_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+            }
 
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt))
-                    .as("ms for an acquisition, a wait woken by a release and two releases on a healthy master while another hung")
+                    .as("ms for acquisitions and releases on the healthy masters while another hung")
                     .isLessThan(COMMAND_TIMEOUT.toMillis());
             assertThat(firstHungWait).as("a wait whose channel's master hangs").isNotDone();
             assertThat(secondHungWait).as("a wait whose channel's master hangs").isNotDone();
