@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -55,7 +56,7 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
         }
 
         @Override
-        public Waiting join(String channel, String waitName, String what, Runnable onWake) {
+        public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
             return joinReleases(channel, waitName, what, onWake);
         }
     };
@@ -86,7 +87,7 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     }
 
     /** Joins a lock's release channel for a wait (see {@link WaitHost#join}). */
-    abstract Waiting joinReleases(String channel, String waitName, String what, Runnable onWake);
+    abstract CompletableFuture<Waiting> joinReleases(String channel, String waitName, String what, Runnable onWake);
 
     /** Takes the plain lock on {@code key} for the calling thread, waiting as long as needed and keeping interrupts for later. */
     abstract void lockUninterruptibly(String key, long leaseMillis);

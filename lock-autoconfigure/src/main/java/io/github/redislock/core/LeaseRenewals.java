@@ -3,21 +3,20 @@ package io.github.redislock.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.ReturnType;
@@ -30,6 +29,17 @@ final class LeaseRenewals {
 
     /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
     static final int MAX_RENEWAL_BATCH = 1000;
+
+    /**
+     * Where a batch waits for Redis when the connection factory shares no native Lettuce connection:
+     * one thread per batch in flight, none kept once idle, so a hanging node never delays another's batch.
+     */
+    private static final Executor WITHOUT_SHARED_CONNECTION = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), task -> {
+                Thread thread = new Thread(task, "redis-lock-renewal");
+                thread.setDaemon(true);
+                return thread;
+            });
 
     private final ScriptTransport transport;
 
@@ -98,35 +108,25 @@ final class LeaseRenewals {
     }
 
     /**
-     * One renewal script call, sent when created (on Lettuce's shared connection) and awaited by
-     * {@link #collectLost}. Without a shared connection it is made in full when created.
+     * One renewal script call, sent when created and awaited by {@link #collectLost}: on Lettuce's
+     * shared connection without a thread; without one (a pool, Jedis) on a thread of
+     * {@link #WITHOUT_SHARED_CONNECTION}, so that every batch is on its way when {@link #send} returns
+     * and one that waits for a hanging node holds up neither the others nor the watchdog's unwatch.
      */
     private final class RenewalCall {
         final List<WatchedLock> batch;
-        private final LockScript script;
-        private final byte[][] keys;
-        private final byte[][] args;
-        private RedisClusterAsyncCommands<byte[], byte[]> lettuce;
-        private RedisFuture<List<Object>> reply;
-        private List<?> positions;
-        private RuntimeException failure;
+        private final CompletableFuture<List<?>> reply;
 
         RenewalCall(List<WatchedLock> batch, LockScript script, int keysPerLock, Function<WatchedLock, String[]> keysOf, long leaseMillis) {
             this.batch = batch;
-            this.script = script;
             byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
-            this.keys = Arrays.copyOfRange(keysAndArgs, 0, batch.size() * keysPerLock);
-            this.args = Arrays.copyOfRange(keysAndArgs, batch.size() * keysPerLock, keysAndArgs.length);
+            CompletableFuture<List<?>> sent;
             try {
-                lettuce = ScriptTransport.guarded(redisKey(), () -> transport.sharedCommands(redisKey()));
-                if (lettuce != null) {
-                    reply = ScriptTransport.guarded(redisKey(), () -> lettuce.evalsha(script.sha1Hex(), ScriptOutputType.MULTI, keys, args));
-                } else {
-                    positions = transport.run(redisKey(), script, ReturnType.MULTI, keys.length, concat(keys, args));
-                }
+                sent = transport.runAsync(redisKey(), script, ReturnType.MULTI, batch.size() * keysPerLock, WITHOUT_SHARED_CONNECTION, keysAndArgs);
             } catch (RuntimeException e) {
-                failure = e; // this batch alone failed: the others are still sent
+                sent = CompletableFuture.failedFuture(e); // this batch alone failed: the others are still sent
             }
+            this.reply = sent;
         }
 
         String redisKey() {
@@ -134,42 +134,24 @@ final class LeaseRenewals {
         }
 
         void collectLost(long deadline, Duration bound, Set<WatchedLock> lost) {
-            if (failure != null) {
-                throw failure;
-            }
-            List<?> found = reply == null ? positions : ScriptTransport.guarded(redisKey(), () -> awaitBounded(deadline, bound));
-            for (Object position : found) {
+            for (Object position : awaitBounded(deadline, bound)) {
                 lost.add(batch.get(((Number) position).intValue() - 1));
             }
         }
 
-        private List<Object> awaitBounded(long deadline, Duration bound) {
-            boolean retried = false;
-            while (true) {
-                try {
-                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (ExecutionException e) {
-                    if (retried || !ScriptTransport.isNoScript(e)) {
-                        throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-                    }
-                    retried = true;
-                    reply = lettuce.eval(script.body(), ScriptOutputType.MULTI, keys, args);
-                } catch (TimeoutException e) {
-                    reply.cancel(true);
-                    throw new IllegalStateException("No reply within " + bound.toMillis() + " ms (a third of the watchdog timeout) renewing "
-                            + batch.size() + " lock(s) from " + redisKey(), e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("Interrupted renewing " + batch.size() + " lock(s) from " + redisKey(), e);
-                }
+        private List<?> awaitBounded(long deadline, Duration bound) {
+            try {
+                return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("No reply within " + bound.toMillis() + " ms (a third of the watchdog timeout) renewing "
+                        + batch.size() + " lock(s) from " + redisKey(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted renewing " + batch.size() + " lock(s) from " + redisKey(), e);
             }
         }
-    }
-
-    private static byte[][] concat(byte[][] first, byte[][] second) {
-        byte[][] both = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, both, first.length, second.length);
-        return both;
     }
 
     private static byte[][] renewalKeysAndArgs(List<WatchedLock> batch, int keysPerLock, Function<WatchedLock, String[]> keysOf,

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -22,7 +23,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
  * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
- * for a replica. The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
+ * for a replica. Every call also has a future form ({@code ...Async}) that waits for nothing on
+ * Lettuce's shared connection and runs on a given executor without one (a pool, Jedis). The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
  * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
  */
 final class LockCommands implements RenewalClient {
@@ -136,9 +138,9 @@ final class LockCommands implements RenewalClient {
             return CompletableFuture.supplyAsync(() -> acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore),
                     blockingFallback);
         }
-        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, keepPlaceMillis > 0);
-        return transport.<List<?>>runAsync(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
-                blockingFallback, keysAndArgs).thenApply(Acquisition::of);
+        return this.<List<?>>sendAsync(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
+                blockingFallback, () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore,
+                        keepPlaceMillis > 0)).thenApply(Acquisition::of);
     }
 
     private Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
@@ -263,6 +265,23 @@ final class LockCommands implements RenewalClient {
                 kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0"));
     }
 
+    /** {@link #acquireReadWrite} as a future: see {@link #acquireAsync} for where it runs. */
+    CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
+                                                         boolean firstOfKind, Executor blockingFallback) {
+        if (replicaSync != null) {
+            return CompletableFuture.supplyAsync(() -> acquireReadWrite(keys, kind, owner, leaseMillis, holdsNothing, firstOfKind), blockingFallback);
+        }
+        return this.<List<?>>sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, blockingFallback, () -> readWriteKeys(keys,
+                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"))
+                .thenApply(Acquisition::of);
+    }
+
+    /** {@link #releaseReadWrite} as a future (see {@link ScriptTransport#runAsync}). */
+    CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner, Executor blockingFallback) {
+        return sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, blockingFallback, () -> readWriteKeys(keys,
+                kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0"));
+    }
+
     /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
     private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
         byte[][] keysAndArgs = new byte[7 + args.length][];
@@ -298,6 +317,28 @@ final class LockCommands implements RenewalClient {
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
     void leaveFairQueue(LockKeys keys, String owner) {
         run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
+    }
+
+    /** {@link #acquireFair} as a future: see {@link #acquireAsync} for where it runs. */
+    CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold,
+                                                    Executor blockingFallback) {
+        if (replicaSync != null) {
+            return CompletableFuture.supplyAsync(() -> acquireFair(keys, owner, leaseMillis, keepPlaceMillis, firstHold), blockingFallback);
+        }
+        return this.<List<?>>sendAsync(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4, blockingFallback,
+                () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold)).thenApply(Acquisition::of);
+    }
+
+    /** {@link #releaseFair} as a future (see {@link ScriptTransport#runAsync}). */
+    CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis, Executor blockingFallback) {
+        return sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, blockingFallback,
+                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
+    }
+
+    /** {@link #leaveFairQueue} as a future (see {@link ScriptTransport#runAsync}). */
+    CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner, Executor blockingFallback) {
+        return this.<Long>sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, blockingFallback, () -> fairKeys(keys, "leave", owner, 0, 0, false))
+                .thenApply(left -> null);
     }
 
     private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
@@ -350,14 +391,8 @@ final class LockCommands implements RenewalClient {
     /** {@link #release(List, String, long[], long[], long[])} without waiting for the reply. */
     CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
                                            Executor blockingFallback) {
-        byte[][] keysAndArgs;
-        try {
-            keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return transport.<List<?>>runAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                blockingFallback, keysAndArgs).thenApply(LockCommands::holdsLeft);
+        return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                blockingFallback, () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
     }
 
     private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
@@ -400,14 +435,8 @@ final class LockCommands implements RenewalClient {
 
     /** {@link #withdraw} without waiting for the reply (see {@link ScriptTransport#runAsync}). */
     CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis, Executor blockingFallback) {
-        byte[][] keysAndArgs;
-        try {
-            keysAndArgs = withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return transport.<List<?>>runAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK, blockingFallback, keysAndArgs)
-                .thenApply(LockCommands::wasHandedOver);
+        return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK, blockingFallback,
+                () -> withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)).thenApply(LockCommands::wasHandedOver);
     }
 
     private byte[][] withdrawKeysAndArgs(LockKeys keys, String owner, String queueMember, long leaseMillis) {
@@ -467,6 +496,37 @@ final class LockCommands implements RenewalClient {
             }
             return held;
         });
+    }
+
+    /**
+     * {@link #confirmHandOff} as a future: complete at once when it costs no round trip; with
+     * {@code redis-lock.replica-sync} the claim and its {@code WAIT} share one connection, so they run as
+     * the blocking call on {@code blockingFallback}.
+     */
+    CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, Executor blockingFallback) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
+            return CompletableFuture.completedFuture(true);
+        }
+        if (replicaSync != null) {
+            return CompletableFuture.supplyAsync(() -> confirmHandOff(keys, owner, leaseMillis, claimLeaseMillis), blockingFallback);
+        }
+        return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, blockingFallback,
+                () -> new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}).thenApply(held -> held == 1);
+    }
+
+    /**
+     * The one way every future form sends its script (see {@link ScriptTransport#runAsync}); building the
+     * arguments may fail (the first call on a cluster asks its masters how to publish), which fails the future.
+     */
+    private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Executor blockingFallback,
+                                               Supplier<byte[][]> keysAndArgs) {
+        byte[][] built;
+        try {
+            built = keysAndArgs.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return transport.runAsync(redisKey, script, returnType, keyCount, blockingFallback, built);
     }
 
     /**

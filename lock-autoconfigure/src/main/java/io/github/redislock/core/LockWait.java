@@ -55,6 +55,8 @@ abstract class LockWait {
     private boolean tried;
     private boolean ended;
     private Waiting waiting;
+    /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
+    private CompletableFuture<Waiting> joining;
     private String waitingOn;
     private LockAttempt.Blocked blocked;
     private long expiredGrant = -1;
@@ -175,6 +177,10 @@ abstract class LockWait {
             firstTry();
             return;
         }
+        if (joining != null) {
+            joined();
+            return;
+        }
         if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
             if (answered) {
                 if (waitNanos == 0) {
@@ -271,7 +277,7 @@ abstract class LockWait {
         return true;
     }
 
-    /** Listens on the channel of the lock in the way; tries again at once unless no release can have been missed. */
+    /** Joins the channel of the lock in the way; the step after Redis confirmed it goes on, see {@link #joined()}. */
     private void listen() {
         if (waiting != null) {
             waiting.passOnWakeUp(); // it no longer waits for the lock it may have been woken for
@@ -285,8 +291,32 @@ abstract class LockWait {
             end(null, false);
             return;
         }
-        waiting = locker.join(blocked.channel(), attempt.waitName(), what.get(), this::signal);
+        joining = locker.join(blocked.channel(), attempt.waitName(), what.get(), this::signal);
         waitingOn = blocked.channel();
+        if (waitNanos == Locker.WAIT_FOREVER) {
+            cancelTimer();
+        } else {
+            wakeAfter(Math.max(0, remainingNanos())); // the deadline holds while Redis confirms the channel
+        }
+        joining.whenComplete((joined, failure) -> signal());
+    }
+
+    /** Once Redis confirmed the channel (or could not): tries again at once unless no release can have been missed. */
+    private void joined() {
+        if (!joining.isDone()) {
+            if (remainingNanos() <= 0) {
+                end(null, false); // ran out while the channel's master had not confirmed it
+            }
+            return;
+        }
+        CompletableFuture<Waiting> joined = joining;
+        joining = null;
+        try {
+            waiting = joined.join();
+        } catch (RuntimeException e) {
+            end(unwrap(e), false);
+            return;
+        }
         if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTryNanos)) {
             sleep(); // queued while the inbox was heard: a hand-off cannot have been missed
             return;
@@ -382,6 +412,10 @@ abstract class LockWait {
             cancelTimer();
             if (waiting != null) {
                 waiting.close();
+            }
+            if (joining != null) {
+                joining.thenAccept(Waiting::close); // confirmed after the wait ended
+                joining = null;
             }
         } catch (RuntimeException e) {
             log.warn("Could not stop listening for the release of " + what.get(), e);

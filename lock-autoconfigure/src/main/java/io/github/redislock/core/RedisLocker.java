@@ -499,12 +499,12 @@ public class RedisLocker extends AbstractLocker {
     }
 
     @Override
-    Waiting joinReleases(String channel, String waitName, String what, Runnable onWake) {
-        try {
-            return subscriptions.join(channel, waitName, onWake);
-        } catch (RuntimeException e) {
-            throw new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(e), e);
-        }
+    CompletableFuture<Waiting> joinReleases(String channel, String waitName, String what, Runnable onWake) {
+        return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
+            Throwable cause = LockWait.unwrap(failure);
+            return CompletableFuture.failedFuture(
+                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
+        });
     }
 
     /**

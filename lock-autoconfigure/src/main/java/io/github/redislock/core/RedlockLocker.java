@@ -79,7 +79,7 @@ public class RedlockLocker extends AbstractLocker {
 
     /** It has no release channels: a wait looks again after a pause (see {@link #acquire}). */
     @Override
-    Waiting joinReleases(String channel, String waitName, String what, Runnable onWake) {
+    CompletableFuture<Waiting> joinReleases(String channel, String waitName, String what, Runnable onWake) {
         throw new IllegalStateException("A Redlock wait has no release channel to join for " + what);
     }
 

@@ -4,14 +4,14 @@ import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One lock's release channel as this instance subscribes it: its local waiters, longest-waiting
  * first, its subscription and the bookkeeping of its lingering unsubscribe.
  *
- * <p>The subscription state has a monitor of its own, apart from the one that guards wake-ups: a
- * subscribe sent under it may wait for Redis, and wake-ups run on the client's event loop, which must
- * never wait for it.
+ * <p>The subscription state has a monitor of its own, apart from the one that guards wake-ups, which
+ * run on the client's event loop: nothing under it waits for Redis, but the event loop never takes it.
  */
 final class ReleaseChannel {
     final String name;
@@ -23,8 +23,8 @@ final class ReleaseChannel {
     final Object subscriptionMonitor = new Object();
     /** Waiters counted, those still waiting for the confirmation included. Written under the subscription monitor; read without it. */
     volatile int waiters;
-    /** Waiters whose join returned (their channel confirmed); under the subscription monitor, read without it. */
-    volatile int confirmedWaiters;
+    /** Waiters whose join completed (their channel confirmed). */
+    final AtomicInteger confirmedWaiters = new AtomicInteger();
     /** When the last waiter left (under the subscription monitor). */
     long idleSince;
     /** Whether a background unsubscribe check is pending (under the subscription monitor). */

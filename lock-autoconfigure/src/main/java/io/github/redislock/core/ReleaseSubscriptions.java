@@ -45,13 +45,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <p>On a Redis Cluster that supports it the lock channels are sharded ({@link ShardedChannels}):
  * each is subscribed on its own slot's master only, see {@link ChannelSubscriber}.
  *
- * <p>A waiter is a parked thread, or an asynchronous wait that parks none: it is then told of its
+ * <p>A waiter is a parked thread, or an asynchronous wait that parks none; either is told of its
  * wake-ups by a callback ({@link #join(String, String, Runnable)}) and takes them when it runs.
  *
- * <p>Each channel keeps its own subscription state: a join waits for its own channel's confirmation
- * only, outside any lock, and unsubscribing sends without waiting. So a master that hangs with a
- * subscription to confirm holds up the waiters of its own channels, never a join or a leave elsewhere.
- * Only (re)opening the connection itself, which subscribes every channel, is done by one thread at a time.
+ * <p>No caller waits inside a subscription: a join answers with a future that Redis's confirmation of
+ * its own channel completes, opening the connection, subscribing and unsubscribing all send without
+ * waiting (a client that can only subscribe synchronously, such as Jedis, does so on threads of the
+ * {@link ClassicChannelSubscriber}). So a master that hangs with a subscription to confirm holds up
+ * the waits for its own channels, never a thread, nor a join or a leave elsewhere.
  */
 final class ReleaseSubscriptions implements AutoCloseable {
 
@@ -63,6 +64,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
+    /** How often a broken connection that its client does not reconnect is tried again. */
+    static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
 
     private final ChannelSubscriber subscriber;
     private final HandOffInbox inbox;
@@ -71,7 +74,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber;
     private final Listener listener = new Listener();
-    private volatile ChannelSubscriber.Subscription connection;
+    private volatile Connection connection;
     private volatile boolean closed;
 
     /**
@@ -96,53 +99,67 @@ final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     /**
-     * Starts listening for releases on {@code channel}; returns once Redis confirmed the subscription,
-     * so a release published after this call is never missed.
+     * Starts listening for releases on {@code channel} and waits until Redis confirmed it; for tests
+     * and diagnostics only, as it blocks its caller. Waits use {@link #join(String, String, Runnable)}.
      *
      * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
      */
     public Waiting join(String channel) {
-        return join(channel, null);
-    }
-
-    /**
-     * Like {@link #join(String)}, for a waiter that a release may hand the lock to directly.
-     *
-     * @param waitName the name the wait queued under ({@code <wait id>:<owner>}); a hand-off to it wakes this waiter alone
-     */
-    public Waiting join(String channel, String waitName) {
-        return join(channel, waitName, null);
-    }
-
-    /**
-     * Like {@link #join(String, String)}, for a waiter that parks no thread: {@code onWake} runs on
-     * every wake-up and hand-off meant for it (on the client's event loop, so it must only hand work
-     * on, never block), and the waiter looks at {@link Waiting#takeWakeUps()} and
-     * {@link Waiting#grantedToken()} when it runs.
-     */
-    public Waiting join(String channel, String waitName, Runnable onWake) {
-        boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
         try {
-            ReleaseChannel entry = enter(channel);
-            try {
-                awaitConfirmation(entry.confirmation());
-            } catch (RuntimeException e) {
-                leave(entry, false);
-                throw e;
+            return join(channel, null, null).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : e;
+        }
+    }
+
+    /**
+     * Starts listening for releases on {@code channel}; completes once Redis confirmed the subscription,
+     * so a release published after that is never missed, and fails when it cannot be confirmed within
+     * the client's command timeout. Returns at once: no caller ever waits inside a subscription, so a
+     * master that hangs holds up only the waits for its own locks.
+     *
+     * <p>{@code onWake} runs on every wake-up and hand-off meant for the waiter (on the client's event
+     * loop, so it must only hand work on, never block); the waiter looks at {@link Waiting#takeWakeUps()}
+     * and {@link Waiting#grantedToken()} when it runs. A caller that no longer wants the waiting must
+     * close it when the join completes.
+     *
+     * @param waitName the name the wait queued under ({@code <wait id>:<owner>}), whose hand-off wakes this waiter alone; null for none
+     * @param onWake   null for none
+     */
+    public CompletableFuture<Waiting> join(String channel, String waitName, Runnable onWake) {
+        boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
+        ReleaseChannel entry;
+        try {
+            entry = enter(channel);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-            synchronized (entry.subscriptionMonitor) {
-                entry.confirmedWaiters++;
+        }
+        // Completes on the client's event loop, or at once when the channel is subscribed already.
+        return entry.confirmation().handle((confirmed, failure) -> {
+            if (failure != null) {
+                onSubscriptionThread(() -> leave(entry, false)); // the event loop never takes a subscription monitor
+                throw failure instanceof CompletionException wrapped && wrapped.getCause() instanceof RuntimeException cause ? cause
+                        : failure instanceof RuntimeException runtime ? runtime : new CompletionException(failure);
             }
+            entry.confirmedWaiters.incrementAndGet();
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
                 inbox.register(waiting);
             }
             return waiting;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        });
+    }
+
+    private void onSubscriptionThread(Runnable work) {
+        try {
+            unsubscriber.execute(work);
+        } catch (RejectedExecutionException closedMeanwhile) {
+            work.run();
         }
     }
 
@@ -159,9 +176,9 @@ final class ReleaseSubscriptions implements AutoCloseable {
                     continue;
                 }
                 entry.waiters++;
-                ChannelSubscriber.Subscription current = connection;
+                Connection current = connection;
                 CompletableFuture<Void> confirmation = entry.confirmation();
-                if (confirmation == null || confirmation.isCompletedExceptionally() || current == null || !current.isOpen()) {
+                if (confirmation == null || confirmation.isCompletedExceptionally() || current == null || !current.usable()) {
                     entry.confirmation(subscribe(entry.name));
                 }
                 return entry;
@@ -169,48 +186,68 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Under the channel's subscription monitor; opening a connection subscribes every registered channel, this one included. */
+    /** Under the channel's subscription monitor, and never waits: a new connection subscribes every registered channel, this one included. */
     private CompletableFuture<Void> subscribe(String channel) {
-        ChannelSubscriber.Subscription current = connection;
-        if (current == null || !current.isOpen()) {
-            try {
-                if (openConnection()) {
-                    return CompletableFuture.completedFuture(null);
-                }
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-            current = connection;
+        Connection current;
+        try {
+            current = openConnection();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return current.subscribe(channel.getBytes(StandardCharsets.UTF_8));
+        if (current.carriesEveryChannel) {
+            return current.subscription.thenApply(open -> null);
+        }
+        return current.subscription.thenCompose(open -> open.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** @return whether this call opened a new connection (another thread may have done so meanwhile) */
-    private boolean openConnection() {
+    /**
+     * The connection open or opening now, or a new one carrying every registered channel (then
+     * {@link Connection#carriesEveryChannel}); never waits for it to open.
+     */
+    private Connection openConnection() {
         connectionLock.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
             }
-            if (connection != null && connection.isOpen()) {
-                return false;
+            Connection current = connection;
+            if (current != null && current.usable()) {
+                return new Connection(current.subscription, false);
             }
             closeConnection();
             List<byte[]> names = new ArrayList<>();
             channels.keySet().forEach(registered -> names.add(registered.getBytes(StandardCharsets.UTF_8)));
-            connection = subscriber.open(inbox.channel(), names, listener);
-            return true;
+            CompletableFuture<ChannelSubscriber.Subscription> opening;
+            try {
+                opening = subscriber.open(inbox.channel(), names, listener);
+            } catch (RuntimeException e) {
+                opening = CompletableFuture.failedFuture(e);
+            }
+            connection = new Connection(opening, false);
+            return new Connection(opening, true);
         } finally {
             connectionLock.unlock();
         }
     }
 
-    /** Waits, uninterruptibly and as long as the subscriber bounds it, for Redis to confirm a channel. */
-    private static void awaitConfirmation(CompletableFuture<Void> confirmation) {
-        try {
-            confirmation.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException failure ? failure : e;
+    /**
+     * The pub/sub connection, opening or open.
+     *
+     * @param carriesEveryChannel whether it was opened just now with every channel then registered
+     */
+    private record Connection(CompletableFuture<ChannelSubscriber.Subscription> subscription, boolean carriesEveryChannel) {
+
+        /** Opening, or open and carrying its channels; not failed, not closed. */
+        boolean usable() {
+            if (!subscription.isDone()) {
+                return true;
+            }
+            return !subscription.isCompletedExceptionally() && subscription.join().isOpen();
+        }
+
+        /** The open subscription, or null while it opens or when it failed. */
+        ChannelSubscriber.Subscription openNow() {
+            return subscription.isDone() && !subscription.isCompletedExceptionally() ? subscription.join() : null;
         }
     }
 
@@ -235,7 +272,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /** Local waiters now, parked threads and asynchronous waits alike, over all locks; joins still waiting for their channel's confirmation do not count. */
     public int waiterCount() {
-        return channels.values().stream().mapToInt(channel -> channel.confirmedWaiters).sum();
+        return channels.values().stream().mapToInt(channel -> channel.confirmedWaiters.get()).sum();
     }
 
     /** A waiter closed its wait: the channel may linger and go. */
@@ -250,7 +287,7 @@ final class ReleaseSubscriptions implements AutoCloseable {
         synchronized (entry.subscriptionMonitor) {
             entry.waiters--;
             if (confirmed) {
-                entry.confirmedWaiters--;
+                entry.confirmedWaiters.decrementAndGet();
             }
             if (entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
@@ -303,7 +340,8 @@ final class ReleaseSubscriptions implements AutoCloseable {
 
     /** Sends, never waits. A failure is harmless: releases on a channel nobody waits for are ignored. */
     private void unsubscribe(String channel) {
-        ChannelSubscriber.Subscription current = connection;
+        Connection open = connection;
+        ChannelSubscriber.Subscription current = open == null ? null : open.openNow();
         try {
             if (current != null && current.isOpen()) {
                 current.unsubscribe(channel.getBytes(StandardCharsets.UTF_8));
@@ -313,8 +351,14 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock (their holders may wait for this very thread). */
+    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock. */
     private final class Listener implements ChannelSubscriber.Listener {
+
+        /** A connection its client does not reconnect (Jedis) broke: a new one takes over, see {@link #reconnect()}. */
+        @Override
+        public void lost() {
+            onSubscriptionThread(ReleaseSubscriptions.this::reconnect);
+        }
 
         @Override
         public void message(byte[] channel, byte[] body) {
@@ -359,15 +403,46 @@ final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Under the connection lock. */
-    private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (RuntimeException e) {
-                log.debug("Closing the pub/sub connection failed", e);
+    /**
+     * Opens a new connection carrying every channel still registered, in place of one that broke and
+     * that its client does not reconnect; tried again every {@link #RECONNECT_INTERVAL} while that
+     * fails and a channel is still registered. Its confirmations wake every waiter of those channels and
+     * every wait the inbox knows, which then look at their locks, as after a client's own reconnect.
+     */
+    private void reconnect() {
+        if (closed || channels.isEmpty()) {
+            return; // nobody waits: the next wait opens a connection
+        }
+        Connection reopened;
+        try {
+            reopened = openConnection();
+        } catch (RuntimeException closedMeanwhile) {
+            return;
+        }
+        reopened.subscription.whenComplete((open, failure) -> {
+            if (failure != null && !closed) {
+                log.debug("Could not open the pub/sub connection again; trying again in " + RECONNECT_INTERVAL.toMillis() + " ms", failure);
+                try {
+                    unsubscriber.schedule(this::reconnect, RECONNECT_INTERVAL.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closedMeanwhile) {
+                    // closed: nothing to reconnect
+                }
             }
+        });
+    }
+
+    /** Under the connection lock; a connection still opening closes once it opened. */
+    private void closeConnection() {
+        Connection current = connection;
+        if (current != null) {
             connection = null;
+            current.subscription.thenAccept(open -> {
+                try {
+                    open.close();
+                } catch (RuntimeException e) {
+                    log.debug("Closing the pub/sub connection failed", e);
+                }
+            });
             inbox.connectionClosed();
         }
     }

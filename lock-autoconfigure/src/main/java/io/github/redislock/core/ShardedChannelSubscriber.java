@@ -69,26 +69,49 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
         this.client = client;
     }
 
+    /** Connects, subscribes the inbox and every channel (one SSUBSCRIBE per slot), and waits for none of it. */
     @Override
-    public Subscription open(byte[] inbox, List<byte[]> channels, Listener listener) {
-        StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+    public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
+        CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connecting;
         try {
-            connection = client.connectPubSub(ByteArrayCodec.INSTANCE);
+            connecting = client.connectPubSubAsync(ByteArrayCodec.INSTANCE);
         } catch (RuntimeException e) {
-            throw failure("connection", e);
+            return CompletableFuture.failedFuture(failure("connection", e));
         }
-        ShardedSubscription subscription = new ShardedSubscription(connection);
-        try {
-            connection.addListener(new Delivery(listener));
-            connection.sync().subscribe(inbox);
-            subscription.subscribeAll(channels);
-        } catch (RuntimeException e) {
-            subscription.close();
-            throw failure("subscribe", e);
-        }
-        connection.addListener(subscription.slotWatcher);
-        client.addListener(subscription);
-        return subscription;
+        CompletableFuture<Subscription> opened = new CompletableFuture<>();
+        connecting.whenComplete((connection, connectFailure) -> {
+            if (connectFailure != null) {
+                opened.completeExceptionally(failure("connection", asRuntime(unwrapped(connectFailure))));
+                return;
+            }
+            ShardedSubscription subscription = new ShardedSubscription(connection);
+            CompletableFuture<Void> confirmed;
+            try {
+                connection.addListener(new Delivery(listener));
+                List<CompletableFuture<?>> replies = new ArrayList<>();
+                replies.add(connection.async().subscribe(inbox).toCompletableFuture());
+                replies.add(subscription.subscribeAll(channels));
+                confirmed = CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).copy()
+                        .orTimeout(connection.getTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RuntimeException e) {
+                confirmed = CompletableFuture.failedFuture(e);
+            }
+            confirmed.whenComplete((done, subscribeFailure) -> {
+                if (subscribeFailure != null) {
+                    subscription.close();
+                    opened.completeExceptionally(failure("subscribe", asRuntime(unwrapped(subscribeFailure))));
+                    return;
+                }
+                connection.addListener(subscription.slotWatcher);
+                client.addListener(subscription);
+                opened.complete(subscription);
+            });
+        });
+        return opened;
+    }
+
+    private static Throwable unwrapped(Throwable e) {
+        return e instanceof CompletionException wrapped && wrapped.getCause() != null ? wrapped.getCause() : e;
     }
 
     private static RuntimeException asRuntime(Throwable e) {
@@ -129,13 +152,14 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             this.connection = connection;
         }
 
-        void subscribeAll(List<byte[]> channels) {
+        /** Completes once every channel is confirmed, which a reconnect then subscribes again. */
+        CompletableFuture<Void> subscribeAll(List<byte[]> channels) {
             List<CompletableFuture<Void>> replies = new ArrayList<>();
             for (List<byte[]> group : bySlot(channels)) {
                 replies.add(connection.async().ssubscribe(group.toArray(byte[][]::new)).toCompletableFuture());
             }
-            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).join();
-            channels.forEach(channel -> confirmed.put(name(channel), channel));
+            return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                    .thenRun(() -> channels.forEach(channel -> confirmed.put(name(channel), channel)));
         }
 
         @Override
@@ -155,8 +179,7 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
                             if (e == null) {
                                 confirmation.complete(null);
                             } else {
-                                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel),
-                                        e instanceof CompletionException wrapped && wrapped.getCause() != null ? asRuntime(wrapped.getCause()) : asRuntime(e)));
+                                confirmation.completeExceptionally(failure("SSUBSCRIBE of " + name(channel), asRuntime(unwrapped(e))));
                             }
                         });
             } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** What a {@link LockWait} asks of the locker it waits in: its watchdog timeout, whether it closes (and waits for the wait), and its release channels. */
 interface WaitHost {
@@ -18,9 +19,9 @@ interface WaitHost {
     void ended(LockWait wait);
 
     /**
-     * Joins a lock's release channel, naming the lock when Redis refuses.
+     * Joins a lock's release channel: completes once Redis confirmed it, or fails naming the lock; never waits.
      *
      * @param onWake asks the wait for a step; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
      */
-    Waiting join(String channel, String waitName, String what, Runnable onWake);
+    CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake);
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /** Waiters of every instance get a fair lock in the order they asked for it; a waiter that leaves blocks nobody. */
 class FairLockTest extends TwoInstances {
@@ -92,7 +93,7 @@ class FairLockTest extends TwoInstances {
         await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 2);
 
         // The waiter's instance dies: its connection goes first, so nobody refreshes or withdraws its place.
-        crashing.connectionFactory.destroy();
+        ((LettuceConnectionFactory) crashing.connectionFactory).destroy();
         crashing.close();
         assertThat(first.redis.opsForList().index(queue, 0)).startsWith(crashing.locker.getClientId());
         long releasedAt = System.nanoTime();

@@ -40,10 +40,15 @@ abstract class LockerContractTest {
 
     abstract int redisPort();
 
+    /** One application instance on that Redis; on Lettuce unless a subclass says otherwise. */
+    LockerFixture connect() {
+        return LockerFixture.connect(redisHost(), redisPort(), WATCHDOG_TIMEOUT);
+    }
+
     @BeforeEach
     void startInstances() {
-        first = LockerFixture.connect(redisHost(), redisPort(), WATCHDOG_TIMEOUT);
-        second = LockerFixture.connect(redisHost(), redisPort(), WATCHDOG_TIMEOUT);
+        first = connect();
+        second = connect();
         key = "contract-" + UUID.randomUUID();
     }
 
@@ -303,8 +308,12 @@ abstract class LockerContractTest {
     /** Subscribers Redis counts on a channel, over all connections. */
     private long numsub(String channel) {
         return first.redis.execute((org.springframework.data.redis.core.RedisCallback<Long>) connection -> {
+            if (!(connection.getNativeConnection() instanceof io.lettuce.core.api.async.RedisAsyncCommands<?, ?> lettuce)) {
+                // Jedis: the raw reply, [channel, count]
+                return (Long) ((List<?>) connection.execute("PUBSUB", "NUMSUB".getBytes(), channel.getBytes())).get(1);
+            }
             @SuppressWarnings("unchecked")
-            var commands = (io.lettuce.core.api.async.RedisAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+            var commands = (io.lettuce.core.api.async.RedisAsyncCommands<byte[], byte[]>) lettuce;
             try {
                 return commands.pubsubNumsub(channel.getBytes()).get(5, TimeUnit.SECONDS).values().iterator().next();
             } catch (Exception e) {

@@ -9,7 +9,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -31,7 +35,8 @@ public final class LockerFixture implements AutoCloseable {
     /** How soon after the release a woken waiter must hold the lock: well inside the {@link #SLOW_RETRIES} retry period. */
     public static final Duration WOKEN_WITHIN = Duration.ofMillis(1500);
 
-    public final LettuceConnectionFactory connectionFactory;
+    /** Lettuce's, or Jedis's for {@link #connectJedis}. */
+    public final RedisConnectionFactory connectionFactory;
     final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
@@ -42,7 +47,7 @@ public final class LockerFixture implements AutoCloseable {
     public final StringRedisTemplate redis;
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
-    private LockerFixture(LettuceConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
+    private LockerFixture(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
         this.connectionFactory = connectionFactory;
         this.locker = RedisLocker.builder(connectionFactory).keyPrefix(PREFIX).watchdogTimeout(watchdogTimeout).replicaSync(replicaSync)
                 .events(event -> {
@@ -75,6 +80,15 @@ public final class LockerFixture implements AutoCloseable {
         return new LockerFixture(factory, watchdogTimeout, replicaSync);
     }
 
+    /** An instance whose connection factory is a {@link JedisConnectionFactory}, as an application on Spring Boot's other client has. */
+    public static LockerFixture connectJedis(String host, int port, Duration watchdogTimeout) {
+        JedisClientConfiguration client = JedisClientConfiguration.builder().readTimeout(Duration.ofSeconds(5)).usePooling().build();
+        JedisConnectionFactory factory = new JedisConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
+        factory.afterPropertiesSet();
+        factory.start();
+        return new LockerFixture(factory, watchdogTimeout, null);
+    }
+
     public String redisKey(String key) {
         return PREFIX + key;
     }
@@ -97,8 +111,14 @@ public final class LockerFixture implements AutoCloseable {
      * to wait forever in a full test run (not reproduced since). A test must fail, not hang: give it
      * a bound and say so.
      */
-    private static void destroyWithin(LettuceConnectionFactory factory, Duration bound) {
-        Thread destroyer = new Thread(factory::destroy, "fixture-connection-shutdown");
+    private static void destroyWithin(RedisConnectionFactory factory, Duration bound) {
+        Thread destroyer = new Thread(() -> {
+            try {
+                ((DisposableBean) factory).destroy();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "fixture-connection-shutdown");
         destroyer.setDaemon(true);
         destroyer.start();
         try {
@@ -107,7 +127,7 @@ public final class LockerFixture implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (destroyer.isAlive()) {
-            throw new IllegalStateException("The Lettuce connection factory did not shut down within " + bound);
+            throw new IllegalStateException("The connection factory did not shut down within " + bound);
         }
     }
 }

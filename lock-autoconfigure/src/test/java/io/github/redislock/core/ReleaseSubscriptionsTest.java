@@ -87,7 +87,7 @@ class ReleaseSubscriptionsTest {
 
     private Listener listen(String channel, String waitName) {
         Semaphore wakeUps = new Semaphore(0);
-        return new Listener(subscriptions.join(channel, waitName, wakeUps::release), wakeUps);
+        return new Listener(subscriptions.join(channel, waitName, wakeUps::release).join(), wakeUps);
     }
 
     /** A joined waiting whose wake-ups the test counts, as a wait's steps would be asked for. */
