@@ -840,7 +840,7 @@ end_done:
     } unless { dead[L] }
 }
 
-/* ---------------------------------------------------------------- RedisLocker.java "public void close() {" */
+/* ---------------------------------------------------------------- AbstractLocker.java "public void close() {" */
 proctype Closer(byte L) {
     byte t, m, rem;
     bool was, lost;
