@@ -8,6 +8,7 @@ import io.github.redislock.HeldLock;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
+import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,9 +80,9 @@ public class RedisLocker extends AbstractLocker {
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
-        this.observer = Objects.requireNonNull(observer, "observer");
-        this.holds = new HeldLocks(this, watchdog, observer, lostEvents);
-        this.releases = new HoldReleases(commands, watchdog, observer, holds);
+        this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
+        this.holds = new HeldLocks(this, watchdog, this.observer, lostEvents);
+        this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
 
@@ -450,20 +451,16 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Tells the observer how an acquisition ended. Its failure is logged, never allowed to leave an
-     * acquisition unsettled, or a lock held by a caller told it failed.
+     * Tells the observer how an acquisition ended. The observer is a {@link FailSafeLockObserver}, so its
+     * failure is logged there and never leaves an acquisition unsettled, or a lock held by a caller told it failed.
      */
     static void tellObserver(LockObserver.Acquisition acquisition, boolean held, Throwable failure) {
-        try {
-            if (failure != null) {
-                acquisition.failed(failure);
-            } else if (held) {
-                acquisition.acquired();
-            } else {
-                acquisition.timedOut();
-            }
-        } catch (RuntimeException e) {
-            log.warn("A lock observer failed; the acquisition is settled regardless", e);
+        if (failure != null) {
+            acquisition.failed(failure);
+        } else if (held) {
+            acquisition.acquired();
+        } else {
+            acquisition.timedOut();
         }
     }
 

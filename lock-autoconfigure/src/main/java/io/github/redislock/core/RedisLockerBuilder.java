@@ -54,7 +54,7 @@ public final class RedisLockerBuilder {
 
     /** Hears acquisitions, releases, losses and renewals, for metrics and traces; its failures never reach a lock ({@link FailSafeLockObserver}). */
     public RedisLockerBuilder observer(LockObserver observer) {
-        this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
+        this.observer = Objects.requireNonNull(observer, "observer");
         return this;
     }
 
