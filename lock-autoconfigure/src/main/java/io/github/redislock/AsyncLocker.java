@@ -33,7 +33,8 @@ public interface AsyncLocker {
 
     /**
      * Takes the lock of the handle's key once more for the same handle: a re-entry when it holds the
-     * lock (a lease never shortens its life), else a new acquisition. Each call needs a release.
+     * lock (a lease never shortens its life, and a null lease keeps the lease the hold was taken with),
+     * else a new acquisition. Each call needs a release.
      */
     CompletionStage<LockHandle> acquire(LockHandle handle, Duration wait, Duration lease);
 

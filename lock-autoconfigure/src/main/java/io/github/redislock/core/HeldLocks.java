@@ -168,6 +168,28 @@ final class HeldLocks {
     }
 
     /**
+     * The lease an acquisition asks for: its own, except that one without a lease ({@link Locker#WATCHDOG_LEASE})
+     * re-entering a hold taken with a lease takes that hold's lease. A re-entry never changes how a hold
+     * lives: the outer caller's lease bounds how long the lock outlives a stuck holder, and a nested
+     * plain {@code lock} (a library call, an annotated method without a lease) must not lift that bound
+     * by handing the hold to the watchdog for ever. A leased re-entry into a watchdog hold likewise stays
+     * under the watchdog ({@link #acquired}).
+     */
+    long reentryLease(LockKind kind, List<LockKeys> keys, String owner, long leaseMillis) {
+        if (leaseMillis != Locker.WATCHDOG_LEASE) {
+            return leaseMillis;
+        }
+        long outerLease = Locker.WATCHDOG_LEASE;
+        for (LockKeys lock : keys) {
+            Hold known = get(lock.name(), owner, kind.holdSlot());
+            if (known != null && !known.lost && !known.watched && !known.leaseSurelyEnded()) { // an ended hold is re-taken as asked
+                outerLease = Math.max(outerLease, known.leaseMillis);
+            }
+        }
+        return outerLease;
+    }
+
+    /**
      * Whether this instance knows of a hold of {@code owner} in {@code slot} that Redis may still have. A
      * hold taken with a lease is not watched, so nothing reports its end: once the lease has surely run
      * out it no longer counts (a read hold must not keep its owner from the write lock when Redis

@@ -440,6 +440,7 @@ public class RedisLocker extends AbstractLocker {
      */
     private boolean tryAcquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
+        leaseMillis = holds.reentryLease(kind, keys, owner, leaseMillis);
         long redisLease = redisLease(leaseMillis);
         LockAttempt attempt = switch (kind) {
             case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
@@ -511,6 +512,7 @@ public class RedisLocker extends AbstractLocker {
      * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
      */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
+        leaseMillis = holds.reentryLease(LockKind.PLAIN, List.of(keys), owner, leaseMillis);
         long redisLease = redisLease(leaseMillis);
         return attempts.queuing(keys, owner, leaseMillis, redisLease, true);
     }

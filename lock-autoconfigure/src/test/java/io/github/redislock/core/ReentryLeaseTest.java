@@ -1,17 +1,24 @@
 package io.github.redislock.core;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
-/** A re-entry may lengthen a lock's life, never shorten it: the outer section keeps the lock it entered with. */
+/**
+ * A re-entry may lengthen a lock's life, never shorten it: the outer section keeps the lock it entered with.
+ * Nor does a re-entry change how the hold lives: a leased hold stays leased (nothing renews it), a
+ * watchdog hold stays under the watchdog.
+ */
 class ReentryLeaseTest extends TwoInstances {
 
     static final long SHORT_LEASE_MILLIS = 300;
+    static final long LEASE_MILLIS = 1500; // longer than the 1 s watchdog timeout, which would renew it
 
     @Test
     void aReentryWithAShorterLeaseDoesNotShortenAWatchdogHold() throws Exception {
@@ -57,6 +64,28 @@ class ReentryLeaseTest extends TwoInstances {
         assertThat(read.getHoldCount()).isEqualTo(2);
         read.unlock();
         read.unlock();
+    }
+
+    @Test
+    void aPlainReentryIntoALeasedHoldKeepsItsLease() throws Exception {
+        assertThat(first.locker.tryLock(key, 0, LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+        first.locker.lock(key); // no lease of its own: takes the outer hold's, the watchdog stays out
+
+        long start = System.nanoTime();
+        assertThat(second.locker.tryLock(key, 3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS))
+                .as("the other instance got the lock once the lease ended").isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("not before the lease ended").isGreaterThan(LEASE_MILLIS / 2);
+        second.locker.unlock(key);
+    }
+
+    @Test
+    void aPlainReentryIntoALeasedAsyncHoldKeepsItsLease() throws Exception {
+        LockHandle handle = first.async.acquire(key, Duration.ZERO, Duration.ofMillis(LEASE_MILLIS)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        first.async.acquire(handle, Duration.ZERO, null).toCompletableFuture().get(5, TimeUnit.SECONDS); // a null lease: the watchdog's
+
+        assertThat(second.locker.tryLock(key, 3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS))
+                .as("the other instance got the lock once the lease ended").isTrue();
+        second.locker.unlock(key);
     }
 
     /** Past the short lease the lock is still the outer holder's: no other instance gets it. */
