@@ -52,6 +52,10 @@ final class LockerCandidacy implements Candidacy, Runnable {
      * thread begins with {@link #start()}, so the candidacy survives a stopped and restarted context.
      */
     private Thread thread;
+    /** The thread of the latest run, ended or not; the next run waits for it to end. */
+    private Thread lastRun;
+    /** The run before the current one, which the current one waits for; set by {@link #start()}. */
+    private Thread previous;
     /** Changed by the run's thread only, under this object's monitor (see {@link #stop}). */
     private Phase phase = Phase.WAITING;
     private volatile boolean leader;
@@ -76,14 +80,19 @@ final class LockerCandidacy implements Candidacy, Runnable {
         this.onClosed = onClosed;
     }
 
-    /** Runs for the role on a new thread, unless it runs already or was closed. */
+    /**
+     * Runs for the role on a new thread, unless it runs already or was closed. A run that {@link #endRun}
+     * ended may still be releasing the role: the new thread waits for it to end before it competes, so
+     * one candidacy never has two threads taking part at once.
+     */
     synchronized void start() {
         if (closed || thread != null) {
             return;
         }
         Thread run = new Thread(this, "redis-lock-leader-" + role);
         run.setDaemon(true);
-        phase = Phase.WAITING;
+        previous = lastRun;
+        lastRun = run;
         thread = run;
         run.start();
     }
@@ -148,29 +157,41 @@ final class LockerCandidacy implements Candidacy, Runnable {
      * wait. Waits (a bounded time) for that, unless called by the run's own thread (a listener).
      */
     void stop() {
-        Thread run;
-        synchronized (this) {
-            run = thread;
-            if (run == null) {
-                return;
-            }
-            thread = null;
-            end = LeadershipEvent.LEFT;
-            if (phase == Phase.WAITING) {
-                run.interrupt(); // withdraws the wait; nothing is held then
-            }
+        awaitEnded(endRun());
+    }
+
+    /**
+     * Tells the current run to end and returns its thread (null when none runs), without waiting: the
+     * election ends every run under its own monitor, so a racing {@link LockerLeaderElection#start()}
+     * sees all of them ended or none, and then waits for them outside it.
+     */
+    synchronized Thread endRun() {
+        Thread run = thread;
+        if (run == null) {
+            return null;
+        }
+        thread = null;
+        end = LeadershipEvent.LEFT;
+        if (phase == Phase.WAITING) {
+            run.interrupt(); // withdraws the wait; nothing is held then
         }
         LockSupport.unpark(run);
-        if (Thread.currentThread() != run) {
-            try {
-                run.join(CLOSE_WAIT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (run.isAlive()) {
-                log.warn("The candidacy for role '" + role + "' did not end within " + CLOSE_WAIT.toSeconds()
-                        + " s of leaving the election (a listener still busy?); the role is released when it ends");
-            }
+        return run;
+    }
+
+    /** Waits (a bounded time) for a run that {@link #endRun} ended, unless called by that run's own thread (a listener). */
+    void awaitEnded(Thread run) {
+        if (run == null || Thread.currentThread() == run) {
+            return;
+        }
+        try {
+            run.join(CLOSE_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (run.isAlive()) {
+            log.warn("The candidacy for role '" + role + "' did not end within " + CLOSE_WAIT.toSeconds()
+                    + " s of leaving the election (a listener still busy?); the role is released when it ends");
         }
     }
 
@@ -193,6 +214,28 @@ final class LockerCandidacy implements Candidacy, Runnable {
         }
     }
 
+    /**
+     * Waits for the run before this one to end (it may still be releasing the role), then takes the
+     * phase over; false when this run was ended meanwhile.
+     */
+    private boolean awaitPreviousRun(Thread me) {
+        Thread before;
+        synchronized (this) {
+            before = previous;
+        }
+        try {
+            if (before != null) {
+                before.join();
+            }
+        } catch (InterruptedException e) {
+            return false; // endRun() ended this run while it waited
+        }
+        synchronized (this) {
+            phase = Phase.WAITING;
+            return thread == me;
+        }
+    }
+
     private synchronized Thread currentThread() {
         return thread;
     }
@@ -200,6 +243,9 @@ final class LockerCandidacy implements Candidacy, Runnable {
     @Override
     public void run() {
         Thread me = Thread.currentThread();
+        if (!awaitPreviousRun(me)) {
+            return;
+        }
         while (isCurrent(me)) {
             boolean acquired;
             try {

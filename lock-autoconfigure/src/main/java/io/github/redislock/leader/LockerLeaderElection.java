@@ -1,5 +1,7 @@
 package io.github.redislock.leader;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,10 +114,7 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
      * ends the election for good.
      */
     public void stop() {
-        synchronized (candidacies) {
-            running = false;
-        }
-        candidacies.forEach(LockerCandidacy::stop);
+        endEvery(false);
     }
 
     /** Runs every joined candidacy again after {@link #stop()}; nothing once closed. */
@@ -132,10 +131,28 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
     /** Closes every candidacy: leaders hand their roles on, and the election takes no candidate any more. */
     @Override
     public void close() {
-        synchronized (candidacies) {
-            closed = true;
-            running = false;
-        }
+        endEvery(true);
         candidacies.forEach(LockerCandidacy::close);
+    }
+
+    /**
+     * Ends every run in one step under the monitor that {@link #start()} takes, so a start racing it
+     * finds every candidacy running or every one stopped, never some of each; then waits for the runs
+     * to end outside it (a listener may call back into the election meanwhile).
+     */
+    private void endEvery(boolean forGood) {
+        List<Thread> ended = new ArrayList<>();
+        List<LockerCandidacy> stopped = new ArrayList<>();
+        synchronized (candidacies) {
+            closed |= forGood;
+            running = false;
+            for (LockerCandidacy candidacy : candidacies) {
+                ended.add(candidacy.endRun());
+                stopped.add(candidacy);
+            }
+        }
+        for (int i = 0; i < ended.size(); i++) {
+            stopped.get(i).awaitEnded(ended.get(i));
+        }
     }
 }
