@@ -12,7 +12,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -31,15 +32,40 @@ final class LeaseRenewals {
     static final int MAX_RENEWAL_BATCH = 1000;
 
     /**
-     * Where a batch waits for Redis when the connection factory shares no native Lettuce connection:
-     * one thread per batch in flight, none kept once idle, so a hanging node never delays another's batch.
+     * The most threads that wait for renewal replies without a shared native connection, for every
+     * Locker of the JVM. A healthy batch holds its thread for one round trip, so a few threads serve
+     * thousands of batches per tick (one per hash slot on a cluster); only batches to a node that does
+     * not answer keep theirs, until the client's command timeout. Unbounded, every tick started one more
+     * thread per such batch while the earlier ones still waited.
      */
-    private static final Executor WITHOUT_SHARED_CONNECTION = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
-                Thread thread = new Thread(task, "redis-lock-renewal");
-                thread.setDaemon(true);
-                return thread;
-            });
+    static final int RENEWAL_THREADS = 16;
+
+    /**
+     * The most batches that wait for a thread; past it a batch fails at once, as one whose node failed
+     * (its locks are renewed on the next tick, two of which a lease outlives). 4,096 batches are up
+     * to four million locks.
+     */
+    static final int QUEUED_BATCHES = 4096;
+
+    /**
+     * Where a batch waits for Redis when the connection factory shares no native Lettuce connection:
+     * at most {@link #RENEWAL_THREADS}, none kept once idle, the other batches queued behind them.
+     */
+    private static final Executor WITHOUT_SHARED_CONNECTION = renewalThreads();
+
+    private static ThreadPoolExecutor renewalThreads() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 10, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(QUEUED_BATCHES), task -> {
+                    Thread thread = new Thread(task, "redis-lock-renewal");
+                    thread.setDaemon(true);
+                    return thread;
+                }, (batch, full) -> {
+                    throw new RejectedExecutionException("Renewal skipped this tick: " + QUEUED_BATCHES + " renewal batches already wait for one of the "
+                            + RENEWAL_THREADS + " renewal threads (Redis does not answer them)");
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
 
     private final ScriptTransport transport;
 
@@ -111,7 +137,8 @@ final class LeaseRenewals {
      * One renewal script call, sent when created and awaited by {@link #collectLost}: on Lettuce's
      * shared connection without a thread; without one (a pool, Jedis) on a thread of
      * {@link #WITHOUT_SHARED_CONNECTION}, so that every batch is on its way when {@link #send} returns
-     * and one that waits for a hanging node holds up neither the others nor the watchdog's unwatch.
+     * and one that waits for a hanging node holds up neither the others (while threads are free) nor the
+     * watchdog's unwatch.
      */
     private final class RenewalCall {
         final List<WatchedLock> batch;
