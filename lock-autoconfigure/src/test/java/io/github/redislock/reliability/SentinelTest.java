@@ -6,11 +6,16 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.AsyncLocker;
+import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
+import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.testsupport.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
@@ -22,11 +27,15 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 /**
- * The starter configured only through {@code spring.data.redis.sentinel.*}, on one master, one
+ * The starter configured only through {@code spring.data.redis.sentinel.*} (on Lettuce, and on Jedis for
+ * locking and waiting), on one master, one
  * replica and three Sentinels started as local processes; then the master is killed and the
  * Sentinels fail over to the replica. The watchdog timeout (10 s) is longer than the failover, so a
  * lock that reached the replica before the kill is still there, and still renewed, on the new master.
@@ -72,6 +81,26 @@ class SentinelTest {
     @Order(1)
     void locksWaitAndReleaseThroughSentinel() {
         contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> Waiters.assertAReleaseWakesAWaiter(context, "sentinel"));
+    }
+
+    @Test
+    @Order(1)
+    void locksWaitAndHandOffThroughSentinelOnJedis() {
+        contextRunner().withConfiguration(AutoConfigurations.of(RedisLockAsyncAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.client-type=jedis", "redis-lock.watchdog-timeout=30s").run(context -> {
+            assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
+            Waiters.assertAReleaseWakesAWaiter(context, "sentinel-jedis");
+            Locker locker = context.getBean(Locker.class);
+            locker.lock("sentinel-jedis-async");
+            AsyncLocker async = context.getBean(AsyncLocker.class);
+            CompletableFuture<LockHandle> waiting = async.acquire("sentinel-jedis-async", Duration.ofSeconds(10), null).toCompletableFuture();
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> context.getBean(RedisLocker.class).waiterCount() == 1);
+            locker.unlock("sentinel-jedis-async"); // hands the lock to the queued asynchronous wait
+            LockHandle handle = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(locker.isLocked("sentinel-jedis-async")).isTrue();
+            async.release(handle).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(locker.isLocked("sentinel-jedis-async")).isFalse();
+        });
     }
 
     @Test
