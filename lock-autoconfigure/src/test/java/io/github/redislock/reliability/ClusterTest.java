@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 /**
  * The starter configured only through {@code spring.data.redis.cluster.nodes}, on a Redis Cluster of
@@ -115,6 +117,28 @@ class ClusterTest {
             await().pollInSameThread().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> keys.stream().allMatch(locker::isHeldByCurrentThread));
             assertThat(context.getBean(RedisLocker.class).watchdogState().consecutiveFailures()).isZero();
             keys.forEach(locker::unlock);
+        });
+    }
+
+    @Test
+    void onJedisAReleaseWakesAWaiterAndTheWatchdogRenewsLocksOnEveryMaster() {
+        contextRunner().withPropertyValues("spring.data.redis.client-type=jedis").run(context -> {
+            assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
+            Locker locker = context.getBean(Locker.class);
+            List<String> keys = keysOnEveryMaster();
+            RedisLocker redisLocker = context.getBean(RedisLocker.class);
+            for (String key : keys) {
+                locker.lock(key);
+                CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(locker, key);
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> redisLocker.waiterCount() == 1);
+                locker.unlock(key);
+                assertThat(waiter.get(15, TimeUnit.SECONDS)).as("the waiter for '%s' got it after the release", key).isTrue();
+            }
+            keys.forEach(locker::lock);
+            await().pollInSameThread().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> keys.stream().allMatch(locker::isHeldByCurrentThread));
+            assertThat(redisLocker.watchdogState().consecutiveFailures()).isZero();
+            keys.forEach(locker::unlock);
+            assertThat(keys.stream().noneMatch(locker::isLocked)).isTrue();
         });
     }
 
