@@ -79,6 +79,28 @@ class ReentryLeaseTest extends TwoInstances {
     }
 
     @Test
+    void aPlainReentryIntoALeasedFairHoldKeepsItsLease() throws Exception {
+        RedisLock fair = first.locker.getFairLock(key);
+        assertThat(fair.tryLock(0, LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+        fair.lock();
+
+        RedisLock other = second.locker.getFairLock(key);
+        assertThat(other.tryLock(3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS)).as("the other instance got the lock once the lease ended").isTrue();
+        other.unlock();
+    }
+
+    @Test
+    void aPlainReentryIntoALeasedWriteHoldKeepsItsLease() throws Exception {
+        RedisLock write = first.locker.getReadWriteLock(key).writeLock();
+        assertThat(write.tryLock(0, LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+        write.lock();
+
+        RedisLock other = second.locker.getReadWriteLock(key).writeLock();
+        assertThat(other.tryLock(3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS)).as("the other instance got the lock once the lease ended").isTrue();
+        other.unlock();
+    }
+
+    @Test
     void aPlainReentryIntoALeasedAsyncHoldKeepsItsLease() throws Exception {
         LockHandle handle = first.async.acquire(key, Duration.ZERO, Duration.ofMillis(LEASE_MILLIS)).toCompletableFuture().get(5, TimeUnit.SECONDS);
         first.async.acquire(handle, Duration.ZERO, null).toCompletableFuture().get(5, TimeUnit.SECONDS); // a null lease: the watchdog's
