@@ -148,6 +148,32 @@ class ClosingWhileWaitingTest {
         });
     }
 
+    @Test
+    void aContextOnJedisStoppedAndStartedAgainHandsALockToAWaitingThreadAndAnAsyncWait() {
+        instance.withPropertyValues("spring.data.redis.client-type=jedis").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            context.stop();
+            context.start();
+
+            locker.lock(key);
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                locker.lock(key);
+                locker.unlock(key);
+            });
+            awaitQueued();
+            locker.unlock(key);
+            assertThat(waiting).as("the waiting thread handed the lock, then unlocking it").succeedsWithin(Duration.ofSeconds(5));
+
+            locker.lock(key);
+            CompletableFuture<LockHandle> asyncWait = context.getBean(AsyncLocker.class).acquire(key, Duration.ofSeconds(10), null).toCompletableFuture();
+            awaitQueued();
+            locker.unlock(key);
+            LockHandle handle = asyncWait.get(10, TimeUnit.SECONDS);
+            context.getBean(AsyncLocker.class).release(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(locker.isLocked(key)).isFalse();
+        });
+    }
+
     /** {@code locker.lock(key)} on a thread of its own: completes when it returns, fails with what it throws. */
     private CompletableFuture<Void> lockInThread(Locker locker) {
         CompletableFuture<Void> locked = new CompletableFuture<>();
