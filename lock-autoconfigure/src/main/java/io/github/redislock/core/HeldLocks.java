@@ -71,6 +71,7 @@ final class HeldLocks {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
         boolean threadOwned = owner.equals(locker.currentOwner());
         Hold[] replaced = new Hold[1];
+        boolean[] leasedReentry = new boolean[1];
         // One atomic step per hold: two registrations at once (a token owner on two threads) must not both put a hold, one then renewed by nobody.
         Hold hold = holds.compute(id, (held, known) -> {
             if (holdCount == 1 || known == null) {
@@ -83,19 +84,23 @@ final class HeldLocks {
                 return taken;
             }
             known.count = holdCount;
+            leasedReentry[0] = isLiveLeased(known);
             if (!known.watched && leaseMillis != Locker.WATCHDOG_LEASE) {
                 known.leaseMillis = Math.max(known.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
+            } else if (leasedReentry[0]) { // a multi-lock's watchdog lease lengthened it in Redis, once
+                known.leaseMillis = Math.max(known.leaseMillis, watchdog.timeout().toMillis());
             }
             return known;
         });
+        long leaseInRedis = leaseMillis != Locker.WATCHDOG_LEASE ? leaseMillis : leasedReentry[0] ? watchdog.timeout().toMillis() : Locker.WATCHDOG_LEASE;
         if (replaced[0] != null && replaced[0].watched) {
             watchdog.unwatch(replaced[0]);
         }
-        if (leaseMillis != Locker.WATCHDOG_LEASE) {
-            long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        if (leaseInRedis != Locker.WATCHDOG_LEASE) {
+            long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseInRedis);
             hold.leaseEndsNanos = holdCount == 1 || hold.leaseEndsNanos == Long.MAX_VALUE ? endsNanos : Math.max(hold.leaseEndsNanos, endsNanos);
         }
-        if (leaseMillis == Locker.WATCHDOG_LEASE && !hold.watched) {
+        if (leaseMillis == Locker.WATCHDOG_LEASE && !hold.watched && !leasedReentry[0]) { // see reentryLease
             hold.watched = true;
             watchdog.watch(hold);
         }
@@ -169,11 +174,13 @@ final class HeldLocks {
 
     /**
      * The lease an acquisition asks for: its own, except that one without a lease ({@link Locker#WATCHDOG_LEASE})
-     * re-entering a hold taken with a lease takes that hold's lease. A re-entry never changes how a hold
-     * lives: the outer caller's lease bounds how long the lock outlives a stuck holder, and a nested
-     * plain {@code lock} (a library call, an annotated method without a lease) must not lift that bound
-     * by handing the hold to the watchdog for ever. A leased re-entry into a watchdog hold likewise stays
-     * under the watchdog ({@link #acquired}).
+     * that only re-enters holds taken with a lease takes the longest of their leases. A re-entry never
+     * changes how a hold lives: the outer caller's lease bounds how long the lock outlives a stuck
+     * holder, and a nested plain {@code lock} (a library call, an annotated method without a lease) must
+     * not lift that bound by handing the hold to the watchdog for ever. A multi-lock that also takes a
+     * free key keeps the watchdog's lease for it; {@link #acquired} still leaves the re-entered leased
+     * holds unwatched, so they end one watchdog timeout later at most. A leased re-entry into a watchdog
+     * hold likewise stays under the watchdog.
      */
     long reentryLease(LockKind kind, List<LockKeys> keys, String owner, long leaseMillis) {
         if (leaseMillis != Locker.WATCHDOG_LEASE) {
@@ -182,11 +189,17 @@ final class HeldLocks {
         long outerLease = Locker.WATCHDOG_LEASE;
         for (LockKeys lock : keys) {
             Hold known = get(lock.name(), owner, kind.holdSlot());
-            if (known != null && !known.lost && !known.watched && !known.leaseSurelyEnded()) { // an ended hold is re-taken as asked
-                outerLease = Math.max(outerLease, known.leaseMillis);
+            if (!isLiveLeased(known)) {
+                return Locker.WATCHDOG_LEASE;
             }
+            outerLease = Math.max(outerLease, known.leaseMillis);
         }
         return outerLease;
+    }
+
+    /** A hold taken with a lease that Redis may still have (an ended one is taken again as asked). */
+    private static boolean isLiveLeased(Hold known) {
+        return known != null && !known.lost && !known.watched && !known.leaseSurelyEnded();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
+import io.github.redislock.RedisMultiLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -98,6 +99,22 @@ class ReentryLeaseTest extends TwoInstances {
         RedisLock other = second.locker.getReadWriteLock(key).writeLock();
         assertThat(other.tryLock(3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS)).as("the other instance got the lock once the lease ended").isTrue();
         other.unlock();
+    }
+
+    @Test
+    void aMultiLockThatReentersALeasedHoldAndTakesAFreeOneLeavesTheLeasedOneToItsLeaseAndWatchesTheOther() throws Exception {
+        String leased = key + "-leased";
+        String free = key + "-free";
+        assertThat(first.locker.tryLock(leased, 0, LEASE_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+        RedisMultiLock both = first.locker.getMultiLock(leased, free);
+        both.lock(); // one lease for both keys in Redis: the free key's hold is the watchdog's, the leased one's is not
+
+        assertThat(second.locker.tryLock(leased, 3 * LEASE_MILLIS, LEASE_MILLIS, TimeUnit.MILLISECONDS))
+                .as("the other instance got the leased key once its lease ended").isTrue();
+        second.locker.unlock(leased);
+        assertThat(second.locker.tryLock(free)).as("the other instance got the key the watchdog keeps").isFalse();
+        assertThat(first.locker.isHeldByCurrentThread(free)).isTrue();
+        first.locker.unlock(free);
     }
 
     @Test
