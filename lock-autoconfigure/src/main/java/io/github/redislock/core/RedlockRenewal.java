@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -24,8 +23,12 @@ final class RedlockRenewal {
     private static final Log log = LogFactory.getLog(RedlockRenewal.class);
 
     private final RedlockMasters masters;
-    /** When the last majority confirmation of each watched lock was asked for (System.nanoTime()): its validity runs from there. */
-    private final Map<WatchedLock, Long> confirmedAt = new ConcurrentHashMap<>();
+    /**
+     * Per lock and owner ({@link #id}), when the last majority confirmation was asked for
+     * (System.nanoTime()): its validity runs from there. Kept by lock and owner, not by hold, so that the
+     * acquisition confirms it before the shared holds register (and the watchdog watches) its hold.
+     */
+    private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
 
     RedlockRenewal(RedlockMasters masters) {
         this.masters = masters;
@@ -36,24 +39,24 @@ final class RedlockRenewal {
         return leaseMillis / 100 + 2;
     }
 
-    /** A lock a majority took in an attempt that started at {@code attemptStartNanos}: its validity runs from then. */
-    void confirmed(WatchedLock lock, long attemptStartNanos) {
-        confirmedAt.put(lock, attemptStartNanos);
+    static String id(String redisKey, String owner) {
+        return redisKey + " " + owner;
     }
 
-    /** Call after the lock is no longer watched: a renewal in flight may still confirm it. */
-    void forget(WatchedLock lock) {
-        confirmedAt.remove(lock);
+    /** A majority took or renewed the lock in a round that started at {@code roundStartNanos}: its validity runs from then. */
+    void confirmed(String redisKey, String owner, long roundStartNanos) {
+        confirmedAt.put(id(redisKey, owner), roundStartNanos);
     }
 
-    void clear() {
-        confirmedAt.clear();
+    /** The owner holds the lock no more (released, or found lost). */
+    void forget(String redisKey, String owner) {
+        confirmedAt.remove(id(redisKey, owner));
     }
 
     /** @return the locks to report lost */
     Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<Set<WatchedLock>> notRenewed = masters.onEvery(node -> node.renew(locks, leaseMillis));
+        List<Set<WatchedLock>> notRenewed = masters.onEveryBlocking(node -> node.renew(locks, leaseMillis));
         long unanswered = notRenewed.stream().filter(Objects::isNull).count();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
         int quorum = masters.quorum();
@@ -63,15 +66,15 @@ final class RedlockRenewal {
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
             if (renewed >= quorum) {
-                confirmedAt.put(lock, roundStart);
+                confirmed(lock.redisKey(), lock.ownerField(), roundStart);
                 continue;
             }
-            Long confirmed = confirmedAt.get(lock);
+            Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
             boolean goneOnAMajority = renewed + unanswered < quorum;
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
             if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
-                confirmedAt.remove(lock);
+                forget(lock.redisKey(), lock.ownerField());
             } else {
                 undecided++;
                 soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
