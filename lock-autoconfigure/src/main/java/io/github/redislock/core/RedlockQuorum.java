@@ -73,7 +73,7 @@ final class RedlockQuorum extends LockCommands {
             calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
                     : masters.send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, masters.fanOut())));
         }
-        return masters.answersBy(calls, start + masters.nodeTimeout().toNanos()).thenApply(answers -> {
+        return masters.answersBy(calls, start + masters.nodeTimeout().toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - RedlockRenewal.drift(leaseMillis);
             int took = 0;
             long holdCount = 0;
@@ -85,14 +85,20 @@ final class RedlockQuorum extends LockCommands {
             }
             if (took >= quorum && validity > 0) {
                 renewal.confirmed(keys.name(), owner, start);
-                return new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0);
+                return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
-            undo(keys, owner, firstHold, undoLease, calls, undoing);
+            List<CompletableFuture<Void>> undos = undo(keys, owner, firstHold, undoLease, calls, undoing);
             if (log.isDebugEnabled()) {
                 log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + masters.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             }
-            return new Acquisition(false, new long[0], new long[0], 0, -1);
+            // The round ends once the masters that answered in time have undone it (a late one's undo runs on): no copy is left behind a try that said no.
+            List<CompletableFuture<Void>> undoneInTime = new ArrayList<>(undos.size());
+            for (int i = 0; i < undos.size(); i++) {
+                undoneInTime.add(answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW);
+            }
+            return masters.answersBy(undoneInTime, System.nanoTime() + masters.nodeTimeout().toNanos())
+                    .thenApply(undone -> new Acquisition(false, new long[0], new long[0], 0, -1));
         });
     }
 
@@ -104,9 +110,10 @@ final class RedlockQuorum extends LockCommands {
      * {@link #acquire}), so the undo cannot land after their acquire and delete the hold they counted.
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
+     * @return per master, its undo
      */
-    private void undo(LockKeys keys, String owner, boolean firstHold, long undoLease, List<CompletableFuture<Acquisition>> calls,
-                      List<CompletableFuture<Void>> undoing) {
+    private List<CompletableFuture<Void>> undo(LockKeys keys, String owner, boolean firstHold, long undoLease,
+                                               List<CompletableFuture<Acquisition>> calls, List<CompletableFuture<Void>> undoing) {
         List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             int index = i;
@@ -118,6 +125,7 @@ final class RedlockQuorum extends LockCommands {
         String id = RedlockRenewal.id(keys.name(), owner);
         pendingUndos.put(id, undos);
         CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
+        return undos;
     }
 
     private CompletableFuture<Void> undoOn(int index, LockKeys keys, String owner, long undoLease) {

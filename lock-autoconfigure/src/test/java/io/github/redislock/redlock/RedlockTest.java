@@ -147,12 +147,15 @@ class RedlockTest {
     /** A holder still at work when its locker starts closing unlocks a moment later: the unlock still reaches the masters. */
     @Test
     void aHolderThatUnlocksWhileItsLockerClosesFreesTheLockOnEveryMaster() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
         CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> {
             first.lock(key);
+            held.countDown();
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(2)).until(() -> closing(first));
             first.unlock(key);
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> copiesOf(key) == MASTERS);
+        assertThat(held.await(5, TimeUnit.SECONDS)).as("the holder's lock() returned").isTrue(); // a lock() still waiting would be ended by the close
+        assertThat(copiesOf(key)).isEqualTo(MASTERS);
 
         first.close();
 
