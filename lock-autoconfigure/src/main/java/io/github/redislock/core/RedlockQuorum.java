@@ -206,14 +206,13 @@ final class RedlockQuorum extends LockCommands {
     /** A lock stays while a majority renews it: see {@link RedlockRenewal}. */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return renewal.renew(locks, leaseMillis);
+        return send(locks, leaseMillis).lost();
     }
 
-    /** Renews in full while the watchdog sends: a majority round has no halves to split. */
+    /** Sends the round to every master; the answers are awaited (and counted) by {@link Sent#lost()}. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        Set<WatchedLock> lost = renew(locks, leaseMillis);
-        return () -> lost;
+        return renewal.send(locks, leaseMillis);
     }
 
     /** Lets the undos still running finish (up to the node timeout) before the masters' threads stop. */

@@ -1,10 +1,12 @@
 package io.github.redislock.core;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -53,10 +55,26 @@ final class RedlockRenewal {
         confirmedAt.remove(id(redisKey, owner));
     }
 
-    /** @return the locks to report lost */
-    Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
+    /**
+     * Sends the round to every master without waiting for any (each master's own batches, see
+     * {@link LeaseRenewals#send}); the result waits for the answers, each master up to the node
+     * timeout, so a hung master holds up neither the watchdog's unwatches nor the others' answers.
+     */
+    RenewalClient.Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<Set<WatchedLock>> notRenewed = masters.onEveryBlocking(node -> node.renew(locks, leaseMillis));
+        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
+            sent.add(masters.send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
+        }
+        return () -> lost(locks, leaseMillis, roundStart,
+                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.fanOut())).join());
+    }
+
+    /**
+     * @param notRenewed per master, the locks it no longer has; null for a master that failed or did not answer in time
+     * @return the locks to report lost
+     */
+    private Set<WatchedLock> lost(List<WatchedLock> locks, long leaseMillis, long roundStart, List<Set<WatchedLock>> notRenewed) {
         long unanswered = notRenewed.stream().filter(Objects::isNull).count();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
         int quorum = masters.quorum();
