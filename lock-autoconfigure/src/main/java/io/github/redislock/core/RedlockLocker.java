@@ -9,6 +9,9 @@ import io.github.redislock.RedisReadWriteLock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -27,7 +30,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * shared ones, so every rule of those (the owner's last unlock frees the lock whatever the masters
  * count, a token's unlock waits for its acquisition in flight, a lost hold is reported and never
  * silently forgotten) holds here by construction. Only its attempt differs: it does not queue (see
- * {@link RedlockAttempt} for why).
+ * {@link #plainAttempt} for why).
  *
  * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
  * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
@@ -36,7 +39,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public class RedlockLocker extends RedisLocker {
 
-    /** It joins no release channel: its attempts ask for none (see {@link RedlockAttempt}). */
+    /** It joins no release channel: its attempts ask for none (see {@link #plainAttempt}). */
     private static final ChannelSubscriber NO_CHANNELS = (inbox, channels, listener) -> CompletableFuture.failedFuture(
             new IllegalStateException("A Redlock wait joins no release channel"));
 
@@ -66,11 +69,47 @@ public class RedlockLocker extends RedisLocker {
         return quorum.quorum();
     }
 
-    /** A round on every master, tried again after a random pause while no majority took it: no queue (see {@link RedlockAttempt}). */
+    /**
+     * One try of a single plain lock, as the shared wait repeats it ({@link LockWait}): a round on every
+     * master ({@link RedlockQuorum#acquire}), whose hold the shared {@link HeldLocks} register.
+     *
+     * <p>It queues nowhere, and asks to be woken by no release message. A wait queue would have to be
+     * agreed on by a majority of independent masters, and a release that hands the lock over on one
+     * master hands it over on none of the others; a release message from one master says nothing about
+     * the majority. So a blocked try asks to be tried again after a random pause around the retry delay,
+     * as the algorithm prescribes: competing clients do not retry in lock-step.
+     */
     @Override
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        return new RedlockAttempt(quorum, holds(), turns(), keys.get(0), owner, !owner.equals(currentOwner()), leaseMillis, redisLease,
-                watchdogTimeout().toMillis(), retryDelay);
+        LockKeys lock = keys.get(0);
+        boolean sharedOwner = !owner.equals(currentOwner());
+        return new LockAttempt() {
+            private OwnerTurns.Turn turn;
+
+            @Override
+            public CompletableFuture<Try> send(boolean queue, Executor blockingFallback) {
+                Hold known = holds().get(lock.name(), owner, LockKind.PLAIN);
+                boolean firstHold = known == null || known.lost;
+                long undoLease = firstHold ? 0 : known.watched ? watchdogTimeout().toMillis() : known.leaseMillis;
+                return quorum.acquire(lock, owner, redisLease, firstHold, undoLease).thenApply(answer -> () -> {
+                    if (!answer.acquired()) {
+                        long average = retryDelay.toNanos();
+                        long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
+                        return new Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(pause)));
+                    }
+                    holds().acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis);
+                    return null;
+                });
+            }
+
+            @Override
+            public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
+                if (turn == null) {
+                    turn = turns().take(lock.name(), owner, sharedOwner);
+                }
+                return turn;
+            }
+        };
     }
 
     /** What a {@link RedisAsyncLocker} over this locker would wait with: refused, it was never built for a quorum. */

@@ -71,10 +71,6 @@ final class RedlockMasters implements AutoCloseable {
         return nodeTimeout;
     }
 
-    LockCommands node(int index) {
-        return nodes.get(index);
-    }
-
     /** How log lines and errors name a master: its URL without password. */
     String name(int index) {
         return names.get(index);

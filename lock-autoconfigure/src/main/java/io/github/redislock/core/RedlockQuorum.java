@@ -26,8 +26,9 @@ import org.apache.commons.logging.LogFactory;
  * masters that granted it; a release goes to every master; a renewal keeps a lock while a majority
  * renews it ({@link RedlockRenewal}).
  *
- * <p>Every call is built on a master's future form; the only blocking calls are the ones the shared
- * machinery still makes synchronously, and they wait on those futures.
+ * <p>Acquire, release and renewal are built on each master's future forms (a blocking release of the
+ * shared machinery waits on them); {@code exists} and {@code holdCount}, which have none, run on the
+ * fan-out threads.
  */
 final class RedlockQuorum extends LockCommands {
 
