@@ -23,6 +23,7 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
+import io.github.redislock.LockRedisException;
 import io.github.redislock.core.OverlapDetector;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.integration.LockerLockRegistry;
@@ -297,6 +298,24 @@ class RedlockTest {
         masters.get(1).restart();
         masters.get(2).restart();
         await().atMost(Duration.ofSeconds(5)).until(() -> !lostEvents.isEmpty());
+    }
+
+    /**
+     * An unlock that too few masters answer in time cannot tell whether the lock was lost: it fails as
+     * Redis failing (the lock frees itself when its lease ends), never as a loss another owner may have
+     * caused. The release still reaches the silent masters once they answer.
+     */
+    @Test
+    void anUnlockAMajorityDoesNotAnswerInTimeFailsAsARedisFailureNotALoss() {
+        first.lock(key);
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).command("CLIENT", "PAUSE", "1200");
+        }
+
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockRedisException.class)
+                .hasMessageContaining("lock:" + key).hasMessageContaining("redis-lock.redlock.nodes");
+        assertThat(first.heldLockCount()).as("holds the locker still knows of").isZero();
+        await().atMost(Duration.ofSeconds(3)).until(() -> copiesOf(key) == 0);
     }
 
     /**
