@@ -21,7 +21,7 @@ public final class FencingTokens {
      * The token of the calling thread's hold on {@code key} (the key as given to the Locker, without the prefix);
      * see {@link RedisLock#fencingToken()} for how a resource uses it and the Redis clock it relies on.
      *
-     * @throws IllegalStateException when the calling thread holds no lock on {@code key}
+     * @throws IllegalStateException when the calling thread holds no lock on {@code key}, or one without a token (Redlock)
      */
     public static long current(String key) {
         LinkedHashMap<String, Long> holds = HELD.get().get(key);
@@ -32,6 +32,10 @@ public final class FencingTokens {
         Long token = null;
         for (Long each : holds.values()) {
             token = each; // the latest acquisition's
+        }
+        if (token == 0) { // recorded by a Locker that has no tokens
+            throw new IllegalStateException("The current thread's lock on '" + key + "' has no fencing token: the Redlock Locker "
+                    + "(redis-lock.redlock.nodes) gives none, as its masters count tokens each on its own");
         }
         return token;
     }

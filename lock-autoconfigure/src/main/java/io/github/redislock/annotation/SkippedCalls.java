@@ -7,6 +7,7 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.core.LockAdmin;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.RedlockLocker;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,7 +36,7 @@ final class SkippedCalls {
     }
 
     private static String holder(Locker locker, String key) {
-        if (!(locker instanceof RedisLocker redis)) {
+        if (!(locker instanceof RedisLocker redis) || locker instanceof RedlockLocker) { // each Redlock master has its own state
             return "another owner";
         }
         try {

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -31,6 +32,7 @@ public class RedisLockActuatorAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnAvailableEndpoint(LocksEndpoint.class)
     @ConditionalOnBean(RedisLocker.class)
+    @Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class) // its force-release needs one Redis
     static class LocksEndpointConfiguration {
 
         @Bean

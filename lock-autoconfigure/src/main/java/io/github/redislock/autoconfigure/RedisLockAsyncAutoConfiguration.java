@@ -11,15 +11,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The locks that wait without a thread, next to the {@link RedisLocker} they share holds, watchdog and
  * hand-off inbox with: an {@link AsyncLocker} always, a {@link ReactiveLocker} when Reactor is on the
- * classpath. Not for Redlock: its Locker is no RedisLocker, so neither bean exists there.
+ * classpath. Not for Redlock, whose locks do not queue: neither bean exists there.
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
 @ConditionalOnBean(RedisLocker.class)
+@Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class)
 public class RedisLockAsyncAutoConfiguration {
 
     /**

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.support.locks.LockRegistry;
 
@@ -24,13 +25,16 @@ import org.springframework.integration.support.locks.LockRegistry;
  * receivers, message stores and {@code LockRegistryLeaderInitiator} then lock through the Locker. A key
  * named under {@code redis-lock.leader.roles} gets its role's leadership lease, other keys
  * {@code redis-lock.integration.lease} (by default the Locker's watchdog timeout). Backs off when the
- * application defines a LockRegistry of its own. A Redlock Locker ({@code redis-lock.redlock.nodes})
- * fails startup here: it gives no fencing tokens, which the registry's locks need. On Spring Integration 7
+ * application defines a LockRegistry of its own. With a Redlock Locker ({@code redis-lock.redlock.nodes})
+ * there is no registry bean: it gives no fencing tokens, which the registry's locks need, and an
+ * application that merely has Spring Integration on its classpath must still start. One that builds a
+ * {@link LockerLockRegistry} on it anyway is refused there, naming the property. On Spring Integration 7
  * the bean is a {@code LockerLockRegistry<DistributedRedisLock>}, on 6.5 a {@code LockerLockRegistry} of {@code RedisLock}s.
  */
 @AutoConfiguration(after = {RedisLockAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class, RedisLockLeaderAutoConfiguration.class})
 @ConditionalOnClass(LockRegistry.class)
 @ConditionalOnBean(Locker.class)
+@Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class)
 @EnableConfigurationProperties({RedisLockIntegrationProperties.class, RedisLockLeaderProperties.class})
 public class RedisLockIntegrationAutoConfiguration {
 
@@ -73,7 +77,7 @@ public class RedisLockIntegrationAutoConfiguration {
         if (leases == null) {
             if (lease != null || !leader.getRoles().isEmpty()) {
                 throw new IllegalStateException("redis-lock.integration.lease and redis-lock.leader.roles need the Locker on one Redis, "
-                        + "not on Redlock's masters or an application's own Locker: unset them");
+                        + "not an application's own Locker: unset them");
             }
             return new LockerLockRegistry<>(locker);
         }

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * Leader election on the Locker's Redis: a {@link LeaderElection} whose roles are locks kept alive by a
@@ -23,6 +24,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
 @ConditionalOnBean(RedisLocker.class)
+@Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class)
 @EnableConfigurationProperties({RedisLockProperties.class, RedisLockLeaderProperties.class})
 public class RedisLockLeaderAutoConfiguration {
 

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * Metrics and traces of the locks, when the application has Micrometer's registries (Spring Boot
@@ -42,6 +43,7 @@ public class RedisLockObservationAutoConfiguration {
 
     @Bean
     @ConditionalOnBean(RedisLocker.class)
+    @Conditional(RedisLockRedlockAutoConfiguration.OnNoRedlockNodes.class) // as documented: lock metrics are off with Redlock
     LockMeterBinder lockMeterBinder(RedisLocker locker) {
         return new LockMeterBinder(locker);
     }

@@ -34,7 +34,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @AutoConfiguration(before = RedisLockAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(RedisLockRedlockAutoConfiguration.OnRedlockNodes.class)
-@EnableConfigurationProperties(RedisLockProperties.class)
+@EnableConfigurationProperties({RedisLockProperties.class, RedisLockIntegrationProperties.class, RedisLockLeaderProperties.class})
 public class RedisLockRedlockAutoConfiguration {
 
     /** @param settings checked first: a setting without effect stops startup before any connection */
@@ -49,9 +49,19 @@ public class RedisLockRedlockAutoConfiguration {
         return new RedlockConnections(factories, redlock.getNodes().stream().map(RedisLockProperties::withoutPassword).toList());
     }
 
+    /**
+     * @param integration refused when set: there is no Spring Integration registry on Redlock (see {@link RedisLockIntegrationAutoConfiguration})
+     * @param leader      its roles refused: there is no leader election on Redlock, whose Locker gives no fencing tokens (the terms)
+     */
     @Bean
     @ConditionalOnMissingBean(Locker.class)
-    RedlockLocker locker(RedlockConnections connections, RedisLockProperties properties, ApplicationEventPublisher events) {
+    RedlockLocker locker(RedlockConnections connections, RedisLockProperties properties, ApplicationEventPublisher events,
+                         RedisLockIntegrationProperties integration, RedisLockLeaderProperties leader) {
+        if (integration.getLease() != null || !leader.getRoles().isEmpty()) {
+            throw new IllegalStateException((integration.getLease() != null ? "redis-lock.integration.lease" : "redis-lock.leader.roles")
+                    + " has no effect with redis-lock.redlock.nodes: the Spring Integration registry and the leader election need fencing"
+                    + " tokens, which the Redlock Locker does not give (its masters count tokens each on its own), so neither exists there. Unset it.");
+        }
         RedisLockProperties.Redlock redlock = properties.getRedlock();
         return new RedlockLocker(connections.asFactories(), connections.names(), redlock.getNodeTimeout(),
                 redlock.getRetryDelay(), properties.getWatchdogTimeout(), properties.getKeyPrefix(), events);

@@ -27,7 +27,7 @@ import org.springframework.data.redis.connection.ReturnType;
  * Lettuce's shared connection and runs on a given executor without one (a pool, Jedis). The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
  * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
  */
-final class LockCommands implements RenewalClient {
+class LockCommands implements RenewalClient {
 
     private final ScriptTransport transport;
     private final LeaseRenewals renewals;
@@ -59,6 +59,11 @@ final class LockCommands implements RenewalClient {
      */
     LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this(new ScriptTransport(commands), null, ShardedChannels.classic());
+    }
+
+    /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
+    LockCommands() {
+        this((ScriptTransport) null, null, null);
     }
 
     private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {

@@ -202,6 +202,10 @@ public class RedisLocker extends AbstractLocker {
         return watchdog;
     }
 
+    HeldLocks holds() {
+        return holds;
+    }
+
     OwnerTurns turns() {
         return turns;
     }
@@ -443,12 +447,17 @@ public class RedisLocker extends AbstractLocker {
         leaseMillis = holds.reentryLease(kind, keys, owner, leaseMillis);
         long redisLease = redisLease(leaseMillis);
         LockAttempt attempt = switch (kind) {
-            case PLAIN -> attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
+            case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
             case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
             case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
         };
         Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
         return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner, null)).await(interruptible);
+    }
+
+    /** The attempt of a plain lock on the calling thread: on one Redis it queues; a Redlock's does not ({@link RedlockLocker}). */
+    LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        return attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
     }
 
     /**

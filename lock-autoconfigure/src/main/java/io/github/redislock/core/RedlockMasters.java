@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -17,8 +17,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The independent masters of a {@link RedlockLocker} and the fan-out over them: every call goes to all
- * masters at once on a thread of its own, and a master that fails or has not answered by the node
- * timeout counts as no answer. Apart from the algorithm, so that what "asking a majority" costs and
+ * masters at once, and a master that fails or has not answered by the node timeout counts as no answer. Apart from the algorithm, so that what "asking a majority" costs and
  * how a slow master is cut off can be read in one place.
  */
 final class RedlockMasters implements AutoCloseable {
@@ -72,52 +71,59 @@ final class RedlockMasters implements AutoCloseable {
         return nodeTimeout;
     }
 
-    LockCommands node(int index) {
-        return nodes.get(index);
-    }
-
     /** How log lines and errors name a master: its URL without password. */
     String name(int index) {
         return names.get(index);
     }
 
-    /** Runs {@code command} on every master at once; a master that fails or does not answer within the node timeout gives null. */
-    <T> List<T> onEvery(Function<LockCommands, T> command) {
+    /** The fan-out threads: where a master's call runs when its connection factory shares no native connection (Jedis). */
+    Executor fanOut() {
+        return fanOut;
+    }
+
+    /**
+     * Sends {@code command} to every master at once; each answer is null for a master that fails or
+     * does not answer within the node timeout.
+     *
+     * @param command a call that returns its master's answer as a future
+     */
+    <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
         List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
-        for (LockCommands node : nodes) {
-            calls.add(call(node, command));
+        for (int i = 0; i < nodes.size(); i++) {
+            calls.add(send(i, command));
         }
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
-    /** Starts {@code command} on one master on a fan-out thread. */
-    <T> CompletableFuture<T> call(LockCommands node, Function<LockCommands, T> command) {
-        return CompletableFuture.supplyAsync(() -> command.apply(node), fanOut);
+    /** Runs a blocking {@code command} on every master at once, on the fan-out threads, and waits for the answers (see {@link #onEvery}). */
+    <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
+        return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> command.apply(node), fanOut)).join();
     }
 
-    /** The answers in by the deadline (null for a master that failed or is late); interrupts are kept, not obeyed. */
-    <T> List<T> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
-        List<T> answers = new ArrayList<>(calls.size());
-        boolean interrupted = false;
+    /** One master's call; a call that fails to start is a failed future. */
+    <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
+        try {
+            return command.apply(nodes.get(index), index);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * The answers in by the deadline, null for a master that failed or is late. The calls themselves
+     * are left as they are: whoever must act on a late answer (an undo) still sees it.
+     */
+    <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
+        List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
-            T answer = null;
-            while (true) {
-                try {
-                    answer = calls.get(i).get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    log.debug("Redlock master " + names.get(i) + " did not answer in time: " + e);
-                    break;
-                }
-            }
-            answers.add(answer);
+            String name = names.get(i);
+            bounded.add(calls.get(i).copy().exceptionally(failure -> {
+                log.debug("Redlock master " + name + " did not answer: " + failure);
+                return null;
+            }).completeOnTimeout(null, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return answers;
+        return CompletableFuture.allOf(bounded.toArray(CompletableFuture[]::new))
+                .thenApply(all -> bounded.stream().map(CompletableFuture::join).toList());
     }
 
     @Override

@@ -1,13 +1,14 @@
 package io.github.redislock.core;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -24,8 +25,12 @@ final class RedlockRenewal {
     private static final Log log = LogFactory.getLog(RedlockRenewal.class);
 
     private final RedlockMasters masters;
-    /** When the last majority confirmation of each watched lock was asked for (System.nanoTime()): its validity runs from there. */
-    private final Map<WatchedLock, Long> confirmedAt = new ConcurrentHashMap<>();
+    /**
+     * Per lock and owner ({@link #id}), when the last majority confirmation was asked for
+     * (System.nanoTime()): its validity runs from there. Kept by lock and owner, not by hold, so that the
+     * acquisition confirms it before the shared holds register (and the watchdog watches) its hold.
+     */
+    private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
 
     RedlockRenewal(RedlockMasters masters) {
         this.masters = masters;
@@ -36,24 +41,40 @@ final class RedlockRenewal {
         return leaseMillis / 100 + 2;
     }
 
-    /** A lock a majority took in an attempt that started at {@code attemptStartNanos}: its validity runs from then. */
-    void confirmed(WatchedLock lock, long attemptStartNanos) {
-        confirmedAt.put(lock, attemptStartNanos);
+    static String id(String redisKey, String owner) {
+        return redisKey + " " + owner;
     }
 
-    /** Call after the lock is no longer watched: a renewal in flight may still confirm it. */
-    void forget(WatchedLock lock) {
-        confirmedAt.remove(lock);
+    /** A majority took or renewed the lock in a round that started at {@code roundStartNanos}: its validity runs from then. */
+    void confirmed(String redisKey, String owner, long roundStartNanos) {
+        confirmedAt.put(id(redisKey, owner), roundStartNanos);
     }
 
-    void clear() {
-        confirmedAt.clear();
+    /** The owner holds the lock no more (released, or found lost). */
+    void forget(String redisKey, String owner) {
+        confirmedAt.remove(id(redisKey, owner));
     }
 
-    /** @return the locks to report lost */
-    Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
+    /**
+     * Sends the round to every master without waiting for any (each master's own batches, see
+     * {@link LeaseRenewals#send}); the result waits for the answers, each master up to the node
+     * timeout, so a hung master holds up neither the watchdog's unwatches nor the others' answers.
+     */
+    RenewalClient.Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<Set<WatchedLock>> notRenewed = masters.onEvery(node -> node.renew(locks, leaseMillis));
+        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
+            sent.add(masters.send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
+        }
+        return () -> lost(locks, leaseMillis, roundStart,
+                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.fanOut())).join());
+    }
+
+    /**
+     * @param notRenewed per master, the locks it no longer has; null for a master that failed or did not answer in time
+     * @return the locks to report lost
+     */
+    private Set<WatchedLock> lost(List<WatchedLock> locks, long leaseMillis, long roundStart, List<Set<WatchedLock>> notRenewed) {
         long unanswered = notRenewed.stream().filter(Objects::isNull).count();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
         int quorum = masters.quorum();
@@ -63,15 +84,15 @@ final class RedlockRenewal {
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
             if (renewed >= quorum) {
-                confirmedAt.put(lock, roundStart);
+                confirmed(lock.redisKey(), lock.ownerField(), roundStart);
                 continue;
             }
-            Long confirmed = confirmedAt.get(lock);
+            Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
             boolean goneOnAMajority = renewed + unanswered < quorum;
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
             if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
-                confirmedAt.remove(lock);
+                forget(lock.redisKey(), lock.ownerField());
             } else {
                 undecided++;
                 soonestEndNanos = Math.min(soonestEndNanos, leftNanos);

@@ -19,7 +19,7 @@ interface RenewalClient {
      * Like {@link #renew}, in two steps: the calls are sent when this returns and the replies are awaited
      * by {@link Sent#lost()}. The watchdog keeps locks from being unwatched only while this runs, so a
      * client whose sending never waits for Redis never makes an unlock wait for a slow or hanging node.
-     * By default the renewal is done here in full (Redlock's majority rounds).
+     * By default the renewal is done here in full.
      */
     default Sent send(List<WatchedLock> locks, long leaseMillis) {
         Set<WatchedLock> lost = renew(locks, leaseMillis);

@@ -16,7 +16,8 @@
  * <p>One package, so that those parts stay package-private; a reader finds them by role:
  * <ul>
  * <li>lockers: {@code RedisLocker}, {@code RedisAsyncLocker}, {@code RedisReactiveLocker}, {@code RedlockLocker}
- *     (with {@code RedlockMasters}, {@code RedlockRenewal}), their shared {@code AbstractLocker}, the views
+ *     (a {@code RedisLocker} on {@code RedlockQuorum}, with {@code RedlockMasters},
+ *     {@code RedlockRenewal}), their shared {@code AbstractLocker}, the views
  *     {@code LockView}, {@code MultiLockView}, {@code Handle};</li>
  * <li>waiting: {@code LockWait} (the one state machine), run by {@code ParkedWait} or {@code ExecutorWait},
  *     trying the per-kind {@code LockAttempt}s of {@code LockAttempts}, with {@code OwnerTurns},

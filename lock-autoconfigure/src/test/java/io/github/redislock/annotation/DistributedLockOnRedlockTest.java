@@ -2,8 +2,6 @@ package io.github.redislock.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
@@ -11,12 +9,11 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockRedlockAutoConfiguration;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.testsupport.BootLine;
-import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -26,28 +23,17 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class DistributedLockOnRedlockTest {
 
-    static final List<RedisServerProcess> masters = new ArrayList<>();
+    @RegisterExtension
+    static final RedlockMasters masters = new RedlockMasters(3);
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class,
                     RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
-    @BeforeAll
-    static void startMasters() {
-        for (int i = 0; i < 3; i++) {
-            masters.add(TestRedis.startNew());
-        }
-    }
-
-    @AfterAll
-    static void stopMasters() {
-        masters.forEach(RedisServerProcess::stop);
-    }
-
     private ApplicationContextRunner onRedlock() {
         return application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
-                "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()));
+                "redis-lock.redlock.nodes=" + masters.urls());
     }
 
     @Test
@@ -64,7 +50,7 @@ class DistributedLockOnRedlockTest {
         onRedlock().withBean(StockService.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(StockService.class).reserve("42")).isTrue();
-            assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:redlock-stock:42")).isEqualTo(0L));
+            assertThat(masters.copiesOf("lock:redlock-stock:42")).isZero();
         });
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -12,65 +11,80 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.AsyncLocker;
+import io.github.redislock.LeaderElection;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.testsupport.BootLine;
-import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.integration.support.locks.LockRegistry;
 
 class RedisLockRedlockAutoConfigurationTest {
 
-    static final List<RedisServerProcess> masters = new ArrayList<>();
+    @RegisterExtension
+    static final RedlockMasters masters = new RedlockMasters(3);
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockRedlockAutoConfiguration.class,
                     RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port());
 
-    @BeforeAll
-    static void startMasters() {
-        for (int i = 0; i < 3; i++) {
-            masters.add(TestRedis.startNew());
-        }
-    }
-
-    @AfterAll
-    static void stopMasters() {
-        masters.forEach(RedisServerProcess::stop);
-    }
-
-    static String masterUrls() {
-        return String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList());
-    }
-
     @Test
     void listingMastersSwitchesTheLockerToRedlock() {
         application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
-                        "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()))
+                        "redis-lock.redlock.nodes=" + masters.urls())
                 .run(context -> {
-                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(RedisLocker.class).doesNotHaveBean(AsyncLocker.class);
+                    assertThat(context).hasSingleBean(Locker.class).doesNotHaveBean(AsyncLocker.class);
+                    assertThat(context.getBean(Locker.class)).isInstanceOf(RedlockLocker.class);
                     RedlockLocker locker = context.getBean(RedlockLocker.class);
                     assertThat(locker.getQuorum()).isEqualTo(2);
                     locker.lock("configured");
-                    assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:configured")).isEqualTo(1L));
+                    assertThat(masters.copiesOf("lock:configured")).isEqualTo(3);
                     locker.unlock("configured");
                 });
     }
 
     @Test
-    void springIntegrationsRegistryOnRedlockFailsStartupNamingTheProperty() {
+    void twoOfThreeMastersTakeTheLockWhileOneIsDown() {
+        masters.get(1).stop();
+        application.withPropertyValues("redis-lock.redlock.node-timeout=500ms", "redis-lock.redlock.nodes=" + masters.urls())
+                .run(context -> {
+                    Locker locker = context.getBean(Locker.class);
+                    assertThat(locker.tryLock("one-master-down")).isTrue();
+                    assertThat(masters.copiesOf("lock:one-master-down")).isEqualTo(2);
+                    locker.unlock("one-master-down");
+                    assertThat(masters.copiesOf("lock:one-master-down")).isZero();
+                });
+    }
+
+    /** Spring Integration merely on the classpath: nothing uses a registry, so nothing may stop the application. */
+    @Test
+    void springIntegrationOnTheClasspathStartsARedlockApplicationWithoutARegistryOrAnElection() {
         application.withConfiguration(AutoConfigurations.of(RedisLockLeaderAutoConfiguration.class, RedisLockIntegrationAutoConfiguration.class))
-                .withPropertyValues("redis-lock.redlock.nodes=" + masterUrls())
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redis-lock.redlock.nodes"));
+                .withPropertyValues("redis-lock.redlock.nodes=" + masters.urls())
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RedlockLocker.class)
+                        .doesNotHaveBean(LockRegistry.class).doesNotHaveBean(LeaderElection.class));
+    }
+
+    @Test
+    void aRegistryLeaseWithRedlockFailsStartupNamingBothProperties() {
+        application.withPropertyValues("redis-lock.redlock.nodes=" + masters.urls(), "redis-lock.integration.lease=5s")
+                .run(context -> assertThat(context).getFailure().rootCause().isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("redis-lock.integration.lease has no effect with redis-lock.redlock.nodes"));
+    }
+
+    @Test
+    void aLeaderRoleWithRedlockFailsStartupNamingBothProperties() {
+        application.withPropertyValues("redis-lock.redlock.nodes=" + masters.urls(), "redis-lock.leader.roles.billing.lease=5s")
+                .run(context -> assertThat(context).getFailure().rootCause().isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("redis-lock.leader.roles has no effect with redis-lock.redlock.nodes"));
     }
 
     @Test
@@ -78,24 +92,24 @@ class RedisLockRedlockAutoConfigurationTest {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(RedisLockRedlockAutoConfiguration.class, RedisLockAutoConfiguration.class,
                         RedisLockAnnotationAutoConfiguration.class))
-                .withPropertyValues("redis-lock.redlock.node-timeout=1s", "redis-lock.redlock.nodes=" + masterUrls())
+                .withPropertyValues("redis-lock.redlock.node-timeout=1s", "redis-lock.redlock.nodes=" + masters.urls())
                 .run(context -> {
                     assertThat(context).hasNotFailed().doesNotHaveBean(RedisConnectionFactory.class);
                     Locker locker = context.getBean(Locker.class);
                     locker.lock("no-application-redis");
-                    assertThat(masters).allSatisfy(master -> assertThat(master.command("EXISTS", "lock:no-application-redis")).isEqualTo(1L));
+                    assertThat(masters.copiesOf("lock:no-application-redis")).isEqualTo(3);
                     locker.unlock("no-application-redis");
                 });
     }
 
     @Test
     void theServerVersionCheckedAtStartupIsEveryRedlockMastersNotTheApplicationsRedis() {
-        application.withPropertyValues("redis-lock.redlock.nodes=" + masterUrls())
+        application.withPropertyValues("redis-lock.redlock.nodes=" + masters.urls())
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBeansOfType(RedisServerVersionCheck.class).values())
                             .flatExtracting(check -> List.copyOf(check.servers()))
-                            .containsExactlyElementsOf(masters.stream().map(master -> "the Redlock master " + master.redisUri()).toList());
+                            .containsExactlyElementsOf(masters.list().stream().map(master -> "the Redlock master " + master.redisUri()).toList());
                 });
     }
 
@@ -146,7 +160,7 @@ class RedisLockRedlockAutoConfigurationTest {
     private CompletableFuture<Void> closeAnInstanceWhileItsThreadWaits() {
         String key = "closing-while-waiting-" + UUID.randomUUID();
         ApplicationContextRunner instance = application.withPropertyValues("redis-lock.redlock.node-timeout=1s",
-                "redis-lock.redlock.nodes=" + String.join(",", masters.stream().map(RedisServerProcess::redisUri).toList()));
+                "redis-lock.redlock.nodes=" + masters.urls());
         CompletableFuture<Void> waited = new CompletableFuture<>();
         instance.run(holder -> {
             Locker holding = holder.getBean(Locker.class);

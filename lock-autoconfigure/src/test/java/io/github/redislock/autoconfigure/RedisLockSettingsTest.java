@@ -5,23 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.beans.IntrospectionException;
 import java.beans.Introspector;
 import java.beans.PropertyDescriptor;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.testsupport.BootLine;
-import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -34,19 +30,8 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
  */
 class RedisLockSettingsTest {
 
-    static final List<RedisServerProcess> servers = new ArrayList<>();
-
-    @BeforeAll
-    static void startServers() {
-        for (int i = 0; i < 3; i++) {
-            servers.add(TestRedis.startNew());
-        }
-    }
-
-    @AfterAll
-    static void stopServers() {
-        servers.forEach(RedisServerProcess::stop);
-    }
+    @RegisterExtension
+    static final RedlockMasters servers = new RedlockMasters(3);
 
     final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockRedlockAutoConfiguration.class, RedisLockAutoConfiguration.class))
@@ -57,7 +42,7 @@ class RedisLockSettingsTest {
     }
 
     static String masterUrls() {
-        return servers.stream().map(RedisServerProcess::redisUri).collect(Collectors.joining(","));
+        return servers.urls();
     }
 
     /** Startup fails naming {@code property} and saying why, with each of {@code reasons}. */

@@ -17,23 +17,24 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.Candidacy;
+import io.github.redislock.FencingTokens;
 import io.github.redislock.LeadershipListener;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
+import io.github.redislock.LockRedisException;
 import io.github.redislock.core.OverlapDetector;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.integration.LockerLockRegistry;
 import io.github.redislock.leader.LockerLeaderElection;
 import io.github.redislock.testsupport.RedisServerProcess;
-import io.github.redislock.testsupport.TestRedis;
+import io.github.redislock.testsupport.RedlockMasters;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -44,7 +45,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class RedlockTest {
 
     static final int MASTERS = 5;
-    static final List<RedisServerProcess> masters = new ArrayList<>();
+    @RegisterExtension
+    static final RedlockMasters masters = new RedlockMasters(MASTERS);
 
     final List<LettuceConnectionFactory> factories = new ArrayList<>();
     final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
@@ -54,26 +56,8 @@ class RedlockTest {
     final List<RedlockLocker> lockers = new ArrayList<>();
     String key;
 
-    @BeforeAll
-    static void startMasters() {
-        for (int i = 0; i < MASTERS; i++) {
-            masters.add(TestRedis.startNew());
-        }
-    }
-
-    @AfterAll
-    static void stopMasters() {
-        masters.forEach(RedisServerProcess::stop);
-        masters.clear();
-    }
-
     @BeforeEach
     void connect() {
-        for (RedisServerProcess master : masters) {
-            if (!master.isRunning()) {
-                master.restart();
-            }
-        }
         first = locker();
         second = locker();
         key = "redlock-" + UUID.randomUUID();
@@ -126,7 +110,7 @@ class RedlockTest {
     void theOwnersLastUnlockFreesTheLockOnEveryMasterWhateverTheyCount() {
         first.lock(key);
         String owner = first.getClientId() + ":" + Thread.currentThread().getId();
-        masters.forEach(master -> master.command("HINCRBY", "lock:" + key, owner, "1"));
+        masters.list().forEach(master -> master.command("HINCRBY", "lock:" + key, owner, "1"));
 
         first.unlock(key);
 
@@ -143,7 +127,7 @@ class RedlockTest {
         RedlockLocker client = locker(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(3));
         String token = "job-" + UUID.randomUUID();
         assertThat(client.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)).isTrue();
-        masters.forEach(master -> master.command("CLIENT", "PAUSE", "400"));
+        masters.list().forEach(master -> master.command("CLIENT", "PAUSE", "400"));
         CompletableFuture<Boolean> reentry = CompletableFuture.supplyAsync(() -> {
             try {
                 return client.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
@@ -164,12 +148,15 @@ class RedlockTest {
     /** A holder still at work when its locker starts closing unlocks a moment later: the unlock still reaches the masters. */
     @Test
     void aHolderThatUnlocksWhileItsLockerClosesFreesTheLockOnEveryMaster() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
         CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> {
             first.lock(key);
+            held.countDown();
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(2)).until(() -> closing(first));
             first.unlock(key);
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> copiesOf(key) == MASTERS);
+        assertThat(held.await(5, TimeUnit.SECONDS)).as("the holder's lock() returned").isTrue(); // a lock() still waiting would be ended by the close
+        assertThat(copiesOf(key)).isEqualTo(MASTERS);
 
         first.close();
 
@@ -298,14 +285,78 @@ class RedlockTest {
     @Test
     void theWatchdogReportsALockLostOnAMajorityAndItsUnlockThrows() {
         first.lock(key);
+        loseItOnAMajority();
+
+        assertThat(lostEvents.get(0).getKey()).isEqualTo(key);
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class)
+                .hasMessageContaining("was lost before owner").hasMessageContaining("the watchdog found it gone");
+    }
+
+    /** Three of the five masters forget every lock (no persistence), and the watchdog reports the loss. */
+    private void loseItOnAMajority() {
         masters.get(0).restart();
         masters.get(1).restart();
         masters.get(2).restart();
-
         await().atMost(Duration.ofSeconds(5)).until(() -> !lostEvents.isEmpty());
-        assertThat(lostEvents.get(0).getKey()).isEqualTo(key);
-        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class)
-                .hasMessageContaining("only 2 of 5 masters still had it (quorum 3)");
+    }
+
+    /**
+     * An unlock that too few masters answer in time cannot tell whether the lock was lost: it fails as
+     * Redis failing (the lock frees itself when its lease ends), never as a loss another owner may have
+     * caused. The release still reaches the silent masters once they answer.
+     */
+    @Test
+    void anUnlockAMajorityDoesNotAnswerInTimeFailsAsARedisFailureNotALoss() {
+        first.lock(key);
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).command("CLIENT", "PAUSE", "1200");
+        }
+
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockRedisException.class)
+                .hasMessageContaining("lock:" + key).hasMessageContaining("redis-lock.redlock.nodes");
+        assertThat(first.heldLockCount()).as("holds the locker still knows of").isZero();
+        await().atMost(Duration.ofSeconds(3)).until(() -> copiesOf(key) == 0);
+    }
+
+    /**
+     * The owner locked twice: once before the watchdog found the lock lost on a majority, once after.
+     * Its first unlock is owed to the lost hold: it reports the loss and leaves the lock taken since
+     * alone, which only the second unlock frees.
+     */
+    @Test
+    void anUnlockOwedToAHoldFoundLostReportsTheLossAndKeepsTheLockTakenSince() {
+        first.lock(key);
+        loseItOnAMajority();
+        first.lock(key);
+
+        assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class).hasMessageContaining(key);
+        assertThat(copiesOf(key)).as("copies of the lock taken since the loss").isEqualTo(MASTERS);
+        assertThat(second.tryLock(key)).isFalse();
+        first.unlock(key);
+        assertThat(copiesOf(key)).isZero();
+    }
+
+    /**
+     * A round that cannot reach a majority, on a master that runs its acquire only after the client gave
+     * up on the reply: that first hold is nobody's, and it is given back there at once rather than
+     * blocking the master for the whole lease.
+     */
+    @Test
+    void aFirstHoldWhoseReplyWasLostInAFailedRoundIsGivenBackOnThatMaster() {
+        RedlockLocker client = locker(Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofSeconds(5));
+        client.lock(key); // the scripts are loaded on every master: the paused one runs the acquire itself, not a NOSCRIPT
+        client.unlock(key);
+        for (int i = 1; i <= 3; i++) {
+            masters.get(i).command("HSET", "lock:" + key, "someone-else:1", "1");
+            masters.get(i).command("PEXPIRE", "lock:" + key, "30000");
+        }
+        masters.get(0).command("CLIENT", "PAUSE", "800");
+
+        assertThat(client.tryLock(key)).isFalse();
+
+        await().pollDelay(Duration.ofMillis(1000)).atMost(Duration.ofMillis(2500)).pollInterval(Duration.ofMillis(50))
+                .until(() -> Long.valueOf(0).equals(masters.get(0).command("EXISTS", "lock:" + key)));
+        assertThat(masters.get(4).command("EXISTS", "lock:" + key)).as("the copy of the master that granted in time").isEqualTo(0L);
     }
 
     @Test
@@ -376,6 +427,17 @@ class RedlockTest {
     }
 
     @Test
+    void theCurrentThreadsFencingTokenIsRefusedNamingTheProperty() {
+        first.lock(key);
+        try {
+            assertThatThrownBy(() -> FencingTokens.current(key)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("'" + key + "'");
+        } finally {
+            first.unlock(key);
+        }
+    }
+
+    @Test
     void theLockRegistryRefusesARedlockLockerNamingTheProperty() {
         assertThatThrownBy(() -> new LockerLockRegistry<>(first)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("LockerLockRegistry");
@@ -422,7 +484,7 @@ class RedlockTest {
     private RedlockLocker locker(Duration nodeTimeout, Duration commandTimeout, Duration watchdogTimeout) {
         List<RedisConnectionFactory> nodes = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        for (RedisServerProcess master : masters) {
+        for (RedisServerProcess master : masters.list()) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(master.host(), master.port()),
                     LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
             factory.afterPropertiesSet();
@@ -442,7 +504,6 @@ class RedlockTest {
     }
 
     private long copiesOf(String lockKey) {
-        return masters.stream().filter(RedisServerProcess::isRunning)
-                .filter(master -> Long.valueOf(1).equals(master.command("EXISTS", "lock:" + lockKey))).count();
+        return masters.copiesOf("lock:" + lockKey);
     }
 }
