@@ -6,7 +6,7 @@
 # model/trails/*.trace, through the real scripts on a real redis-server, so `./mvnw verify` needs no
 # spin: the traces are committed, and model/verify.sh fails when they are not the ones the models write.
 #
-#   model/traces.sh write   rewrites model/traces/random.trace and model/traces/rwlock.trace
+#   model/traces.sh write   rewrites model/traces/random.trace, features.trace and rwlock.trace
 #   model/traces.sh check   exits 1 when a committed file differs from what the models write now
 #
 # A simulation that violates an assertion fails both (each is one more random test of the fixed model).
@@ -21,6 +21,13 @@ configs=(
     "lossy|250|-DFIXED -DCYCLES0=3 -DCYCLES1=2 -DCYCLES2=3 -DLOST_REPLIES=2 -DLOST_MESSAGES=2 -DKILLS=0 -DCLOSES=0"
     "distinct-owners|250|-DFIXED -DDISTINCT_OWNERS -DCYCLES0=2 -DCYCLES1=2 -DCYCLES2=3 -DKILLS=0"
     "every-fault|250|-DFIXED -DCYCLES0=2 -DCYCLES1=2 -DCYCLES2=2 -DLATE_RENEWALS=1"
+)
+
+# the steps only some runs take (zero-wait tries, kept releases, async cancels, 'released' wake-ups)
+feature_steps="-DFIXED -DZERO_WAIT_TRIES -DHOLD_AT_LEAST -DASYNC_CANCELS=1 -DRELEASED_MESSAGES"
+feature_configs=(
+    "features-faults|150|$feature_steps -DCYCLES0=2 -DCYCLES1=3 -DCYCLES2=3 -DKILLS=0"
+    "features-calm|100|$feature_steps -DCYCLES0=3 -DCYCLES1=3 -DCYCLES2=3 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0"
 )
 
 # the read-write lock: two cycles per thread, with every fault rwlock.pml has
@@ -77,8 +84,10 @@ settle() {
 
 failed=0
 simulate lock.pml random.trace "${configs[@]}" || failed=1
+simulate lock.pml features.trace "${feature_configs[@]}" || failed=1
 simulate rwlock.pml rwlock.trace "${rw_configs[@]}" || failed=1
 if [ "$failed" != 0 ]; then exit 1; fi
 settle lock.pml random.trace || failed=1
+settle lock.pml features.trace || failed=1
 settle rwlock.pml rwlock.trace || failed=1
 exit $failed
