@@ -24,6 +24,14 @@
  *   -DBROKEN_ANY_WAIT_ID       a waiter takes a 'granted' message meant for any of its waits
  *   -DBROKEN_RELEASED_AS_GRANT a waiter takes a 'released' message for a hand-off
  *   -DBROKEN_RENEW_EXISTS      renew.lua checks that the key exists instead of its owner field
+ *   -DBROKEN_ZERO_WAIT_KEEPS_LOST  a zero-wait try whose reply was lost does not give back what it took
+ *   -DBROKEN_KEEP_DELETES      release.lua's kept release (holdAtLeast) deletes the key instead of keeping it
+ *   -DBROKEN_GIVE_BACK_TAKES_TURN  the async cancel give-back waits for its acquisition's turn (e189b0e)
+ * Steps that only some runs take (each kept out of the others' state space):
+ *   -DZERO_WAIT_TRIES    thread 1's lock() calls are tries with no wait (tryLock with a zero wait)
+ *   -DHOLD_AT_LEAST      thread 2's final unlock may keep the lock (unlock with holdAtLeast: the 'kept' field)
+ *   -DASYNC_CANCELS=n    n cancellations of thread 0's async acquisition while its acquire.lua is in flight
+ *   -DRELEASED_MESSAGES  a release that finds no live queue place publishes 'released', which wakes the waiters
  * Every assertion carries a "property: <name>" tag, which verify.sh reads to tell which one failed.
  *
  * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/*.lua) are atomic steps
@@ -155,8 +163,8 @@ bool rhand;                  /* the key was set by a hand-off, and nothing gave 
 #else
 #define ANY_WAIT_ID false
 #endif
-#ifdef BROKEN_RELEASED_AS_GRANT
-bool relMsg[NT];             /* broken: a 'released' message the waiter has not read, read as a grant */
+#if defined(BROKEN_RELEASED_AS_GRANT) || defined(RELEASED_MESSAGES)
+bool relMsg[NT];             /* a 'released' message the waiter has not read (broken: read as a grant) */
 #define PUBLISH_RELEASED sm = 0; do :: sm < NT -> if :: waiting[sm] -> relMsg[sm] = 1 :: else fi; sm++ :: else -> break od; sm = 0
 #else
 #define PUBLISH_RELEASED skip  /* a 'released' message only wakes a waiter, which may retry at any moment anyway */
@@ -209,6 +217,16 @@ byte pubM, pubT;             /* the 'granted' message a release.lua step publish
  * state after every step. (printf costs nothing in a verification run.) */
 #define REDIS_STATE printf("| %d %d %d %d %d ", rc[1], rc[2], rc[3], rw, qn); \
                     printf("%d %d %d %d %d %d %d %d\n", q[0], ql[0], q[1], ql[1], q[2], ql[2], q[3], ql[3])
+#ifdef HOLD_AT_LEAST
+/* -DHOLD_AT_LEAST: the hash may hold a 'kept' field, a fourteenth number in the state */
+bool rk;                     /* the lock hash's 'kept' field (its value, the former owner, is not modelled) */
+bool keeping;                /* ghost: a kept release's holdAtLeast has not run out yet */
+#undef KEY_EXISTS
+#define KEY_EXISTS (rc[1] > 0 || rc[2] > 0 || rc[3] > 0 || rk)
+#undef REDIS_STATE
+#define REDIS_STATE printf("| %d %d %d %d %d ", rc[1], rc[2], rc[3], rw, qn); \
+                    printf("%d %d %d %d %d %d %d %d %d\n", q[0], ql[0], q[1], ql[1], q[2], ql[2], q[3], ql[3], rk)
+#endif
 
 /* ---------------------------------------------------------------- properties */
 
@@ -527,6 +545,67 @@ inline holdsAcquired(o, t, cnt, tok) {
 #define ACQ_DONE(o) skip
 #endif
 
+
+/* ---------------------------------------------------------------- steps that only some runs take */
+#ifdef ZERO_WAIT_TRIES
+#define ZW(t) ((t) == 1)
+#define ZERO_WAIT_BRANCH(t) if :: ZW(t) -> goto zeroTry :: else fi
+/* acquire.lua with ARGV[3] = 0 and ARGV[6] = '0' (a try that does not wait): takes a free lock (or
+ * re-enters), else changes nothing: no queue place, no 'waiters' field. Sets ok, cnt, tok. */
+inline tryLua(o, first, ok, cnt, tok) {
+    if
+    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:60 "if keepPlace > 0 or ARGV[6] == '1' then" */
+    :: else ->
+        if
+        :: first -> rc[o] = 1; cnt = 1
+        :: else -> rc[o]++; cnt = rc[o]
+        fi;
+        if
+        :: cnt == 1 -> clock++; tok = clock; handOut(tok)
+        :: else -> tok = 0
+        fi;
+        HANDED(0);
+        ok = 1
+    fi
+}
+#else
+#define ZERO_WAIT_BRANCH(t) skip
+#endif
+
+#ifdef ASYNC_CANCELS
+bool cancelled[NT];          /* the caller cancelled thread t's async acquisition (RedisAsyncLocker) */
+byte cancels = ASYNC_CANCELS;
+#ifdef BROKEN_GIVE_BACK_TAKES_TURN
+#define GIVE_BACK_TURN(o) REL_FREE(o)   /* broken (e189b0e): the give-back waits for the turn its own acquisition holds */
+#else
+#define GIVE_BACK_TURN(o) true          /* RedisLocker.java "return releases.releaseAsync(taken.get(0), settleOn);": no turn */
+#endif
+#endif
+
+#ifdef HOLD_AT_LEAST
+/* A final release of thread 2 may keep the lock (unlock(key, holdAtLeast) before holdAtLeast ran out:
+ * HoldAtLeast.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
+#define RELEASE_OR_KEEP(o, t, token, rem, final) \
+    if :: (t) == 2 && final -> keepLua(o, token, rem) :: else -> releaseLua(o, 0, token, rem, final) fi
+/* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */
+inline keepLua(o, rt, rem) {
+    if
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:89 "if not fields[1] then" */
+    :: else ->
+#ifdef BROKEN_KEEP_DELETES
+        rc[o] = 0; rw = 0;                                /* broken: deleted at once, as by a plain release */
+#else
+        rc[o] = 0; rk = 1;                                /* release.lua:103 "redis.call('hset', hash, 'kept', owner)" */
+#endif
+        keeping = 1; sj = 0;
+        rem = 0
+    fi;
+    printf("@K %d %d = %d ", o, rt, rem); REDIS_STATE
+}
+#else
+#define RELEASE_OR_KEEP(o, t, token, rem, final) releaseLua(o, 0, token, rem, final)
+#endif
+
 proctype Client(byte t) {
     byte o = OWNER(t);
     byte L = LOCKER(t);
@@ -558,7 +637,8 @@ lock:
         qb = queued[t];                                   /* LockAttempts.java "boolean queuedBefore = queued();" */
         first = !(hk[o] && !hlost[o]);                    /* HeldLocks.java "boolean[] firstHolds(List<LockKeys> group, String owner)" */
         MARK_BEFORE_SEND;
-        printf("T%d lock() wait %d, firstHold=%d\n", t, wid[t], first)
+        printf("T%d lock() wait %d, firstHold=%d\n", t, wid[t], first);
+        ZERO_WAIT_BRANCH(t)
     }
 try:
     atomic {
@@ -571,6 +651,17 @@ try:
         if :: lost -> printf("T%d  ...reply LOST\n", t) :: else fi;
         check()
     }
+#ifdef ASYNC_CANCELS
+trySettles:                                               /* the try's reply is in flight: an async caller may cancel now */
+    atomic {
+        RUNNING(L);
+        if
+        :: cancelled[t] && !lost && ok -> goto cancelGiveBack
+        :: cancelled[t] && (lost || !ok) -> cancelled[t] = 0; ok = 0; cnt = 0; tok = 0; goto abandon   /* the stopped wait ends */
+        :: else
+        fi
+    }
+#endif
     atomic {
         RUNNING(L);
         if
@@ -625,6 +716,9 @@ wait:                                                     /* LockWait: woken, ti
             printf("T%d  reads granted:%d\n", t, token);
             goto handed }
     :: atomic { RUNNING(L) && gtok[t] != 0 && gwid[t] != wid[t] -> gtok[t] = 0; gwid[t] = 0; gend[t] = 0 }  /* not this wait's */
+#ifdef RELEASED_MESSAGES
+    :: atomic { RUNNING(L) && relMsg[t] -> relMsg[t] = 0; printf("T%d  woken by released\n", t); goto retry }   /* woken: it tries again (a free lock: release.lua "else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a") */
+#endif
 #ifdef BROKEN_RELEASED_AS_GRANT
     :: atomic { RUNNING(L) && relMsg[t] -> relMsg[t] = 0; token = 0;
             printf("T%d  reads released as a grant\n", t); goto handed }
@@ -786,9 +880,10 @@ unlock:
         myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
         if :: final && hw[o] -> hw[o] = 0 :: else fi      /* unwatch before the release */
     }
+releaseHold:
     atomic {
         RUNNING(L);
-        releaseLua(o, 0, token, rem, final);              /* HoldReleases.releasePlain */
+        RELEASE_OR_KEEP(o, t, token, rem, final);         /* HoldReleases.releasePlain */
         printf("T%d  release.lua owner %d token %d: %d\n", t, o, token, rem);
         loseReply(lost);
         check()
@@ -835,6 +930,83 @@ unlocked:
         check();
         goto idle
     }
+#ifdef ZERO_WAIT_TRIES
+    /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "long keep = queue ? keepPlace : 0;" */
+zeroTry:
+    atomic {
+        RUNNING(L);
+        tryLua(o, first, ok, cnt, tok);
+        printf("@A %d 0 0 %d = %d %d %d ", o, first, ok, cnt, tok); REDIS_STATE;
+        if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
+        printf("T%d  acquire.lua (no queue) owner %d: %d (count %d, token %d)\n", t, o, ok, cnt, tok);
+        loseReply(lost);
+        if :: lost -> printf("T%d  ...reply LOST\n", t) :: else fi;
+        check()
+    }
+    atomic {
+        RUNNING(L);
+        if
+#ifdef BROKEN_ZERO_WAIT_KEEPS_LOST
+        :: lost -> goto zeroEnd                           /* broken: a lost reply's hold is nobody's, until its lease ends */
+#else
+        :: lost && first -> goto zeroGiveBack             /* abandon: a lost first hold's reply may have taken the lock */
+        :: lost && !first -> goto zeroEnd                 /* a re-entry: the client's count governs (fix E) */
+#endif
+        :: !lost && closed[L] -> goto zeroGiveBack        /* LockAttempts.java "if (closing.getAsBoolean()) {" */
+        :: !lost && !closed[L] && ok ->
+            holdsAcquired(o, t, cnt, tok);
+            bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
+            printf("T%d tryLock() returns true (hold %d, token %d)\n", t, cnt, tok);
+            ok = 0; cnt = 0; tok = 0; first = 0; qb = 0;
+            check();
+            goto idle
+        :: !lost && !closed[L] && !ok -> goto zeroEnd     /* blocked: the try returns false, nothing queued */
+        fi
+    }
+zeroGiveBack:
+    atomic {
+        RUNNING(L);
+        releaseLua(o, MEMBER(t), 0, rem, 0);              /* withdraw with the member, never queued: releases what the try took */
+        printf("T%d  give back (release.lua member %d): %d\n", t, MEMBER(t), rem);
+        loseReply(lost);
+        rem = 0; lost = 0;
+        check()
+    }
+zeroEnd:
+    atomic {
+        /* what the try took is given back: the owner holds the lock only for its other thread */
+        assert(!CHECK_OWNERS || rc[o] == 0 || (t == 1 && OWNER(0) == o && (bel[0] > 0 || busy[0])));   /* property: lost_try_given_back */
+        lost = 0; ok = 0; cnt = 0; tok = 0;
+        goto endWait
+    }
+#endif
+#ifdef ASYNC_CANCELS
+    /* ---- RedisLocker.java "CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {":
+     * the async acquisition was cancelled while its acquire.lua was in flight; the reply granted the
+     * lock, so the wait registers the hold and gives it back at once, without the turn its own
+     * acquisition still holds (e189b0e: waiting for that turn deadlocked the give-back) */
+cancelGiveBack:
+    atomic {
+        RUNNING(L) && GIVE_BACK_TURN(o);
+        cancelled[t] = 0;
+        queued[t] = 0;
+        holdsAcquired(o, t, cnt, tok);
+        ENDED_WAIT_CHECK(t);
+        waiting[t] = 0;
+        ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
+        printf("T%d acquisition cancelled as it took the lock: gives it back\n", t);
+#ifdef FIX_G
+        if                                                /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
+        :: hlc[o] > 0 ->                                  /* the new hold replaced a lost one: the give-back pays one of its nests */
+            hlc[o]--; printf("T%d  give-back: LockLostException (a lost hold's nest), Redis untouched\n", t); goto unlocked
+        :: else
+        fi;
+#endif
+        myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
+        if :: final && hw[o] -> hw[o] = 0 :: else fi;
+        goto releaseHold                                  /* the release of unlock(), ending with REL_DONE: the turn ends */
+    }
+#endif
 end_done:
     skip
     } unless { dead[L] }
@@ -907,6 +1079,32 @@ inline renewLua(o) {
     sf = 0
 }
 
+
+#if defined(HOLD_AT_LEAST) || defined(ASYNC_CANCELS)
+/* The kept time running out, a kept lock refusing every owner, and the async callers' cancellations. */
+proctype Extras() {
+end_extras:
+    do
+#ifdef HOLD_AT_LEAST
+    :: atomic { keeping -> keeping = 0; if :: rk -> rk = 0; printf("TIME kept lock ends\n"); expireKey() :: else fi; check() }
+    :: atomic { keeping && (rc[1] > 0 || rc[2] > 0 || rc[3] > 0) ->
+                assert(false)   /* property: kept_lock_refuses_owners */
+              }
+#endif
+#ifdef ASYNC_CANCELS
+    :: atomic { cancels > 0 && Client[1]@trySettles -> cancels--; cancelled[0] = 1; printf("T0 acquisition CANCELLED\n") }
+#endif
+    od
+}
+#define RUN_EXTRAS run Extras()
+#else
+#define RUN_EXTRAS skip
+#endif
+#ifdef HOLD_AT_LEAST
+#undef HAS_LEASE
+#define HAS_LEASE(o) (!rk)           /* a kept lock ends when its kept time does (Extras), no earlier */
+#endif
+
 proctype Time() {
 end_time:
     do
@@ -946,7 +1144,8 @@ init {
         run Client(0); run Client(1); run Client(2);
         run Closer(0);
         run Time();
-        run Chaos()
+        run Chaos();
+        RUN_EXTRAS
     }
 }
 

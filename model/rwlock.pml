@@ -12,6 +12,14 @@
  *
  * A reference reads <file>:<line> "<text on that line>", checked by ModelReferencesTest.
  *
+ * Conformance traces (spin -T): each script call and each lease end prints one line starting with '@':
+ *   @W <owner> <write> <ARGV[4]> <ARGV[5]> = <ok> <holds> <token> | <state>   an acquisition
+ *   @U <owner> <write> = <reply> | <state>                                     a release (255 = -1)
+ *   @E <owner> = | <state>                                                     the owner's lease ended
+ * where <state> is, per owner 1 to 3, its read count, write count and whether it has a lease, then the
+ * 'writer' field (0 = none). model/traces.sh collects them; ModelConformanceTest replays them through
+ * read-write.lua on a real redis-server, comparing the owners Redis still counts after every step.
+ *
  * Deliberately broken variants that must fail (model/verify.sh):
  *   -DBROKEN_RW_READ_BESIDE_WRITER  a read ignores another owner's write hold
  *   -DBROKEN_RW_WRITE_BESIDE_READERS a write ignores the readers
@@ -60,6 +68,8 @@ byte lateRenewals = LATE_RENEWALS;
 #define OTHERS_READ(o)  ((o != 1 && rr[1] > 0) || (o != 2 && rr[2] > 0) || (o != 3 && rr[3] > 0))
 #define ANY_LEASE (lease[1] || lease[2] || lease[3])
 
+#define RW_STATE printf("| %d %d %d %d %d %d %d %d %d %d\n", rr[1], ww[1], lease[1], rr[2], ww[2], lease[2], rr[3], ww[3], lease[3], writer)
+
 inline check() {
     /* at most one owner holds a write hold */
     assert((ww[1] > 0) + (ww[2] > 0) + (ww[3] > 0) <= 1);   /* property: single_writer */
@@ -75,7 +85,8 @@ inline check() {
 inline leaveOwner(o) {
     rr[o] = 0; ww[o] = 0; tk[o] = 0; lease[o] = 0;
     if :: writer == o -> writer = 0 :: else fi;
-    if :: belR[o - 1] + belW[o - 1] > 0 -> ended[o - 1] = 1 :: else fi
+    if :: belR[o - 1] + belW[o - 1] > 0 -> ended[o - 1] = 1 :: else fi;
+    printf("@E %d = ", o); RW_STATE
 }
 
 /* read-write.lua acquiring: wr = 'write' else 'read'; nothing = ARGV[4]; firstKind = ARGV[5]. */
@@ -156,6 +167,7 @@ take:
         nothing = (belR[t] + belW[t] == 0);
         if :: wr -> firstKind = (belW[t] == 0) :: else -> firstKind = (belR[t] == 0) fi;
         acquireRw(o, wr, nothing, firstKind, ok, cnt);
+        printf("@W %d %d %d %d = %d %d %d ", o, wr, nothing, firstKind, ok, cnt, (ok -> tk[o] : 0)); RW_STATE;
         nothing = 0; firstKind = 0;
         loseReply(lost);
         if
@@ -170,6 +182,7 @@ release:
     atomic {
         RUNNING(L);
         releaseRw(o, wr, rem);
+        printf("@U %d %d = %d ", o, wr, rem); RW_STATE;
         if :: wr -> belW[t]-- :: else -> belR[t]-- fi;  /* told or not, the caller let go */
         if :: belR[t] + belW[t] == 0 -> ended[t] = 0 :: else fi;
         loseReply(lost);

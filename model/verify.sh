@@ -146,6 +146,13 @@ lane1() {
     run abc-lost-reentry-reply no_orphan safety "-i" -- -DFIXED -DONLY_ABC -DCLOSES=0 -DKILLS=0 -DPAUSES=0 -DLOST_MESSAGES=0 -DCYCLES1=0 -DSKIP_OWNERS -DSKIP_TOKENS -DSKIP_WAITS
     run abc-stale-hand-off-token tokens_rise safety "-i" -- -DFIXED -DONLY_ABC -DCLOSES=0 -DKILLS=0 -DPAUSES=0 -DLOST_MESSAGES=0 -DCYCLES1=0 -DSKIP_OWNERS -DSKIP_ORPHANS -DSKIP_WAITS
     run abc-unlock-after-loss no_false_belief safety "" -- -DFIXED -DONLY_ABC -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DSKIP_TOKENS -DSKIP_ORPHANS -DSKIP_WAITS
+    # Steps only some runs take (issue 31): zero-wait tries, the kept field of holdAtLeast, 'released' as a wake-up.
+    run fixed-zero-wait-tries pass safety "-w26" -- -DFIXED -DZERO_WAIT_TRIES -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
+    run fixed-zero-wait-tries-close pass safety "-w26" -- -DFIXED -DZERO_WAIT_TRIES -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0
+    run fixed-hold-at-least pass safety "-w26" -- -DFIXED -DHOLD_AT_LEAST -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
+    run fixed-released-messages pass safety "-w26" -- -DFIXED -DRELEASED_MESSAGES -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0 -DCYCLES2=2
+    run broken-zero-wait-keeps-lost lost_try_given_back safety "" -- -DFIXED -DZERO_WAIT_TRIES -DBROKEN_ZERO_WAIT_KEEPS_LOST -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
+    run broken-keep-deletes kept_lock_refuses_owners safety "" -- -DFIXED -DHOLD_AT_LEAST -DBROKEN_KEEP_DELETES $quiet -DCLOSES=0
 }
 lane2() {
     run fixed-kill-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0
@@ -167,6 +174,12 @@ lane2() {
     run broken-any-wait-id no_false_belief safety "" -- -DFIXED -DBROKEN_ANY_WAIT_ID $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2
     run broken-released-as-grant no_false_belief safety "" -- -DFIXED -DBROKEN_RELEASED_AS_GRANT -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DREENTRIES=0 -DCLOSES=0 -DCYCLES2=2
     run broken-renew-exists renewal_confirms_owner safety "" -- -DFIXED -DBROKEN_RENEW_EXISTS -DLATE_RENEWALS=1 $quiet -DCLOSES=0
+    # The async cancel give-back (issue 31): an acquisition cancelled while its acquire.lua is in flight gives
+    # back what the reply granted, without its own turn; waiting for that turn deadlocks (e189b0e: end_state).
+    run fixed-async-cancel pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
+    run broken-give-back-takes-turn end_state safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_TAKES_TURN $quiet -DCLOSES=0
+    # The read-write lock with two cycles per thread.
+    run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 }
 lane1 > "$work/lane1.log" 2>&1 &
 lane1_pid=$!

@@ -24,13 +24,24 @@ import org.junit.jupiter.api.Test;
 class ModelConformanceTest {
 
     /** The spin defines of variants whose scripts are deliberately broken: their trails must not conform. */
-    private static final List<String> BROKEN_SCRIPTS = List.of("-DBROKEN_RELEASE_ANY", "-DBROKEN_WITHDRAW_KEEPS", "-DBROKEN_RENEW_EXISTS");
+    private static final List<String> BROKEN_SCRIPTS = List.of("-DBROKEN_RELEASE_ANY", "-DBROKEN_WITHDRAW_KEEPS", "-DBROKEN_RENEW_EXISTS",
+            "-DBROKEN_KEEP_DELETES");
 
     @Test
     void everyRandomSimulationOfTheModelRunsAlikeOnRedis() throws IOException {
         List<ModelTrace> traces = ModelTrace.read(ModelTrace.MODEL.resolve("traces/random.trace"));
         assertThat(traces).as("random simulations in model/traces/random.trace").hasSizeGreaterThanOrEqualTo(1000);
         assertThat(differences(traces, ModelReplay.script(LockScript.RELEASE), "random", 3)).isEmpty();
+    }
+
+    @Test
+    void everyRandomSimulationOfTheStepsOnlySomeRunsTakeRunsAlikeOnRedis() throws IOException {
+        // zero-wait tries, kept releases (holdAtLeast), async cancel give-backs and 'released' wake-ups
+        List<ModelTrace> traces = ModelTrace.read(ModelTrace.MODEL.resolve("traces/features.trace"));
+        assertThat(traces).as("random simulations in model/traces/features.trace").hasSizeGreaterThanOrEqualTo(200);
+        assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'K' && step.kept()))
+                .as("kept releases in the traces").isNotEmpty();
+        assertThat(differences(traces, ModelReplay.script(LockScript.RELEASE), "features", 3)).isEmpty();
     }
 
     @Test

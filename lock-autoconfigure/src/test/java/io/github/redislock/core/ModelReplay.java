@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +40,8 @@ final class ModelReplay implements AutoCloseable {
     static final long LEASE = 60_000;
     static final long KEEP_PLACE = 20_000;
     static final long CLAIM_LEASE = 30_000;
+    /** How long a kept release (holdAtLeast) keeps the lock: the model ends it with an 'E' step. */
+    static final long KEEP = 60_000;
     private static final String SENTINEL = "end-of-trace";
 
     private final RedisClient client;
@@ -98,7 +99,7 @@ final class ModelReplay implements AutoCloseable {
     private final class Run {
         private final ModelTrace trace;
         private final LockKeys keys;
-        private final TreeMap<Integer, Long> tokens = new TreeMap<>();
+        private final ModelTokens tokens = new ModelTokens();
 
         Run(ModelTrace trace, LockKeys keys) {
             this.trace = trace;
@@ -141,9 +142,11 @@ final class ModelReplay implements AutoCloseable {
             int[] r = step.reply();
             switch (step.op()) {
                 case 'A' -> {
+                    boolean queues = a[1] != 0; // member 0: a try with no wait, which does not queue
+                    long keepPlace = queues ? KEEP_PLACE : 0;
                     byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[3] == 1},
-                            KEEP_PLACE, member(a[1]), a[2] == 1, true);
-                    List<Object> reply = eval(acquire, LockCommands.acquireKeyCount(1, KEEP_PLACE), keysAndArgs);
+                            keepPlace, queues ? member(a[1]) : "", a[2] == 1, queues);
+                    List<Object> reply = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
                     long ok = (Long) reply.get(0);
                     if (ok != r[0]) {
                         return "acquire.lua answered " + reply + ", the model " + Arrays.toString(r);
@@ -152,12 +155,12 @@ final class ModelReplay implements AutoCloseable {
                         if ((Long) reply.get(1) != r[1]) {
                             return "acquire.lua counts " + reply.get(1) + " holds, the model " + r[1];
                         }
-                        return token(r[2], (Long) reply.get(2), "acquire.lua");
+                        return tokens.map(r[2], (Long) reply.get(2), "acquire.lua");
                     }
                     return null;
                 }
                 case 'R' -> {
-                    Long released = a[2] == 0 ? Long.valueOf(0) : tokens.get(a[2]);
+                    Long released = a[2] == 0 ? Long.valueOf(0) : tokens.redis(a[2]);
                     if (released == null) {
                         return "the model releases with token " + a[2] + ", which Redis never drew";
                     }
@@ -169,6 +172,20 @@ final class ModelReplay implements AutoCloseable {
                         return "release.lua answered " + reply.get(0) + ", the model " + expected;
                     }
                     return r[1] == 0 ? null : granted(r[1], r[2]);
+                }
+                case 'K' -> {
+                    // a final release keeping the lock (holdAtLeast): release.lua's ARGV[3+2n+i] after the per-lock arguments
+                    Long released = a[1] == 0 ? Long.valueOf(0) : tokens.redis(a[1]);
+                    if (released == null) {
+                        return "the model releases with token " + a[1] + ", which Redis never drew";
+                    }
+                    byte[][] plain = LockCommands.releaseKeysAndArgs(List.of(keys), owner(a[0]), "", new long[] {0}, new long[] {released},
+                            "publish".getBytes(StandardCharsets.UTF_8));
+                    byte[][] keysAndArgs = Arrays.copyOf(plain, plain.length + 1);
+                    keysAndArgs[plain.length] = Long.toString(KEEP).getBytes(StandardCharsets.UTF_8);
+                    List<Object> reply = eval(release, LockCommands.RELEASE_KEYS_PER_LOCK, keysAndArgs);
+                    long expected = r[0] == 255 ? -1 : r[0];
+                    return (Long) reply.get(0) != expected ? "release.lua (keeping) answered " + reply.get(0) + ", the model " + expected : null;
                 }
                 case 'C' -> {
                     Long reply = connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]),
@@ -201,7 +218,7 @@ final class ModelReplay implements AutoCloseable {
                 return "the model hands the lock to " + waitName(member) + ", Redis published " + message;
             }
             String drawn = message.substring(expectedStart.length(), message.length() - expectedEnd.length());
-            return token(token, Long.parseLong(drawn), "the hand-off");
+            return tokens.map(token, Long.parseLong(drawn), "the hand-off");
         }
 
         /** Publishes a sentinel after the trace: every message before it is one the model did not publish. */
@@ -221,27 +238,6 @@ final class ModelReplay implements AutoCloseable {
             return extra.isEmpty() ? null : "Redis published messages the model did not: " + extra;
         }
 
-        /** Model token {@code modelToken} is Redis' {@code redisToken}: the mapping stays one-to-one and ordered. */
-        private String token(int modelToken, long redisToken, String who) {
-            if (modelToken == 0) {
-                return redisToken == 0 ? null : who + " drew token " + redisToken + " where the model draws none";
-            }
-            if (redisToken == 0) {
-                return who + " drew no token where the model draws " + modelToken;
-            }
-            Long known = tokens.get(modelToken);
-            if (known != null) {
-                return known == redisToken ? null : who + " gave token " + redisToken + " for model token " + modelToken + ", which was " + known;
-            }
-            Map.Entry<Integer, Long> below = tokens.lowerEntry(modelToken);
-            Map.Entry<Integer, Long> above = tokens.higherEntry(modelToken);
-            if (below != null && below.getValue() >= redisToken || above != null && above.getValue() <= redisToken) {
-                return who + " drew token " + redisToken + " out of the model's order (model token " + modelToken + ", known " + tokens + ")";
-            }
-            tokens.put(modelToken, redisToken);
-            return null;
-        }
-
         /** Compares the lock hash, the queue and its deadlines with the model's state after the step. */
         private String state(ModelTrace.Step step) {
             Map<String, String> expectedHash = new HashMap<>();
@@ -254,6 +250,10 @@ final class ModelReplay implements AutoCloseable {
                 expectedHash.put("waiters", "1");
             }
             Map<String, String> hash = redis.hgetall(keys.name());
+            if (step.kept() != hash.containsKey("kept")) {
+                return "the lock hash is " + hash + ", the model's " + (step.kept() ? "has" : "has no") + " 'kept' field";
+            }
+            hash.remove("kept"); // its value, the former owner, is not in the model
             if (!hash.equals(expectedHash)) {
                 return "the lock hash is " + hash + ", the model's " + expectedHash;
             }

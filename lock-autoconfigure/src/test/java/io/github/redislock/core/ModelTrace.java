@@ -24,14 +24,16 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
     static final Path MODEL = Path.of("..", "model");
 
     /**
-     * One step: {@code op} is A (acquire.lua), R (release.lua), C (claim.lua), N (renew.lua), E (the key's lease ended),
-     * L (a queue place's deadline passed) or X (the queue's keys expired).
+     * One step: {@code op} is A (acquire.lua; member 0: a try that does not queue), R (release.lua), K (release.lua
+     * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), E (the key's lease ended), L (a queue place's
+     * deadline passed) or X (the queue's keys expired).
      *
      * @param line the line as the model printed it, for failure messages
      * @param args the step's arguments
      * @param reply the reply the model computed
      * @param state after the step: hold counts of owner fields 1 to 3, 'waiters', queue length, then
-     *              per queue place (4) its member and whether its deadline passed
+     *              per queue place (4) its member and whether its deadline passed; with {@code -DHOLD_AT_LEAST}
+     *              a fourteenth number, whether the hash has its 'kept' field
      */
     record Step(String line, char op, int[] args, int[] reply, int[] state) {
         int count(int owner) {
@@ -52,6 +54,10 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
 
         boolean lapsed(int place) {
             return state[6 + 2 * place] == 1;
+        }
+
+        boolean kept() {
+            return state.length > 13 && state[13] == 1;
         }
     }
 
@@ -93,8 +99,8 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
         int[] args = numbers(line.substring(2, equals));
         int[] reply = numbers(line.substring(equals + 3, bar));
         int[] state = numbers(line.substring(bar + 2));
-        if (state.length != 13) {
-            throw new IllegalArgumentException("A model step's state has 13 numbers: " + line);
+        if (state.length != 13 && state.length != 14) {
+            throw new IllegalArgumentException("A model step's state has 13 numbers (14 with the 'kept' field): " + line);
         }
         return new Step(line, op, args, reply, state);
     }
