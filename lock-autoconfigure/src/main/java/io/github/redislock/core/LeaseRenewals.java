@@ -11,9 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -29,17 +26,6 @@ final class LeaseRenewals {
 
     /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
     static final int MAX_RENEWAL_BATCH = 1000;
-
-    /**
-     * Where a batch waits for Redis when the connection factory shares no native Lettuce connection:
-     * one thread per batch in flight, none kept once idle, so a hanging node never delays another's batch.
-     */
-    private static final Executor WITHOUT_SHARED_CONNECTION = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
-                Thread thread = new Thread(task, "redis-lock-renewal");
-                thread.setDaemon(true);
-                return thread;
-            });
 
     private final ScriptTransport transport;
 
@@ -109,9 +95,9 @@ final class LeaseRenewals {
 
     /**
      * One renewal script call, sent when created and awaited by {@link #collectLost}: on Lettuce's
-     * shared connection without a thread; without one (a pool, Jedis) on a thread of
-     * {@link #WITHOUT_SHARED_CONNECTION}, so that every batch is on its way when {@link #send} returns
-     * and one that waits for a hanging node holds up neither the others nor the watchdog's unwatch.
+     * shared connection without a thread; without one (a pool, Jedis) on a transport thread of its own, so
+     * that every batch is on its way when {@link #send} returns and one that waits for a hanging node holds
+     * up neither the others nor the watchdog's unwatch.
      */
     private final class RenewalCall {
         final List<WatchedLock> batch;
@@ -122,7 +108,7 @@ final class LeaseRenewals {
             byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
             CompletableFuture<List<?>> sent;
             try {
-                sent = transport.runAsync(redisKey(), script, ReturnType.MULTI, batch.size() * keysPerLock, WITHOUT_SHARED_CONNECTION, keysAndArgs);
+                sent = transport.runAsync(redisKey(), script, ReturnType.MULTI, batch.size() * keysPerLock, keysAndArgs);
             } catch (RuntimeException e) {
                 sent = CompletableFuture.failedFuture(e); // this batch alone failed: the others are still sent
             }

@@ -142,11 +142,7 @@ final class LockAttempts {
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             long keep = queue ? keepPlace : 0;
-            if (blockingFallback == null) {
-                LockCommands.Acquisition answer = commands.acquire(group, owner, redisLease, firstHolds, keep, member, queuedBefore);
-                return CompletableFuture.completedFuture(() -> settle(queue, answer));
-            }
-            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, blockingFallback)
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, queue)
                     .thenApply(answer -> () -> settle(queue, answer));
         }
 
@@ -199,7 +195,7 @@ final class LockAttempts {
                 return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
             }
             // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
-            if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
+            if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease))) {
                 log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
@@ -210,7 +206,7 @@ final class LockAttempts {
 
         @Override
         void withdraw() {
-            withdrawn(commands.withdraw(keys, owner, member, redisLease));
+            withdrawn(commands.await(commands.withdrawAsync(keys, owner, member, redisLease)));
         }
 
         /**
@@ -222,11 +218,7 @@ final class LockAttempts {
             if (!unmarkQueued() && !(replyLost && lastTryFirstHold)) {
                 return OwnerTurns.NOW;
             }
-            if (blockingFallback == null) {
-                withdrawn(commands.withdraw(keys, owner, member, redisLease));
-                return OwnerTurns.NOW;
-            }
-            return commands.withdrawAsync(keys, owner, member, redisLease, blockingFallback).thenAccept(this::withdrawn);
+            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(this::withdrawn);
         }
 
         private void withdrawn(boolean handedOver) {
@@ -292,7 +284,7 @@ final class LockAttempts {
                 LockCommands.Acquisition attempt;
                 boolean[] firstHolds = holds.firstHolds(group, owner);
                 try {
-                    attempt = commands.acquire(group, owner, redisLease, firstHolds, queue);
+                    attempt = commands.await(commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue));
                 } catch (LockRedisException e) {
                     for (int i = 0; i < group.size(); i++) {
                         if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
@@ -324,7 +316,7 @@ final class LockAttempts {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
             long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
             try {
-                commands.release(keys, owner, restore);
+                commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
             } catch (LockRedisException e) {
                 log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);
@@ -347,7 +339,7 @@ final class LockAttempts {
                 Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
                 lastTryFirstHold = known == null || known.lost;
                 lastTryQueued = queue;
-                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold);
+                LockCommands.Acquisition attempt = commands.await(commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold));
                 if (attempt.acquired()) {
                     unmarkQueued();
                     holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
@@ -375,14 +367,14 @@ final class LockAttempts {
                     withdraw();
                 }
                 if (replyLost && lastTryFirstHold) {
-                    commands.releaseFair(keys, owner, redisLease);
+                    commands.await(commands.releaseFairAsync(keys, owner, redisLease));
                 }
                 return OwnerTurns.NOW;
             }
 
             @Override
             void withdraw() {
-                commands.leaveFairQueue(keys, owner);
+                commands.await(commands.leaveFairQueueAsync(keys, owner));
             }
         }
         return new FairWait();
@@ -399,7 +391,7 @@ final class LockAttempts {
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
             LockCommands.Acquisition attempt;
             try {
-                attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
+                attempt = commands.await(commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind));
             } catch (LockRedisException e) {
                 if (firstOfKind) { // the lost reply may have taken it: only this try can give it back
                     giveBackReadWrite(keys, kind, owner, e);
@@ -416,7 +408,7 @@ final class LockAttempts {
 
     private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
         try {
-            commands.releaseReadWrite(keys, kind, owner);
+            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
         } catch (LockRedisException e) {
             failure.addSuppressed(e); // freed when its lease ends
         }

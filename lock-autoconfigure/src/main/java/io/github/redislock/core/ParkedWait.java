@@ -1,7 +1,9 @@
 package io.github.redislock.core;
 
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -16,6 +18,8 @@ final class ParkedWait extends LockWait {
     private static final long NO_TIMER = Long.MAX_VALUE;
 
     private final Semaphore signals = new Semaphore(0);
+    /** Work that completed elsewhere (a withdrawal's reply) and runs on the waiting thread at its next step. */
+    private final Queue<Runnable> handedIn = new ConcurrentLinkedQueue<>();
     // The timer, waiting thread only: it fires timerNanos after timerSetAt (a System.nanoTime()); NO_TIMER = none.
     private long timerSetAt;
     private long timerNanos = NO_TIMER;
@@ -53,7 +57,12 @@ final class ParkedWait extends LockWait {
                     }
                 }
                 signals.drainPermits(); // signals given meanwhile fold into this step
-                step();
+                for (Runnable work; (work = handedIn.poll()) != null; ) {
+                    work.run();
+                }
+                if (!outcome.isDone()) {
+                    step();
+                }
             }
         } finally {
             if (interrupted) {
@@ -115,6 +124,7 @@ final class ParkedWait extends LockWait {
 
     @Override
     void onStepThread(Runnable work) {
-        work.run(); // nothing completes elsewhere: every call of this wait runs on its thread
+        handedIn.add(work);
+        signal();
     }
 }
