@@ -44,11 +44,6 @@ final class HoldReleases {
         CallerRuns.await(onCaller -> releaseAsync(held, 0, onCaller));
     }
 
-    /** {@link #releaseAsync(List, long, Executor)} of one hold. */
-    CompletableFuture<Void> releaseAsync(Hold hold, Executor settleOn) {
-        return releaseAsync(List.of(hold), 0, settleOn);
-    }
-
     /** {@link #releaseAsync(List, long, Executor)} of one hold that may keep the lock. */
     CompletableFuture<Void> releaseAsync(Hold hold, long keepMillis, Executor settleOn) {
         return releaseAsync(List.of(hold), keepMillis, settleOn);

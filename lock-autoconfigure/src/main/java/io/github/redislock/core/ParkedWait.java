@@ -2,7 +2,6 @@ package io.github.redislock.core;
 
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -10,8 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * A {@link LockWait} whose steps run on the thread that asked the blocking {@link io.github.redislock.Locker}
- * for the lock: it runs a step, parks until a signal or its timer, and runs the next. Its tries wait for
- * Redis on that thread, so a wake-up or hand-off costs no hop to another thread.
+ * for the lock: it runs a step, parks until a signal or its timer (a reply, a wake-up, work handed back
+ * from another thread), and runs the next, so a wake-up or hand-off costs no hop to another thread.
  */
 final class ParkedWait extends LockWait {
 
@@ -115,11 +114,6 @@ final class ParkedWait extends LockWait {
     @Override
     void cancelTimer() {
         timerNanos = NO_TIMER;
-    }
-
-    @Override
-    Executor blockingFallback() {
-        return null;
     }
 
     @Override

@@ -267,10 +267,10 @@ final class ScriptTransport {
         if (cause instanceof TimeoutException timeout) {
             cause = new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
         }
-        return cause instanceof RuntimeException runtime && !(cause instanceof LockException) ? redisFailure(redisKey, runtime) : cause;
+        return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
     }
 
-    private static LockRedisException redisFailure(String redisKey, RuntimeException e) {
+    private static LockRedisException redisFailure(String redisKey, Throwable e) {
         return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
     }
 
