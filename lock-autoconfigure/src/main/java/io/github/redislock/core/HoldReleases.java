@@ -62,19 +62,7 @@ final class HoldReleases {
      */
     CompletableFuture<Void> releaseAsync(List<Hold> held, long keepMillis, Executor settleOn) {
         Failures failures = new Failures();
-        List<List<Hold>> groups = new ArrayList<>();
-        Map<Integer, List<Hold>> plainBySlot = new TreeMap<>();
-        for (Hold hold : held) {
-            if (!beforeRelease(hold, failures)) {
-                continue;
-            }
-            if (hold.kind == LockKind.PLAIN && held.size() > 1) {
-                plainBySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
-            } else {
-                groups.add(List.of(hold));
-            }
-        }
-        groups.addAll(plainBySlot.values());
+        List<List<Hold>> groups = groups(held, failures);
         CompletableFuture<?>[] settled = new CompletableFuture<?>[groups.size()];
         for (int i = 0; i < settled.length; i++) {
             List<Hold> group = groups.get(i);
@@ -90,11 +78,32 @@ final class HoldReleases {
                 return null;
             }, settleOn);
         }
-        return CompletableFuture.allOf(settled).thenCompose(done -> failures.asStage()).thenRun(() -> {
+        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage()).thenRun(() -> {
             if (held.size() == 1) {
                 kept(held.get(0), keepMillis);
             }
         });
+    }
+
+    /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
+    private List<List<Hold>> groups(List<Hold> held, Failures failures) {
+        if (held.size() == 1) { // the common unlock needs no grouping by slot
+            return beforeRelease(held.get(0), failures) ? List.of(held) : List.of();
+        }
+        List<List<Hold>> groups = new ArrayList<>();
+        Map<Integer, List<Hold>> plainBySlot = new TreeMap<>();
+        for (Hold hold : held) {
+            if (!beforeRelease(hold, failures)) {
+                continue;
+            }
+            if (hold.kind == LockKind.PLAIN) {
+                plainBySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
+            } else {
+                groups.add(List.of(hold));
+            }
+        }
+        groups.addAll(plainBySlot.values());
+        return groups;
     }
 
     private static void kept(Hold hold, long keepMillis) {

@@ -109,11 +109,12 @@ final class LockCommands implements RenewalClient {
      */
     CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
-        long[] leases = new long[group.size()];
-        Arrays.fill(leases, leaseMillis);
         return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
-                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits),
-                () -> releaseKeysAndArgs(group, owner, leases, new long[group.size()]), group.size() * RELEASE_KEYS_PER_LOCK);
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), () -> {
+                    long[] leases = new long[group.size()];
+                    Arrays.fill(leases, leaseMillis);
+                    return releaseKeysAndArgs(group, owner, leases, new long[group.size()]);
+                }, group.size() * RELEASE_KEYS_PER_LOCK);
     }
 
     /** A wait on {@link #acquireAsync} for the Redlock masters, which take no queue place. */
