@@ -807,7 +807,7 @@ closedRelease:
     }
 #endif
 
-    /* ---- LockAttempts.java "public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {" */
+    /* ---- LockAttempts.java "public CompletableFuture<Void> abandon(boolean replyLost) {" */
 abandon:
     atomic {
         RUNNING(L);

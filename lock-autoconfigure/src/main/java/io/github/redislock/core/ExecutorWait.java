@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -70,11 +69,6 @@ final class ExecutorWait extends LockWait {
             timer.cancel(false);
             timer = null;
         }
-    }
-
-    @Override
-    Executor blockingFallback() {
-        return executor;
     }
 
     @Override

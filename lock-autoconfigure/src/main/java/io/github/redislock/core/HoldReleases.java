@@ -39,78 +39,71 @@ final class HoldReleases {
         this.holds = holds;
     }
 
-    /**
-     * Releases one hold of each; plain holds sharing a hash slot in one script call. Every hold is
-     * settled before the first failure (a lost hold, a Redis error) is thrown, with later ones suppressed.
-     */
+    /** A wait on {@link #releaseAsync(List, long, Executor)}, settling on the calling thread (see {@link CallerRuns}). */
     void release(List<Hold> held) {
+        CallerRuns.await(onCaller -> releaseAsync(held, 0, onCaller));
+    }
+
+    /** {@link #releaseAsync(List, long, Executor)} of one hold that may keep the lock. */
+    CompletableFuture<Void> releaseAsync(Hold hold, long keepMillis, Executor settleOn) {
+        return releaseAsync(List.of(hold), keepMillis, settleOn);
+    }
+
+    /**
+     * Releases one hold of each, plain holds sharing a hash slot in one script call, without a thread
+     * waiting for Redis. Call it from a thread that may wait briefly (not an event loop): stopping the
+     * watchdog's renewal of a hold waits for a renewal already in flight. Each hold is settled on
+     * {@code settleOn} once Redis answered, off the event loop that delivers the reply.
+     *
+     * @param keepMillis for a single plain hold, how long its final release keeps the lock in Redis, owned
+     *                   by nobody (see {@link HoldAtLeast}); else 0
+     * @return completes once every hold is settled; fails with the first failure (a lost hold, a Redis
+     *         error), later ones suppressed
+     */
+    CompletableFuture<Void> releaseAsync(List<Hold> held, long keepMillis, Executor settleOn) {
         Failures failures = new Failures();
-        List<Hold> plain = held.size() > 1 ? new ArrayList<>() : List.of(); // a single hold needs no grouping by slot
+        List<List<Hold>> groups = groups(held, failures);
+        CompletableFuture<?>[] settled = new CompletableFuture<?>[groups.size()];
+        for (int i = 0; i < settled.length; i++) {
+            List<Hold> group = groups.get(i);
+            settled[i] = releaseInRedis(group, keepMillis).handleAsync((remaining, failure) -> {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                if (cause instanceof LockRedisException redisFailure) {
+                    failed(group, redisFailure, failures);
+                } else if (cause instanceof RuntimeException other) {
+                    failures.add(other);
+                } else if (cause == null) {
+                    settle(group, remaining, failures);
+                }
+                return null;
+            }, settleOn);
+        }
+        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage()).thenRun(() -> {
+            if (held.size() == 1) {
+                kept(held.get(0), keepMillis);
+            }
+        });
+    }
+
+    /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
+    private List<List<Hold>> groups(List<Hold> held, Failures failures) {
+        if (held.size() == 1) { // the common unlock needs no grouping by slot
+            return beforeRelease(held.get(0), failures) ? List.of(held) : List.of();
+        }
+        List<List<Hold>> groups = new ArrayList<>();
+        Map<Integer, List<Hold>> plainBySlot = new TreeMap<>();
         for (Hold hold : held) {
             if (!beforeRelease(hold, failures)) {
                 continue;
             }
-            if (hold.kind == LockKind.PLAIN && held.size() > 1) {
-                plain.add(hold);
+            if (hold.kind == LockKind.PLAIN) {
+                plainBySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
             } else {
-                releaseGroup(List.of(hold), failures);
+                groups.add(List.of(hold));
             }
         }
-        if (!plain.isEmpty()) {
-            Map<Integer, List<Hold>> bySlot = new TreeMap<>();
-            for (Hold hold : plain) {
-                bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
-            }
-            bySlot.values().forEach(group -> releaseGroup(group, failures));
-        }
-        failures.throwFirst();
-    }
-
-    /**
-     * Releases one plain hold like {@link #release}; a final release with {@code keepMillis > 0} keeps
-     * the lock in Redis that much longer, owned by nobody (see {@link HoldAtLeast}).
-     */
-    void release(Hold hold, long keepMillis) {
-        Failures failures = new Failures();
-        if (beforeRelease(hold, failures)) {
-            releaseGroup(List.of(hold), keepMillis, failures);
-        }
-        failures.throwFirst();
-        kept(hold, keepMillis);
-    }
-
-    /**
-     * Releases one plain hold like {@link #release}, without a thread waiting for Redis. Call it from a
-     * thread that may wait briefly (not an event loop): stopping the watchdog's renewal of the hold waits
-     * for a renewal already in flight. The hold is settled on {@code settleOn} once Redis answered; a hop
-     * there costs no Redis call, and keeps the settling (the watchdog again, the observer's code) off the
-     * Lettuce event loop that delivers the reply.
-     *
-     * @param settleOn also where the release runs, blocking, when it cannot go without a thread
-     * @return completes once the hold is settled; fails as {@link #release} throws
-     */
-    CompletableFuture<Void> releaseAsync(Hold hold, Executor settleOn) {
-        return releaseAsync(hold, 0, settleOn);
-    }
-
-    /** {@link #releaseAsync(Hold, Executor)} that keeps the lock like {@link #release(Hold, long)}. */
-    CompletableFuture<Void> releaseAsync(Hold hold, long keepMillis, Executor settleOn) {
-        Failures failures = new Failures();
-        if (!beforeRelease(hold, failures)) {
-            return failures.asStage();
-        }
-        List<Hold> group = List.of(hold);
-        return releasePlainAsync(group, keepMillis, settleOn).handleAsync((remaining, failure) -> {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            if (cause instanceof LockRedisException redisFailure) {
-                failed(group, redisFailure, failures);
-            } else if (cause != null) {
-                return CompletableFuture.<Void>failedFuture(cause);
-            } else {
-                settle(group, remaining, failures);
-            }
-            return failures.asStage();
-        }, settleOn).thenCompose(settled -> settled).thenRun(() -> kept(hold, keepMillis));
+        groups.addAll(plainBySlot.values());
+        return groups;
     }
 
     private static void kept(Hold hold, long keepMillis) {
@@ -138,23 +131,6 @@ final class HoldReleases {
             watchdog.unwatch(hold); // before the release: no renewal may follow a completed unlock
         }
         return true;
-    }
-
-    /** @param group one hold, or plain holds of one hash slot */
-    private void releaseGroup(List<Hold> group, Failures failures) {
-        releaseGroup(group, 0, failures);
-    }
-
-    /** @param keepMillis for a single plain hold, how long its final release keeps the lock; else 0 */
-    private void releaseGroup(List<Hold> group, long keepMillis, Failures failures) {
-        long[] remaining;
-        try {
-            remaining = releaseInRedis(group, keepMillis);
-        } catch (LockRedisException e) {
-            failed(group, e, failures);
-            return;
-        }
-        settle(group, remaining, failures);
     }
 
     /** Redis could not be asked: the holds are no longer renewed, so Redis frees them when their leases run out. */
@@ -194,24 +170,16 @@ final class HoldReleases {
         }
     }
 
-    private long[] releaseInRedis(List<Hold> group, long keepMillis) {
+    private CompletableFuture<long[]> releaseInRedis(List<Hold> group, long keepMillis) {
         Hold first = group.get(0);
         return switch (first.kind) {
-            case PLAIN -> releasePlain(group, keepMillis);
-            case FAIR -> new long[] {commands.releaseFair(first.keys, first.owner, restoreLease(first))};
-            case READ, WRITE -> new long[] {commands.releaseReadWrite(first.keys, first.kind, first.owner)};
+            case PLAIN -> {
+                PlainRelease call = new PlainRelease(group, keepMillis);
+                yield commands.releaseAsync(call.keys, first.owner, call.leases, call.tokens, call.keeps);
+            }
+            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, restoreLease(first)).thenApply(left -> new long[] {left});
+            case READ, WRITE -> commands.releaseReadWriteAsync(first.keys, first.kind, first.owner).thenApply(left -> new long[] {left});
         };
-    }
-
-    /** Plain holds of one slot group in one script call, each with its token, from which a hand-off counts on. */
-    private long[] releasePlain(List<Hold> group, long keepMillis) {
-        PlainRelease call = new PlainRelease(group, keepMillis);
-        return commands.release(call.keys, group.get(0).owner, call.leases, call.tokens, call.keeps);
-    }
-
-    private CompletableFuture<long[]> releasePlainAsync(List<Hold> group, long keepMillis, Executor blockingFallback) {
-        PlainRelease call = new PlainRelease(group, keepMillis);
-        return commands.releaseAsync(call.keys, group.get(0).owner, call.leases, call.tokens, call.keeps, blockingFallback);
     }
 
     /** What a release of plain holds sends per lock: its keys, the lease to restore when holds remain, its fencing token. */
@@ -245,7 +213,7 @@ final class HoldReleases {
     private static final class Failures {
         private RuntimeException first;
 
-        void add(RuntimeException failure) {
+        synchronized void add(RuntimeException failure) {
             if (first == null) {
                 first = failure;
             } else {
@@ -253,13 +221,7 @@ final class HoldReleases {
             }
         }
 
-        void throwFirst() {
-            if (first != null) {
-                throw first;
-            }
-        }
-
-        CompletableFuture<Void> asStage() {
+        synchronized CompletableFuture<Void> asStage() {
             return first == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(first);
         }
     }

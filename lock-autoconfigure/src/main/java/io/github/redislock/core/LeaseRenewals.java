@@ -149,7 +149,7 @@ final class LeaseRenewals {
             byte[][] keysAndArgs = renewalKeysAndArgs(batch, keysPerLock, keysOf, leaseMillis);
             CompletableFuture<List<?>> sent;
             try {
-                sent = transport.runAsync(redisKey(), script, ReturnType.MULTI, batch.size() * keysPerLock, WITHOUT_SHARED_CONNECTION, keysAndArgs);
+                sent = transport.runAsync(WITHOUT_SHARED_CONNECTION, redisKey(), script, ReturnType.MULTI, batch.size() * keysPerLock, keysAndArgs);
             } catch (RuntimeException e) {
                 sent = CompletableFuture.failedFuture(e); // this batch alone failed: the others are still sent
             }

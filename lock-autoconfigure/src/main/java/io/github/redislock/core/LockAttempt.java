@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * One lock request as a {@link LockWait} sees it, whatever the lock kind: tried again after every
@@ -11,8 +10,7 @@ import java.util.concurrent.Executor;
  * <p>A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send} puts
  * the script on its way, and the {@link Try} it completes with reads the answer on the wait's own thread
  * (never the event loop that read the reply: registering a hold may wait for the watchdog, and belongs
- * to the caller's {@link io.github.redislock.LockNameScope}). A wait that parks its thread passes no
- * executor, and the try runs on that thread.
+ * to the caller's {@link io.github.redislock.LockNameScope}).
  */
 interface LockAttempt {
 
@@ -25,12 +23,10 @@ interface LockAttempt {
     /**
      * Puts one try on its way.
      *
-     * @param queue            whether the caller will wait (a queued or fair lock then keeps its place in the queue)
-     * @param blockingFallback null to run the try on the calling thread, waiting for Redis; else where it
-     *                         runs when it cannot go without a thread (see {@link ScriptTransport#runAsync})
+     * @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue)
      * @return completes, on whatever thread read the reply, when Redis answered; fails as the script call failed
      */
-    CompletableFuture<Try> send(boolean queue, Executor blockingFallback);
+    CompletableFuture<Try> send(boolean queue);
 
     /** What a release that hands the lock to this wait names it by; null when it does not queue. */
     default String waitName() {
@@ -55,11 +51,10 @@ interface LockAttempt {
      * The caller stops waiting without the lock: withdraws a queue place it may have, and gives back a
      * hold a try whose reply was lost may have taken.
      *
-     * @param replyLost        whether the last try failed after it may have run in Redis
-     * @param blockingFallback as for {@link #send}
+     * @param replyLost whether the last try failed after it may have run in Redis
      * @return completes once withdrawn (at once when there was nothing to withdraw)
      */
-    default CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+    default CompletableFuture<Void> abandon(boolean replyLost) {
         return CompletableFuture.completedFuture(null);
     }
 

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -137,16 +137,12 @@ final class LockAttempts {
         }
 
         @Override
-        public CompletableFuture<LockAttempt.Try> send(boolean queue, Executor blockingFallback) {
+        public CompletableFuture<LockAttempt.Try> send(boolean queue) {
             boolean queuedBefore = queued();
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             long keep = queue ? keepPlace : 0;
-            if (blockingFallback == null) {
-                LockCommands.Acquisition answer = commands.acquire(group, owner, redisLease, firstHolds, keep, member, queuedBefore);
-                return CompletableFuture.completedFuture(() -> settle(queue, answer));
-            }
-            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, blockingFallback)
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, queue)
                     .thenApply(answer -> () -> settle(queue, answer));
         }
 
@@ -199,7 +195,7 @@ final class LockAttempts {
                 return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
             }
             // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
-            if (!commands.confirmHandOff(keys, owner, redisLease, claimLease)) {
+            if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease))) {
                 log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
@@ -210,7 +206,7 @@ final class LockAttempts {
 
         @Override
         void withdraw() {
-            withdrawn(commands.withdraw(keys, owner, member, redisLease));
+            withdrawn(commands.await(commands.withdrawAsync(keys, owner, member, redisLease)));
         }
 
         /**
@@ -218,15 +214,11 @@ final class LockAttempts {
          * first hold may have queued it or taken the lock, and the member removes the one or releases the other.
          */
         @Override
-        public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
+        public CompletableFuture<Void> abandon(boolean replyLost) {
             if (!unmarkQueued() && !(replyLost && lastTryFirstHold)) {
                 return OwnerTurns.NOW;
             }
-            if (blockingFallback == null) {
-                withdrawn(commands.withdraw(keys, owner, member, redisLease));
-                return OwnerTurns.NOW;
-            }
-            return commands.withdrawAsync(keys, owner, member, redisLease, blockingFallback).thenAccept(this::withdrawn);
+            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(this::withdrawn);
         }
 
         private void withdrawn(boolean handedOver) {
@@ -273,49 +265,67 @@ final class LockAttempts {
             }
         }
 
-        @Override
-        public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
-            withdrawIfQueued();
-            return OwnerTurns.NOW;
-        }
-
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
         abstract void withdraw();
     }
 
     private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         List<List<LockKeys>> groups = bySlot(keys);
-        return (Synchronous) queue -> {
-            List<LockKeys> taken = new ArrayList<>();
-            List<LockCommands.Acquisition> results = new ArrayList<>();
-            for (List<LockKeys> group : groups) {
-                LockCommands.Acquisition attempt;
-                boolean[] firstHolds = holds.firstHolds(group, owner);
-                try {
-                    attempt = commands.acquire(group, owner, redisLease, firstHolds, queue);
-                } catch (LockRedisException e) {
-                    for (int i = 0; i < group.size(); i++) {
-                        if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
-                            taken.add(group.get(i));
-                        }
+        return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
+    }
+
+    /**
+     * Takes the slot groups one after another, each sent once the one before was taken; what blocks or
+     * fails a group gives back the groups before it when the try settles.
+     */
+    private CompletableFuture<LockAttempt.Try> tryGroups(List<List<LockKeys>> groups, int index, boolean queue, String owner, long leaseMillis,
+                                                         long redisLease, List<LockKeys> taken, List<LockCommands.Acquisition> results) {
+        List<LockKeys> group = groups.get(index);
+        boolean[] firstHolds = holds.firstHolds(group, owner);
+        return commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue).handle((attempt, failure) -> {
+            if (failure != null) {
+                for (int i = 0; i < group.size(); i++) {
+                    if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
+                        taken.add(group.get(i));
                     }
+                }
+                return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
-                    throw e;
-                }
-                if (!attempt.acquired()) {
+                    throw unwrapped(failure);
+                });
+            }
+            if (!attempt.acquired()) {
+                LockAttempt.Blocked blocked = new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(),
+                        unqueuedRecheck(attempt.holderTtlMillis()));
+                return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
-                    return new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
-                }
-                taken.addAll(group);
-                results.add(attempt);
+                    return blocked;
+                });
             }
-            for (int g = 0; g < groups.size(); g++) {
-                for (int i = 0; i < groups.get(g).size(); i++) {
-                    holds.acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i], leaseMillis);
-                }
+            taken.addAll(group);
+            results.add(attempt);
+            if (index + 1 < groups.size()) {
+                return tryGroups(groups, index + 1, queue, owner, leaseMillis, redisLease, taken, results);
             }
-            return null;
-        };
+            return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
+                for (int g = 0; g < groups.size(); g++) {
+                    for (int i = 0; i < groups.get(g).size(); i++) {
+                        holds.acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i],
+                                leaseMillis);
+                    }
+                }
+                return null;
+            });
+        }).thenCompose(next -> next);
+    }
+
+    /** A failure as the script call threw it, for a try that settles with it. */
+    private static RuntimeException unwrapped(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 
     /** Undoes the part of a multi-lock taken before a later slot group was found held (or its reply lost). */
@@ -324,7 +334,7 @@ final class LockAttempts {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
             long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
             try {
-                commands.release(keys, owner, restore);
+                commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
             } catch (LockRedisException e) {
                 log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);
@@ -335,19 +345,23 @@ final class LockAttempts {
     LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = watchdog.timeout().toMillis();
         String turnChannel = keys.turnChannelPrefix() + owner;
-        class FairWait extends QueuedWait implements Synchronous {
+        class FairWait extends QueuedWait {
             /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
             private volatile boolean lastTryFirstHold;
             /** Whether the last try asked for a place: its lost reply may have queued it. */
             private volatile boolean lastTryQueued;
 
-            /** Marks the wait queued only once the reply is in; a locker that closed meanwhile gets the place back at once. */
             @Override
-            public LockAttempt.Blocked tryOnce(boolean queue) {
+            public CompletableFuture<LockAttempt.Try> send(boolean queue) {
                 Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
                 lastTryFirstHold = known == null || known.lost;
                 lastTryQueued = queue;
-                LockCommands.Acquisition attempt = commands.acquireFair(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold);
+                return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
+                        .thenApply(attempt -> () -> settle(queue, attempt));
+            }
+
+            /** Marks the wait queued only once the reply is in; a locker that closed meanwhile gets the place back at once. */
+            private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
                 if (attempt.acquired()) {
                     unmarkQueued();
                     holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
@@ -370,19 +384,15 @@ final class LockAttempts {
 
             /** Leaves the queue as any queued wait does; after a lost reply, also the place or the first hold it may have taken. */
             @Override
-            public CompletableFuture<Void> abandon(boolean replyLost, Executor blockingFallback) {
-                if (unmarkQueued() || replyLost && lastTryQueued) {
-                    withdraw();
-                }
-                if (replyLost && lastTryFirstHold) {
-                    commands.releaseFair(keys, owner, redisLease);
-                }
-                return OwnerTurns.NOW;
+            public CompletableFuture<Void> abandon(boolean replyLost) {
+                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? commands.leaveFairQueueAsync(keys, owner) : OwnerTurns.NOW;
+                return replyLost && lastTryFirstHold
+                        ? left.thenCompose(done -> commands.releaseFairAsync(keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
             }
 
             @Override
             void withdraw() {
-                commands.leaveFairQueue(keys, owner);
+                commands.await(commands.leaveFairQueueAsync(keys, owner));
             }
         }
         return new FairWait();
@@ -394,35 +404,35 @@ final class LockAttempts {
                     + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
                     + "while holding the write lock is fine).");
         }
-        return (Synchronous) queue -> {
+        return queue -> {
             boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
-            LockCommands.Acquisition attempt;
-            try {
-                attempt = commands.acquireReadWrite(keys, kind, owner, redisLease, holdsNothing, firstOfKind);
-            } catch (LockRedisException e) {
-                if (firstOfKind) { // the lost reply may have taken it: only this try can give it back
-                    giveBackReadWrite(keys, kind, owner, e);
+            return commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
+                if (failure != null) {
+                    RuntimeException e = unwrapped(failure);
+                    if (firstOfKind && e instanceof LockRedisException lost) { // the lost reply may have taken it: only this try can give it back
+                        giveBackReadWrite(keys, kind, owner, lost);
+                    }
+                    throw e;
                 }
-                throw e;
-            }
-            if (!attempt.acquired()) {
-                return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
-            }
-            holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-            return null;
+                if (!attempt.acquired()) {
+                    return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                }
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
+            });
         };
     }
 
     private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
         try {
-            commands.releaseReadWrite(keys, kind, owner);
+            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
         } catch (LockRedisException e) {
             failure.addSuppressed(e); // freed when its lease ends
         }
     }
 
-    /** An attempt whose try waits for Redis on the thread that runs it: every kind but the queued single lock. */
+    /** An attempt whose try waits for Redis on the thread that runs it: the Redlock rounds, on a {@link ParkedWait} only. */
     @FunctionalInterface
     interface Synchronous extends LockAttempt {
 
@@ -430,10 +440,7 @@ final class LockAttempts {
         LockAttempt.Blocked tryOnce(boolean queue);
 
         @Override
-        default CompletableFuture<LockAttempt.Try> send(boolean queue, Executor blockingFallback) {
-            if (blockingFallback != null) {
-                return CompletableFuture.supplyAsync(() -> tryOnce(queue), blockingFallback).thenApply(blocked -> () -> blocked);
-            }
+        default CompletableFuture<LockAttempt.Try> send(boolean queue) {
             LockAttempt.Blocked blocked = tryOnce(queue);
             return CompletableFuture.completedFuture(() -> blocked);
         }

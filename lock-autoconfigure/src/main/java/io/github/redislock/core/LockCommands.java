@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -23,8 +22,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
  * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
- * for a replica. Every call also has a future form ({@code ...Async}) that waits for nothing on
- * Lettuce's shared connection and runs on a given executor without one (a pool, Jedis). The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
+ * for a replica. Every call returns a future; a blocking caller waits on it ({@link #await}). The
+ * {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
  * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
  */
 class LockCommands implements RenewalClient {
@@ -100,82 +99,55 @@ class LockCommands implements RenewalClient {
     }
 
     /**
-     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. Its reply
+     * completes on the thread that reads it (see {@link ScriptTransport#runAsync}).
      *
-     * @param firstHolds per lock, whether the owner holds no hold of it as far as the caller knows; Redis
-     *                   then starts the count at 1 whatever it counted before, so a hold whose reply timed
-     *                   out does not turn this acquisition into a re-entry the owner's unlock never frees
-     */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
-        return acquire(group, owner, leaseMillis, firstHolds, false);
-    }
-
-    /**
-     * Like {@link #acquire(List, String, long, boolean[])}, for a caller that waits when blocked: the
-     * blocking lock is then marked so that its release announces itself (see {@code release.lua}).
-     */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, boolean waits) {
-        return acquire(group, owner, leaseMillis, firstHolds, 0, null, false, waits);
-    }
-
-    /**
-     * Like {@link #acquire(List, String, long, boolean[])}; with {@code keepPlaceMillis > 0} (one lock only)
-     * a blocked owner also queues for the lock, and a release hands it over (see {@code release.lua}).
-     *
-     * @param keepPlaceMillis how long the queue place lasts unless the owner tries again; 0 = do not queue
+     * @param firstHolds      per lock, whether the owner holds no hold of it as far as the caller knows; Redis
+     *                        then starts the count at 1 whatever it counted before, so a hold whose reply timed
+     *                        out does not turn this acquisition into a re-entry the owner's unlock never frees
+     * @param keepPlaceMillis with {@code > 0} (one lock only) a blocked owner also queues for the lock, and a
+     *                        release hands it over (see {@code release.lua}); the place lasts that long unless
+     *                        the owner tries again
      * @param queueMember     with {@code keepPlaceMillis > 0}, the wait's {@link #queueMember}
      * @param queuedBefore    whether an earlier try of the same wait may have queued it
-     */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
-                        boolean queuedBefore) {
-        return acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, keepPlaceMillis > 0);
-    }
-
-    /**
-     * {@link #acquire(List, String, long, boolean[], long, String, boolean)} without waiting for the reply:
-     * the result completes on the thread that reads it (see {@link ScriptTransport#runAsync}). With
-     * {@code redis-lock.replica-sync} the acquisition and its {@code WAIT} must share one connection,
-     * so they run as the blocking call on {@code blockingFallback}.
+     * @param waits           whether the caller waits when blocked: the blocking lock's release then announces itself
      */
     CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
-                                                String queueMember, boolean queuedBefore, Executor blockingFallback) {
-        if (replicaSync != null) {
-            return CompletableFuture.supplyAsync(() -> acquire(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore),
-                    blockingFallback);
-        }
-        return this.<List<?>>sendAsync(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
-                blockingFallback, () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore,
-                        keepPlaceMillis > 0)).thenApply(Acquisition::of);
+                                                String queueMember, boolean queuedBefore, boolean waits) {
+        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), () -> {
+                    long[] leases = new long[group.size()];
+                    Arrays.fill(leases, leaseMillis);
+                    return releaseKeysAndArgs(group, owner, leases, new long[group.size()]);
+                }, group.size() * RELEASE_KEYS_PER_LOCK);
     }
 
-    private Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis, String queueMember,
-                                boolean queuedBefore, boolean waits) {
-        int keyCount = acquireKeyCount(group.size(), keepPlaceMillis);
-        byte[][] keysAndArgs = acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits);
-        long[] leases = new long[group.size()];
-        Arrays.fill(leases, leaseMillis);
-        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, keyCount, keysAndArgs,
-                connection -> script(connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(group, owner, leases, new long[group.size()])));
+    /** A wait on {@link #acquireAsync} for the Redlock masters, which take no queue place. */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
+        return await(acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false));
     }
 
     /**
      * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
-     * waits on the same connection for a replica's acknowledgement and is undone without one.
+     * waits on the same connection for a replica's acknowledgement and is undone without one; the two
+     * then share a connection of their own, on the transport's threads.
      *
-     * @param undo releases what the acquisition took, on the connection it ran on
+     * @param undo what releases the acquisition ({@code undoKeyCount} KEYS), with the release script of the same family
      */
-    private Acquisition acquireSynced(String redisKey, LockScript script, int keyCount, byte[][] keysAndArgs, Consumer<RedisConnection> undo) {
+    private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
+                                                         Supplier<byte[][]> undo, int undoKeyCount) {
         if (replicaSync == null) {
-            return Acquisition.of(run(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs));
+            return this.<List<?>>sendAsync(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs).thenApply(Acquisition::of);
         }
-        return call(redisKey, connection -> {
-            Acquisition acquisition = Acquisition.of(script(connection, script, ReturnType.MULTI, keyCount, keysAndArgs));
+        LockScript undoScript = script == LockScript.ACQUIRE ? LockScript.RELEASE : script;
+        ReturnType undoReturn = script == LockScript.ACQUIRE ? ReturnType.MULTI : ReturnType.INTEGER;
+        return transport.onConnection(redisKey, () -> call(redisKey, connection -> {
+            Acquisition acquisition = Acquisition.of(script(redisKey, connection, script, ReturnType.MULTI, keyCount, keysAndArgs.get()));
             if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
-                awaitReplica(connection, redisKey, undo);
+                awaitReplica(connection, redisKey, c -> script(redisKey, c, undoScript, undoReturn, undoKeyCount, undo.get()));
             }
             return acquisition;
-        });
+        }));
     }
 
     /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
@@ -247,7 +219,7 @@ class LockCommands implements RenewalClient {
         if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
             throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
         }
-        return transport.awaitUninterruptibly(commands.waitForReplication(1, replicaSync.toMillis()));
+        return transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture());
     }
 
     /**
@@ -257,34 +229,19 @@ class LockCommands implements RenewalClient {
      *                     what it still counts for it (left by an acquisition whose reply timed out)
      * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
      */
-    Acquisition acquireReadWrite(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
-        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
-                connection -> script(connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
-                        kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0")));
+    CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
+                                                         boolean firstOfKind) {
+        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner,
+                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"), () -> releaseReadWriteKeys(keys, kind, owner), 4);
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
-    long releaseReadWrite(LockKeys keys, LockKind kind, String owner) {
-        return run(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, readWriteKeys(keys,
-                kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0"));
+    CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner) {
+        return sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, () -> releaseReadWriteKeys(keys, kind, owner));
     }
 
-    /** {@link #acquireReadWrite} as a future: see {@link #acquireAsync} for where it runs. */
-    CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
-                                                         boolean firstOfKind, Executor blockingFallback) {
-        if (replicaSync != null) {
-            return CompletableFuture.supplyAsync(() -> acquireReadWrite(keys, kind, owner, leaseMillis, holdsNothing, firstOfKind), blockingFallback);
-        }
-        return this.<List<?>>sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4, blockingFallback, () -> readWriteKeys(keys,
-                kind == LockKind.READ ? "read" : "write", owner, Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"))
-                .thenApply(Acquisition::of);
-    }
-
-    /** {@link #releaseReadWrite} as a future (see {@link ScriptTransport#runAsync}). */
-    CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner, Executor blockingFallback) {
-        return sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, blockingFallback, () -> readWriteKeys(keys,
-                kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0"));
+    private byte[][] releaseReadWriteKeys(LockKeys keys, LockKind kind, String owner) {
+        return readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0");
     }
 
     /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
@@ -309,40 +266,19 @@ class LockCommands implements RenewalClient {
      * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
      * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
      */
-    Acquisition acquireFair(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
-        return acquireSynced(keys.name(), LockScript.FAIR, 4, fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
-                connection -> script(connection, LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
+    CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return acquireSynced(keys.name(), LockScript.FAIR, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false), 4);
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
-    long releaseFair(LockKeys keys, String owner, long leaseMillis) {
-        return run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false));
+    CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis) {
+        return sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
     }
 
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
-    void leaveFairQueue(LockKeys keys, String owner) {
-        run(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, fairKeys(keys, "leave", owner, 0, 0, false));
-    }
-
-    /** {@link #acquireFair} as a future: see {@link #acquireAsync} for where it runs. */
-    CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold,
-                                                    Executor blockingFallback) {
-        if (replicaSync != null) {
-            return CompletableFuture.supplyAsync(() -> acquireFair(keys, owner, leaseMillis, keepPlaceMillis, firstHold), blockingFallback);
-        }
-        return this.<List<?>>sendAsync(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4, blockingFallback,
-                () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold)).thenApply(Acquisition::of);
-    }
-
-    /** {@link #releaseFair} as a future (see {@link ScriptTransport#runAsync}). */
-    CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis, Executor blockingFallback) {
-        return sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, blockingFallback,
-                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
-    }
-
-    /** {@link #leaveFairQueue} as a future (see {@link ScriptTransport#runAsync}). */
-    CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner, Executor blockingFallback) {
-        return this.<Long>sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, blockingFallback, () -> fairKeys(keys, "leave", owner, 0, 0, false))
+    CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
+        return this.<Long>sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
                 .thenApply(left -> null);
     }
 
@@ -352,14 +288,14 @@ class LockCommands implements RenewalClient {
                 bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
     }
 
-    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
+    /** A wait on {@link #releaseAsync} of one lock, for the Redlock masters. */
     long release(LockKeys keys, String owner, long leaseMillis) {
         return release(keys, owner, leaseMillis, 0);
     }
 
     /** @param keepMillis how long a final release keeps the lock, owned by nobody (0: it frees it); see {@code release.lua} */
     long release(LockKeys keys, String owner, long leaseMillis, long keepMillis) {
-        return release(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null)[0];
+        return await(releaseAsync(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null))[0];
     }
 
     /**
@@ -368,36 +304,12 @@ class LockCommands implements RenewalClient {
      *
      * @param restoreLeases per lock, the lease to restore when holds remain
      * @param tokens        per lock, the owner's fencing token (0 unknown): a hand-off draws a higher one
+     * @param keeps         per lock, how long a final release keeps it, owned by nobody (see {@code release.lua}); null for none
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
-    long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
-        return release(group, owner, restoreLeases, tokens, null);
-    }
-
-    /**
-     * Like {@link #release(List, String, long[], long[])}; a final release of lock i with
-     * {@code keeps[i] > 0} keeps it, owned by nobody, for that many ms more (see {@code release.lua}).
-     *
-     * @param keeps null for none
-     */
-    long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return holdsLeft(run(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)));
-    }
-
-    /**
-     * {@link #release(List, String, long[], long[])} without waiting for the reply: the result completes
-     * on the thread that reads it (see {@link ScriptTransport#runAsync}).
-     */
-    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, Executor blockingFallback) {
-        return releaseAsync(group, owner, restoreLeases, tokens, null, blockingFallback);
-    }
-
-    /** {@link #release(List, String, long[], long[], long[])} without waiting for the reply. */
-    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
-                                           Executor blockingFallback) {
+    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
         return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                blockingFallback, () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
+                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
     }
 
     private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
@@ -433,14 +345,8 @@ class LockCommands implements RenewalClient {
      * @param queueMember the wait's {@link #queueMember}
      * @return whether the lock had been handed to {@code owner}
      */
-    boolean withdraw(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        return wasHandedOver(run(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)));
-    }
-
-    /** {@link #withdraw} without waiting for the reply (see {@link ScriptTransport#runAsync}). */
-    CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis, Executor blockingFallback) {
-        return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK, blockingFallback,
+    CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
                 () -> withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)).thenApply(LockCommands::wasHandedOver);
     }
 
@@ -482,56 +388,44 @@ class LockCommands implements RenewalClient {
      * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
      * than the claim lease or replica-sync is on.
      *
-     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
-     * @throws LockRedisException when no replica acknowledged it; it was released again
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first); fails with a
+     *         {@link LockRedisException} when no replica acknowledged it (it was released again)
      */
-    boolean confirmHandOff(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
-        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
-            return true;
-        }
-        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
-        if (replicaSync == null) {
-            return this.<Long>run(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
-        }
-        return call(keys.name(), connection -> {
-            boolean held = this.<Long>script(connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
-            if (held) {
-                awaitReplica(connection, keys.name(), c -> script(c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(List.of(keys), owner, "", new long[] {leaseMillis}, new long[1], publishCommand(keys.name()))));
-            }
-            return held;
-        });
-    }
-
-    /**
-     * {@link #confirmHandOff} as a future: complete at once when it costs no round trip; with
-     * {@code redis-lock.replica-sync} the claim and its {@code WAIT} share one connection, so they run as
-     * the blocking call on {@code blockingFallback}.
-     */
-    CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, Executor blockingFallback) {
+    CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
         if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
             return CompletableFuture.completedFuture(true);
         }
-        if (replicaSync != null) {
-            return CompletableFuture.supplyAsync(() -> confirmHandOff(keys, owner, leaseMillis, claimLeaseMillis), blockingFallback);
+        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        if (replicaSync == null) {
+            return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, () -> keysAndArgs).thenApply(held -> held == 1);
         }
-        return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, blockingFallback,
-                () -> new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}).thenApply(held -> held == 1);
+        return transport.onConnection(keys.name(), () -> call(keys.name(), connection -> {
+            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+            if (held) {
+                awaitReplica(connection, keys.name(), c -> script(keys.name(), c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1])));
+            }
+            return held;
+        }));
     }
 
     /**
-     * The one way every future form sends its script (see {@link ScriptTransport#runAsync}); building the
+     * The one way every call sends its script (see {@link ScriptTransport#runAsync}); building the
      * arguments may fail (the first call on a cluster asks its masters how to publish), which fails the future.
      */
-    private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Executor blockingFallback,
-                                               Supplier<byte[][]> keysAndArgs) {
+    private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         byte[][] built;
         try {
             built = keysAndArgs.get();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return transport.runAsync(redisKey, script, returnType, keyCount, blockingFallback, built);
+        return transport.runAsync(redisKey, script, returnType, keyCount, built);
+    }
+
+    /** Waits for a call already sent, keeping interrupts: see {@link ScriptTransport#await}. */
+    <T> T await(CompletableFuture<T> call) {
+        return transport.await(call);
     }
 
     /**
@@ -574,8 +468,9 @@ class LockCommands implements RenewalClient {
         return transport.call(redisKey, action);
     }
 
-    private <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return transport.script(connection, script, returnType, keyCount, keysAndArgs);
+    private <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount,
+                         byte[]... keysAndArgs) {
+        return transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
     }
 
     private static final byte[] ONE = {'1'};

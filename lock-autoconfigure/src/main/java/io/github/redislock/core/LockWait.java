@@ -2,7 +2,6 @@ package io.github.redislock.core;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -85,9 +84,6 @@ abstract class LockWait {
     abstract void wakeAfter(long nanos);
 
     abstract void cancelTimer();
-
-    /** Where a try runs when it cannot go without a thread; null runs it on the stepping thread, waiting for Redis. */
-    abstract Executor blockingFallback();
 
     /** Runs {@code work} where steps run, for what completes on another thread (a withdrawal's reply). */
     abstract void onStepThread(Runnable work);
@@ -237,7 +233,7 @@ abstract class LockWait {
     private void send(boolean queue) {
         CompletableFuture<LockAttempt.Try> reply;
         try {
-            reply = attempt.send(queue, blockingFallback());
+            reply = attempt.send(queue);
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
@@ -376,7 +372,7 @@ abstract class LockWait {
         cleanUp();
         CompletableFuture<Void> withdrawn;
         try {
-            withdrawn = attempt.abandon(replyLost, blockingFallback());
+            withdrawn = attempt.abandon(replyLost);
         } catch (RuntimeException e) {
             withdrawn = CompletableFuture.failedFuture(e);
         }

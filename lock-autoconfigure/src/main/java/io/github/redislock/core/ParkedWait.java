@@ -1,21 +1,24 @@
 package io.github.redislock.core;
 
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * A {@link LockWait} whose steps run on the thread that asked the blocking {@link io.github.redislock.Locker}
- * for the lock: it runs a step, parks until a signal or its timer, and runs the next. Its tries wait for
- * Redis on that thread, so a wake-up or hand-off costs no hop to another thread.
+ * for the lock: it runs a step, parks until a signal or its timer (a reply, a wake-up, work handed back
+ * from another thread), and runs the next, so a wake-up or hand-off costs no hop to another thread.
  */
 final class ParkedWait extends LockWait {
 
     private static final long NO_TIMER = Long.MAX_VALUE;
 
     private final Semaphore signals = new Semaphore(0);
+    /** Work that completed elsewhere (a withdrawal's reply) and runs on the waiting thread at its next step. */
+    private final Queue<Runnable> handedIn = new ConcurrentLinkedQueue<>();
     // The timer, waiting thread only: it fires timerNanos after timerSetAt (a System.nanoTime()); NO_TIMER = none.
     private long timerSetAt;
     private long timerNanos = NO_TIMER;
@@ -53,7 +56,12 @@ final class ParkedWait extends LockWait {
                     }
                 }
                 signals.drainPermits(); // signals given meanwhile fold into this step
-                step();
+                for (Runnable work; (work = handedIn.poll()) != null; ) {
+                    work.run();
+                }
+                if (!outcome.isDone()) {
+                    step();
+                }
             }
         } finally {
             if (interrupted) {
@@ -109,12 +117,8 @@ final class ParkedWait extends LockWait {
     }
 
     @Override
-    Executor blockingFallback() {
-        return null;
-    }
-
-    @Override
     void onStepThread(Runnable work) {
-        work.run(); // nothing completes elsewhere: every call of this wait runs on its thread
+        handedIn.add(work);
+        signal();
     }
 }

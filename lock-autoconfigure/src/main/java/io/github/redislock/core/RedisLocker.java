@@ -340,22 +340,22 @@ public class RedisLocker extends AbstractLocker {
 
     /** {@link #unlockAsync} once the owner's turn has come. */
     private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
-        List<Hold> held;
+        Hold held;
         try {
-            held = List.of(heldToUnlock(LockKind.PLAIN, key, owner));
+            held = heldToUnlock(LockKind.PLAIN, key, owner);
         } catch (IllegalMonitorStateException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (held.get(0).kind != LockKind.PLAIN) { // a fair hold shares the slot; its release has its own script, which keeps nothing
-            return CompletableFuture.runAsync(() -> {
-                releases.release(held);
-                if (!holdAtLeast.isZero()) {
-                    throw new IllegalStateException("Cannot keep " + held.get(0).kind.describe(key) + " for holdAtLeast " + holdAtLeast
-                            + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-                }
-            }, settleOn);
+        if (held.kind == LockKind.PLAIN) {
+            return releases.releaseAsync(held, HoldAtLeast.keepMillis(held, holdAtLeast), settleOn);
         }
-        return releases.releaseAsync(held.get(0), HoldAtLeast.keepMillis(held.get(0), holdAtLeast), settleOn);
+        // a fair hold shares the slot; its release has its own script, which keeps nothing
+        return releases.releaseAsync(held, 0, settleOn).thenRun(() -> {
+            if (!holdAtLeast.isZero()) {
+                throw new IllegalStateException("Cannot keep " + held.kind.describe(key) + " for holdAtLeast " + holdAtLeast
+                        + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
+            }
+        });
     }
 
     private Hold heldToUnlock(LockKind kind, String key, String owner) {
@@ -477,8 +477,8 @@ public class RedisLocker extends AbstractLocker {
     /**
      * Releases the holds an acquisition just took, for a wait told to stop as it got them.
      *
-     * @param settleOn null to release on the calling thread, waiting for Redis; else where a single
-     *                 plain hold is settled once Redis answered (see {@link HoldReleases#releaseAsync})
+     * @param settleOn null to release on the calling thread, waiting for Redis; else where the holds are
+     *                 settled once Redis answered (see {@link HoldReleases#releaseAsync})
      */
     CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
         List<Hold> taken = new ArrayList<>(keys.size());
@@ -488,8 +488,8 @@ public class RedisLocker extends AbstractLocker {
                 taken.add(hold);
             }
         }
-        if (settleOn != null && taken.size() == 1 && taken.get(0).kind == LockKind.PLAIN) {
-            return releases.releaseAsync(taken.get(0), settleOn);
+        if (settleOn != null) {
+            return releases.releaseAsync(taken, 0, settleOn);
         }
         try {
             releases.release(taken);

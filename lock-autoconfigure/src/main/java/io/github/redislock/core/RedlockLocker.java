@@ -9,7 +9,6 @@ import io.github.redislock.RedisReadWriteLock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -87,7 +86,7 @@ public class RedlockLocker extends RedisLocker {
             private OwnerTurns.Turn turn;
 
             @Override
-            public CompletableFuture<Try> send(boolean queue, Executor blockingFallback) {
+            public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds().get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
                 long undoLease = firstHold ? 0 : known.watched ? watchdogTimeout().toMillis() : known.leaseMillis;

@@ -7,9 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
@@ -72,7 +70,7 @@ final class RedlockQuorum extends LockCommands {
         for (int i = 0; i < masters.size(); i++) {
             boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
             calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
-                    : masters.send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, masters.fanOut())));
+                    : masters.send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
         }
         return masters.answersBy(calls, start + masters.nodeTimeout().toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - RedlockRenewal.drift(leaseMillis);
@@ -130,7 +128,7 @@ final class RedlockQuorum extends LockCommands {
     }
 
     private CompletableFuture<Void> undoOn(int index, LockKeys keys, String owner, long undoLease) {
-        return masters.send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, masters.fanOut()))
+        return masters.send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null))
                 .handle((left, failure) -> {
                     if (failure != null) {
                         log.debug("Redlock master " + masters.name(index) + " could not undo " + keys.name() + "; it expires with its lease: " + failure);
@@ -147,20 +145,9 @@ final class RedlockQuorum extends LockCommands {
      *         longer had it (lost); fails with {@link LockRedisException} when too few answered to tell
      */
     @Override
-    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
-                                           Executor blockingFallback) {
-        return masters.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps, masters.fanOut()))
+    CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
+        return masters.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps))
                 .thenApply(answers -> holdsLeft(group, owner, answers));
-    }
-
-    /** The shared releases' blocking call, as a wait on {@link #releaseAsync}. */
-    @Override
-    long[] release(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        try {
-            return releaseAsync(group, owner, restoreLeases, tokens, keeps, masters.fanOut()).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException failure ? failure : e;
-        }
     }
 
     private long[] holdsLeft(List<LockKeys> group, String owner, List<long[]> answers) {

@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
@@ -27,10 +29,9 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * How a lock script reaches Redis: with EVALSHA on the connection factory's shared Lettuce connection
- * (EVAL when Redis lost its script cache, e.g. after {@code SCRIPT FLUSH} or a restart), or on a
- * connection of its own when the factory pools them or is not Lettuce's. Failures become
- * {@link LockRedisException}s naming the key, and a caller's interrupt never abandons a script half-way.
+ * How a lock script reaches Redis, always as a future: with EVALSHA on the connection factory's shared
+ * Lettuce connection (EVAL when Redis lost its script cache), or on a connection of its own when the
+ * factory pools them or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
  */
 final class ScriptTransport {
 
@@ -61,42 +62,72 @@ final class ScriptTransport {
     }
 
     /**
-     * Runs a lock script. With Lettuce the call goes through its asynchronous API and is awaited here,
-     * ignoring interrupts until the reply is in: a script that changed a lock must never be abandoned
-     * half-way by an interrupt, or the caller would not know whether it holds the lock.
+     * Runs a lock script: a wait on {@link #runAsync} that ignores interrupts until the reply is in, since a
+     * script that changed a lock must never be abandoned half-way, or the caller would not know whether it
+     * holds the lock.
      */
-    @SuppressWarnings("unchecked")
     <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        RedisClusterAsyncCommands<byte[], byte[]> lettuce = sharedCommands(redisKey);
-        if (lettuce == null) {
-            return call(redisKey, connection -> script(connection, script, returnType, keyCount, keysAndArgs));
-        }
-        return guarded(redisKey, () -> (T) runAwaited(lettuce, script, returnType, keyCount, keysAndArgs));
+        return guarded(redisKey, () -> await(this.<T>dispatch(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs, false)));
     }
 
     /**
-     * Sends a lock script and returns at once: the result completes with the reply, on the thread that
-     * reads it (a Lettuce event-loop thread), so whoever continues on it must neither block nor call
-     * Redis synchronously there. It has {@link #run}'s NOSCRIPT fallback (EVALSHA, then EVAL once) and
-     * failure naming, and like it never abandons a script: the result is not cancellable into Redis.
-     *
-     * <p>Only the shared native Lettuce connection can take calls without a thread per call. When the
-     * factory has none (sharing is switched off, or it is not Lettuce's), the blocking {@link #run} goes to
-     * {@code blockingFallback}: correct, but each call then holds one of its threads until Redis answers.
-     * The first call, and the first after the factory closed its connection, may block the caller while
-     * the connection is looked up, so call from a thread that may wait for Redis (never an event loop).
+     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT; failures name the
+     * key. On the shared Lettuce connection the result completes on the event loop that read the reply, so
+     * whoever continues there must not block. Without one (pooling, Jedis) the call runs on a thread of
+     * this transport's own: the one place a connection factory of another shape becomes a future, so no
+     * caller and no event loop ever blocks for it.
      */
-    <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Executor blockingFallback,
+    <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs);
+    }
+
+    /**
+     * {@link #runAsync} with the call run on {@code offConnection} when there is no shared Lettuce
+     * connection: renewal bounds its threads there, since its batches come every tick whether or not
+     * Redis answers the earlier ones.
+     */
+    <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
-        RedisClusterAsyncCommands<byte[], byte[]> lettuce;
+        return dispatch(offConnection, redisKey, script, returnType, keyCount, keysAndArgs, true);
+    }
+
+    /** @param bounded whether the future itself times out after the reply backstop ({@link #await} bounds its own wait) */
+    private <T> CompletableFuture<T> dispatch(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[][] keysAndArgs,
+                                              boolean bounded) {
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
+        if (lettuce != null && isOpen(lettuce)) {
+            return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs, bounded);
+        }
+        Supplier<T> onItsOwn = () -> call(redisKey, connection -> script(redisKey, connection, script, returnType, keyCount, keysAndArgs));
+        if (!sharesNativeConnection) {
+            return onConnection(offConnection, redisKey, onItsOwn);
+        }
+        return onConnection(BLOCKING_CALLS, redisKey, () -> sharedCommands(redisKey)).thenCompose(found -> found != null
+                ? evalAsync(found, redisKey, script, returnType, keyCount, keysAndArgs, bounded) : onConnection(offConnection, redisKey, onItsOwn));
+    }
+
+    /** Runs blocking Redis work (a connection of its own, a lookup) on this transport's threads; see {@link #runAsync}. */
+    <T> CompletableFuture<T> onConnection(String redisKey, Supplier<T> work) {
+        return onConnection(BLOCKING_CALLS, redisKey, work);
+    }
+
+    private static <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Supplier<T> work) {
         try {
-            lettuce = sharedCommands(redisKey);
+            return CompletableFuture.supplyAsync(() -> guarded(redisKey, work), executor);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (lettuce == null) {
-            return CompletableFuture.supplyAsync(() -> run(redisKey, script, returnType, keyCount, keysAndArgs), blockingFallback);
-        }
+    }
+
+    /** One thread per call in flight, none kept once idle: a call that waits for a hanging node never delays another. */
+    private static final Executor BLOCKING_CALLS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), work -> {
+        Thread thread = new Thread(work, "redis-lock-blocking-call");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
+                                               ReturnType returnType, int keyCount, byte[][] keysAndArgs, boolean bounded) {
         ScriptOutputType output = outputType(returnType);
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
@@ -108,9 +139,9 @@ final class ScriptTransport {
                 reply.completeExceptionally(named(redisKey, failure));
             }
         };
-        send(() -> lettuce.<T>evalsha(script.sha1Hex(), output, keys, args)).whenComplete((value, failure) -> {
+        send(() -> lettuce.<T>evalsha(script.sha1Hex(), output, keys, args), bounded).whenComplete((value, failure) -> {
             if (failure != null && isNoScript(failure)) { // sent from the event loop: sending blocks nothing
-                send(() -> lettuce.<T>eval(script.body(), output, keys, args)).whenComplete(deliver);
+                send(() -> lettuce.<T>eval(script.body(), output, keys, args), bounded).whenComplete(deliver);
             } else {
                 deliver.accept(value, failure);
             }
@@ -118,10 +149,11 @@ final class ScriptTransport {
         return reply;
     }
 
-    /** One command on its way, bounded by the reply backstop like {@link #awaitUninterruptibly}; one that failed to start is a failed stage. */
-    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
+    /** One command on its way, bounded by the reply backstop when asked; one that failed to start is a failed stage. */
+    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command, boolean bounded) {
         try {
-            return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
+            CompletableFuture<T> sent = command.get().toCompletableFuture();
+            return bounded ? sent.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : sent;
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -160,10 +192,11 @@ final class ScriptTransport {
         return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
+    /** Runs a lock script on a connection the caller has open (the path without a shared Lettuce connection, and replica-sync's). */
     @SuppressWarnings("unchecked")
-    <T> T script(RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+    <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
-            return (T) runAwaited((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, script, returnType, keyCount, keysAndArgs);
+            return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs, false));
         }
         try {
             return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
@@ -175,27 +208,16 @@ final class ScriptTransport {
         }
     }
 
-    private Object runAwaited(RedisClusterAsyncCommands<byte[], byte[]> lettuce, LockScript script, ReturnType returnType,
-                              int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = outputType(returnType);
-        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
-        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        try {
-            return awaitUninterruptibly(lettuce.evalsha(script.sha1Hex(), output, keys, args));
-        } catch (RuntimeException e) {
-            if (!isNoScript(e)) {
-                throw e;
-            }
-            return awaitUninterruptibly(lettuce.eval(script.body(), output, keys, args));
-        }
-    }
-
     private static ScriptOutputType outputType(ReturnType returnType) {
         return returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
     }
 
-    /** Waits for the reply, keeping (not obeying) interrupts; bounded by the command timeout as a backstop. */
-    <T> T awaitUninterruptibly(RedisFuture<T> reply) {
+    /**
+     * Waits for a call already sent, keeping (not obeying) interrupts, bounded by the reply backstop.
+     *
+     * @throws RuntimeException what the call failed with, unwrapped
+     */
+    <T> T await(CompletableFuture<T> reply) {
         boolean interrupted = false;
         long deadline = System.nanoTime() + replyBackstop.toNanos();
         try {
@@ -205,6 +227,9 @@ final class ScriptTransport {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
+                    if (e.getCause() instanceof Error error) {
+                        throw error;
+                    }
                     throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
                 } catch (TimeoutException e) {
                     reply.cancel(true);
@@ -256,10 +281,10 @@ final class ScriptTransport {
         if (cause instanceof TimeoutException timeout) {
             cause = new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
         }
-        return cause instanceof RuntimeException runtime && !(cause instanceof LockException) ? redisFailure(redisKey, runtime) : cause;
+        return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
     }
 
-    private static LockRedisException redisFailure(String redisKey, RuntimeException e) {
+    private static LockRedisException redisFailure(String redisKey, Throwable e) {
         return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
     }
 

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.Locker;
@@ -61,13 +60,11 @@ class CloseDuringATryTest {
         holder.locker.lock(key);
         LockAttempt attempt = closing.attempts().queuing(LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
                 Locker.WATCHDOG_LEASE, Duration.ofSeconds(3).toMillis(), false);
-        List<Runnable> held = new CopyOnWriteArrayList<>();
-        CompletableFuture<LockAttempt.Try> reply = attempt.send(true, held::add);
+        CompletableFuture<LockAttempt.Try> reply = attempt.send(true); // on its way: its reply is not settled yet
 
-        closing.close(); // withdraws the waits it knows queued, before the try has run
-        held.forEach(Runnable::run); // the try runs in Redis now, and queues the wait
+        closing.close(); // withdraws the waits it knows queued, before the try has settled (and queued the wait)
         Throwable settled = catchThrowable(() -> reply.get(5, TimeUnit.SECONDS).settle());
-        attempt.abandon(true, null).get(5, TimeUnit.SECONDS); // as the wait ends with that failure
+        attempt.abandon(true).get(5, TimeUnit.SECONDS); // as the wait ends with that failure
 
         assertThat(settled).isInstanceOf(IllegalStateException.class).hasMessageContaining("Locker is closed");
         assertThat((List<?>) redis.command("LRANGE", redisKeys.get(1), "0", "-1")).as("wait queue").isEmpty();

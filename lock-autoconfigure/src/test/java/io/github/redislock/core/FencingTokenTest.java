@@ -102,8 +102,8 @@ class FencingTokenTest extends TwoInstances {
                     && first.redis.opsForList().size(LockKeys.of(LockerFixture.PREFIX, key).waitQueue()) == 1);
             // The releasing owner's token an hour ahead of the Redis clock, as after a clock step back: the next one must still be higher.
             long ahead = first.locker.fencingToken(key) + TimeUnit.HOURS.toMicros(1);
-            assertThat(first.commands.release(List.of(LockKeys.of(LockerFixture.PREFIX, key)),
-                    first.locker.getClientId() + ":" + Thread.currentThread().getId(), new long[] {1000}, new long[] {ahead})[0]).isZero();
+            assertThat(first.commands.await(first.commands.releaseAsync(List.of(LockKeys.of(LockerFixture.PREFIX, key)),
+                    first.locker.getClientId() + ":" + Thread.currentThread().getId(), new long[] {1000}, new long[] {ahead}, null))[0]).isZero();
             assertThat(handedOver.get(5, TimeUnit.SECONDS)).isEqualTo(ahead + 1);
             waiter.join(5000);
             assertThatThrownBy(() -> first.locker.unlock(key)).as("the hold went with the release above").isInstanceOf(LockLostException.class);

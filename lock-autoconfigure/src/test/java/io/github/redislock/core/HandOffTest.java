@@ -184,7 +184,7 @@ class HandOffTest extends TwoInstances {
         first.locker.unlock(key);
         assertThat(first.redis.opsForHash().hasKey(keys.name(), leaving)).as("handed to the first in the queue").isTrue();
 
-        assertThat(first.commands.withdraw(keys, leaving, member(leaving), WATCHDOG_TIMEOUT.toMillis())).as("it had been handed the lock").isTrue();
+        assertThat(first.commands.await(first.commands.withdrawAsync(keys, leaving, member(leaving), WATCHDOG_TIMEOUT.toMillis()))).as("it had been handed the lock").isTrue();
 
         assertThat(next.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(first.locker.isLocked(key)).isFalse();
@@ -277,8 +277,8 @@ class HandOffTest extends TwoInstances {
 
     /** Puts an owner into the wait queue as a blocked lock() of another instance would, without that instance. */
     private void queue(String owner, long keepPlaceMillis) {
-        LockCommands.Acquisition blocked = first.commands.acquire(List.of(keys), owner, WATCHDOG_TIMEOUT.toMillis(), new boolean[] {true},
-                keepPlaceMillis, member(owner), false);
+        LockCommands.Acquisition blocked = first.commands.await(first.commands.acquireAsync(List.of(keys), owner, WATCHDOG_TIMEOUT.toMillis(),
+                new boolean[] {true}, keepPlaceMillis, member(owner), false, keepPlaceMillis > 0));
         assertThat(blocked.acquired()).isFalse();
     }
 

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.TestRedis;
@@ -23,7 +21,6 @@ class LockCommandsFuturesTest {
 
     private static final long LEASE = 10_000;
 
-    private final ExecutorService blockingFallback = Executors.newSingleThreadExecutor();
     private LockerFixture fixture;
     private LockCommands commands;
     private LockKeys keys;
@@ -38,7 +35,6 @@ class LockCommandsFuturesTest {
 
     @AfterEach
     void close() {
-        blockingFallback.shutdownNow();
         if (fixture != null) {
             fixture.close();
         }
@@ -48,11 +44,11 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aFairLockIsTakenAndFreedByTheFutureForms(String client) throws Exception {
         connect(client);
-        LockCommands.Acquisition taken = done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true, blockingFallback));
+        LockCommands.Acquisition taken = done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true));
         assertThat(taken.acquired()).isTrue();
         assertThat(commands.holdCount(keys, "owner-a")).isEqualTo(1);
 
-        assertThat(done(commands.releaseFairAsync(keys, "owner-a", LEASE, blockingFallback))).as("holds left").isZero();
+        assertThat(done(commands.releaseFairAsync(keys, "owner-a", LEASE))).as("holds left").isZero();
         assertThat(commands.exists(keys)).isFalse();
     }
 
@@ -60,25 +56,25 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aWaiterLeavesAFairQueueByTheFutureForm(String client) throws Exception {
         connect(client);
-        assertThat(done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true, blockingFallback)).acquired()).isTrue();
-        assertThat(done(commands.acquireFairAsync(keys, "owner-b", LEASE, LEASE, true, blockingFallback)).acquired()).isFalse();
+        assertThat(done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true)).acquired()).isTrue();
+        assertThat(done(commands.acquireFairAsync(keys, "owner-b", LEASE, LEASE, true)).acquired()).isFalse();
         assertThat(fixture.redis.opsForList().range(keys.queue(), 0, -1)).containsExactly("owner-b");
 
-        done(commands.leaveFairQueueAsync(keys, "owner-b", blockingFallback));
+        done(commands.leaveFairQueueAsync(keys, "owner-b"));
         assertThat(fixture.redis.opsForList().range(keys.queue(), 0, -1)).isEmpty();
-        commands.releaseFair(keys, "owner-a", LEASE);
+        done(commands.releaseFairAsync(keys, "owner-a", LEASE));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"lettuce", "jedis"})
     void aReadLockIsTakenAndFreedByTheFutureForms(String client) throws Exception {
         connect(client);
-        LockCommands.Acquisition read = done(commands.acquireReadWriteAsync(keys, LockKind.READ, "owner-a", LEASE, true, true, blockingFallback));
+        LockCommands.Acquisition read = done(commands.acquireReadWriteAsync(keys, LockKind.READ, "owner-a", LEASE, true, true));
         assertThat(read.acquired()).isTrue();
-        assertThat(done(commands.acquireReadWriteAsync(keys, LockKind.WRITE, "owner-b", LEASE, true, true, blockingFallback)).acquired())
+        assertThat(done(commands.acquireReadWriteAsync(keys, LockKind.WRITE, "owner-b", LEASE, true, true)).acquired())
                 .as("a writer while a reader holds it").isFalse();
 
-        assertThat(done(commands.releaseReadWriteAsync(keys, LockKind.READ, "owner-a", blockingFallback))).as("reads left").isZero();
+        assertThat(done(commands.releaseReadWriteAsync(keys, LockKind.READ, "owner-a"))).as("reads left").isZero();
         assertThat(commands.exists(keys)).isFalse();
     }
 
@@ -86,12 +82,12 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aHandOffIsConfirmedWithTheLongerLeaseByTheFutureForm(String client) throws Exception {
         connect(client);
-        assertThat(done(commands.acquireFairAsync(keys, "owner-a", 1_000, 0, true, blockingFallback)).acquired()).isTrue();
+        assertThat(done(commands.acquireFairAsync(keys, "owner-a", 1_000, 0, true)).acquired()).isTrue();
 
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000, blockingFallback))).isTrue();
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000))).isTrue();
         assertThat(fixture.redis.getExpire(keys.name(), TimeUnit.MILLISECONDS)).as("ms the lock lives now").isGreaterThan(5_000);
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000, blockingFallback))).as("for an owner that does not hold it").isFalse();
-        commands.releaseFair(keys, "owner-a", LEASE);
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000))).as("for an owner that does not hold it").isFalse();
+        done(commands.releaseFairAsync(keys, "owner-a", LEASE));
     }
 
     private static <T> T done(CompletableFuture<T> future) throws Exception {
