@@ -88,9 +88,9 @@ class LockCommandsFuturesTest {
         connect(client);
         assertThat(done(commands.acquireFairAsync(keys, "owner-a", 1_000, 0, true, blockingFallback)).acquired()).isTrue();
 
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000, blockingFallback))).isTrue();
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000, null, blockingFallback))).isTrue();
         assertThat(fixture.redis.getExpire(keys.name(), TimeUnit.MILLISECONDS)).as("ms the lock lives now").isGreaterThan(5_000);
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000, blockingFallback))).as("for an owner that does not hold it").isFalse();
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000, null, blockingFallback))).as("for an owner that does not hold it").isFalse();
         commands.releaseFair(keys, "owner-a", LEASE);
     }
 

@@ -170,9 +170,11 @@ final class ModelReplay implements AutoCloseable {
                     }
                     return r[1] == 0 ? null : granted(r[1], r[2]);
                 }
-                case 'C' -> {
-                    Long reply = connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]),
-                            Long.toString(LEASE));
+                case 'C' -> { // with a second argument, the member whose place the claim takes out of the queue
+                    Long reply = a.length == 1
+                            ? connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]), Long.toString(LEASE))
+                            : connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name(), keys.waitQueue(), keys.waitDeadlines()},
+                                    owner(a[0]), Long.toString(LEASE), member(a[1]));
                     return reply != r[0] ? "claim.lua answered " + reply + ", the model " + r[0] : null;
                 }
                 case 'N' -> {
