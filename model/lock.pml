@@ -130,12 +130,33 @@
 #ifndef CLOSE_B745336
 #define FIX_H
 #endif
+#ifndef CODE_35F76D9
+#define FIX_RETRY
+#endif
 #endif
 /* FIX_H, the close-racing-try fix (issue 31; -DCLOSE_B745336 models the code before it, b745336):
  * a try marks its wait queued only after its reply settles, never before it is sent; a settle that
  * finds the Locker closed gives back what its try got (a withdrawal with the real member, which
  * removes a place the try re-added or releases a hold it took), and abandon withdraws with the
  * member (never with '') also after a lost reply. */
+/* FIX_RETRY, the fix of code-retry-races-hand-off (-DCODE_35F76D9 models the code before it): a try
+ * sent while the wait is queued may re-queue a member a hand-off popped, when the claim lease ended
+ * and another owner took the lock before the waiter read its message; so a wait that tried while
+ * queued takes its hand-off through claim.lua with its member, which takes that place out and checks
+ * the owner still holds the lock (the hand-off is not taken on trust then, even with a watched lease);
+ * and every try after the wait's first sends queuedBefore, so one that takes the lock takes out a
+ * place an earlier try left (the code at 35f76d9 sent it only while the wait knew itself queued). */
+/* Every try after the wait's first sends queuedBefore (the model's waits all queue): an earlier one may
+ * have queued the member, also one whose reply was lost, which the wait never marked queued. */
+#ifdef FIX_RETRY
+#define NOTE_TRY(t) if :: qb -> tq[t] = 1 :: else fi   /* LockAttempts.java "triedWhileQueued |= queuedBefore;" */
+#define QB_FIRST(t) 0
+#define QB_RETRY(t) 1
+#else
+#define NOTE_TRY(t) skip
+#define QB_FIRST(t) queued[t]
+#define QB_RETRY(t) queued[t]
+#endif
 
 /* ---------------------------------------------------------------- Redis state */
 
@@ -195,6 +216,7 @@ bool ended[NT];              /* the lease behind the thread's belief ended (it i
 byte gtok[NT];               /* inbox: a 'granted' message not yet read (token; 0 = none) */
 byte gwid[NT];               /* ... and the wait id it names */
 bool gend[NT];               /* ... the claim lease of that hand-off ended before it was read */
+bool tq[NT];                 /* FIX_RETRY: a try went out while the wait was queued (triedWhileQueued) */
 
 /* environment budgets */
 byte lostReplies = LOST_REPLIES;
@@ -286,8 +308,8 @@ bool viaGrant[NT];
                        || (qn > 2 && q[2] == m && !ql[2]) || (qn > 3 && q[3] == m && !ql[3]))
 /* When a wait of a closed Locker ends (with or without the lock), its place is gone: a place left
  * behind would be handed the lock until its deadline passes, and the lock would stay taken for the
- * claim lease. -DWAIT_PLACES checks this of every wait, which today's code does not keep (two races
- * of a try with the wait's own hand-off, see docs/reliability.md): model/verify.sh shows it fail. */
+ * claim lease. -DWAIT_PLACES checks this of every wait, which the code at 35f76d9 did not keep (a try
+ * racing the wait's own hand-off, see FIX_RETRY; -DCODE_35F76D9 shows it fail). */
 inline ENDED_WAIT_CHECK(t) {
     assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)));   /* property: closed_wait_leaves_no_place */
     assert(!CHECK_WAIT_PLACES || !LIVE_PLACE(MEMBER(t)));   /* property: ended_wait_leaves_no_place */
@@ -485,11 +507,13 @@ inline releaseLua(o, wm, rt, rem, final) {
     pubM = 0; pubT = 0
 }
 
-/* claim.lua: 1 when owner o still holds the lock (its lease then lengthened), else 0. */
-inline claimLua(o, ok) {
-    ok = (rc[o] > 0);                                     /* claim.lua:9 "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
+/* claim.lua: 1 when owner o still holds the lock (its lease then lengthened), else 0; with a member
+ * m (0 = none), first takes m's place out of the queue. */
+inline claimLua(o, m, ok) {
+    if :: m != 0 -> queueRemove(m); sf = 0 :: else fi;   /* claim.lua:15 "if ARGV[3] and redis.call('zrem', KEYS[3], ARGV[3]) == 1 then" */
+    ok = (rc[o] > 0);                                     /* claim.lua:18 "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
     if :: ok -> HANDED(0) :: else fi;
-    printf("@C %d = %d ", o, ok); REDIS_STATE
+    if :: m != 0 -> printf("@C %d %d = %d ", o, m, ok) :: else -> printf("@C %d = %d ", o, ok) fi; REDIS_STATE
 }
 
 inline loseReply(lost) {
@@ -610,8 +634,8 @@ proctype Client(byte t) {
     byte o = OWNER(t);
     byte L = LOCKER(t);
     byte cycles = 0, reentries = 0;
-    byte ok, cnt, tok, rem, token, myHid;
-    bool first, qb, lost, firstTry, final, was;
+    byte ok, cnt, tok, rem, token, myHid, cm;
+    bool first, qb, lost, firstTry, final, was, rq;
 
     {
 idle:
@@ -634,7 +658,8 @@ lock:
         ACQ_TAKE(o);
         waiting[t] = 1; wid[t]++; assert(wid[t] < 8);
         firstTry = 1;
-        qb = queued[t];                                   /* LockAttempts.java "boolean queuedBefore = queued();" */
+        qb = QB_FIRST(t);                                 /* LockAttempts.java "boolean queuedBefore = placeSought;" */
+        tq[t] = 0; NOTE_TRY(t);                           /* a new wait: a new QueuedPlainLock */
         first = !(hk[o] && !hlost[o]);                    /* HeldLocks.java "boolean[] firstHolds(List<LockKeys> group, String owner)" */
         MARK_BEFORE_SEND;
         printf("T%d lock() wait %d, firstHold=%d\n", t, wid[t], first);
@@ -734,7 +759,8 @@ retry:
         :: else
         fi;
         firstTry = 0;
-        qb = queued[t];
+        qb = QB_RETRY(t);
+        NOTE_TRY(t);
         first = !(hk[o] && !hlost[o]);
         MARK_BEFORE_SEND;
         goto try
@@ -755,14 +781,17 @@ handed:
 #else
         queued[t] = 0;                                    /* unmarkQueued(), its answer ignored */
 #endif
+        rq = tq[t]; tq[t] = 0;                            /* LockAttempts.java "String requeued = triedWhileQueued ? member : null;" */
         if
-        :: WATCHED(t) -> goto confirmed                   /* LockCommands.java "if (replicaSync == null && leaseMillis <= claimLeaseMillis) {" */
+        :: WATCHED(t) && !rq -> goto confirmed            /* LockCommands.java "if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {" */
         :: else
         fi
     }
     atomic {
         RUNNING(L);
-        claimLua(o, ok);                                  /* LockCommands.java "LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1" */
+        if :: rq -> cm = MEMBER(t) :: else -> cm = 0 fi;
+        claimLua(o, cm, ok);                              /* LockCommands.java "LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1" */
+        rq = 0; cm = 0;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  claim.lua owner %d: %d\n", t, o, ok);
         loseReply(lost);

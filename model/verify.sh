@@ -133,10 +133,12 @@ lane1() {
     # Two lock cycles per thread (wait ids, stale grants), and a watched lease that ends all the same.
     run fixed-two-cycles pass safety "-w26" -- -DFIXED $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2
     run fixed-late-renewal pass safety "-w26" -- -DFIXED -DLATE_RENEWALS=1 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
-    # A defect of today's code this model found (reported, not fixed here): a try that races its own
-    # hand-off re-queues the wait, and taking the hand-off (or, after an expired claim, a later try sent
-    # without queuedBefore) leaves that place behind, to be handed the lock until its deadline passes.
-    run code-retry-races-hand-off ended_wait_leaves_no_place safety "" -- -DFIXED -DWAIT_PLACES $quiet -DCLOSES=0
+    # Every ended wait leaves no place (FIX_RETRY) ...
+    run fixed-wait-places pass safety "-w26" -- -DFIXED -DWAIT_PLACES $quiet -DCLOSES=0
+    # ... which the code at 35f76d9 did not keep: a try that races its own hand-off re-queues the wait,
+    # and taking the hand-off (or, after an expired claim, a later try sent without queuedBefore) leaves
+    # that place behind, to be handed the lock until its deadline passes.
+    run code-retry-races-hand-off ended_wait_leaves_no_place safety "" -- -DFIXED -DCODE_35F76D9 -DWAIT_PLACES $quiet -DCLOSES=0
     # Teeth: today's protocol shows the two-owner defects of the "one wait state machine" issue ...
     run today-same-owner-acquisitions no_false_belief safety "-i" -- $quiet -DCLOSES=0 -DSKIP_TOKENS -DSKIP_ORPHANS -DSKIP_WAITS
     run today-close-racing-hand-off no_false_belief safety "-i" -- $quiet -DDISTINCT_OWNERS -DCYCLES1=0 -DCYCLES2=2 -DONLY_HANDED_BELIEFS -DSKIP_TOKENS -DSKIP_ORPHANS -DSKIP_WAITS

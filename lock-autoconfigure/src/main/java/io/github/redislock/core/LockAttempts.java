@@ -112,6 +112,19 @@ final class LockAttempts {
         private final String member;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
         private volatile boolean lastTryFirstHold;
+        /**
+         * Whether a try of this wait asked for a queue place: every later try may find its member queued
+         * (also one whose reply was lost, which the wait never marked queued), and takes it out when it
+         * gets the lock.
+         */
+        private volatile boolean placeSought;
+        /**
+         * Whether a try went out after one that asked for a place, since the wait last heard of a hand-off:
+         * a release may have taken the member out of the queue to hand it the lock, and when the hand-off's
+         * claim lease ended before the wait read the message and another owner took the lock, that try
+         * queued the member again. Taking the hand-off then also takes that place out, in Redis.
+         */
+        private volatile boolean triedWhileQueued;
         private final boolean sharedOwner;
         private OwnerTurns.Turn turn;
 
@@ -138,7 +151,11 @@ final class LockAttempts {
 
         @Override
         public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-            boolean queuedBefore = queued();
+            boolean queuedBefore = placeSought;
+            if (queue) {
+                triedWhileQueued |= queuedBefore;
+                placeSought = true;
+            }
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             long keep = queue ? keepPlace : 0;
@@ -194,8 +211,11 @@ final class LockAttempts {
             if (!unmarkQueued()) {
                 return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
             }
-            // One more round trip, only for a lease longer than the watchdog timeout or with replica-sync.
-            if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease))) {
+            // One more round trip, only for a lease longer than the watchdog timeout, with replica-sync, or
+            // after a try that may have queued the member again (then the lock may no longer be the owner's either).
+            String requeued = triedWhileQueued ? member : null;
+            triedWhileQueued = false;
+            if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
                 log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;

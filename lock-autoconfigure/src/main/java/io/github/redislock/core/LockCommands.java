@@ -386,27 +386,41 @@ class LockCommands implements RenewalClient {
      * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
      * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
      * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
-     * than the claim lease or replica-sync is on.
+     * than the claim lease or replica-sync is on, or when a try of the wait may have queued its member again
+     * after the release took it out of the queue: then the claim also takes that member out, and checks
+     * that the hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
      *
+     * @param requeuedMember the wait's queue member when a try went out while it was queued (see
+     *                       {@code claim.lua}), else null
      * @return false when {@code owner} no longer holds it (the claim lease ran out first); fails with a
      *         {@link LockRedisException} when no replica acknowledged it (it was released again)
      */
-    CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis) {
-        if (replicaSync == null && leaseMillis <= claimLeaseMillis) {
+    CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
             return CompletableFuture.completedFuture(true);
         }
-        byte[][] keysAndArgs = {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        byte[][] keysAndArgs = claimKeysAndArgs(keys, owner, leaseMillis, requeuedMember);
+        int keyCount = requeuedMember == null ? 1 : 3;
         if (replicaSync == null) {
-            return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, 1, () -> keysAndArgs).thenApply(held -> held == 1);
+            return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs).thenApply(held -> held == 1);
         }
         return transport.onConnection(keys.name(), () -> call(keys.name(), connection -> {
-            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, 1, keysAndArgs) == 1;
+            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1;
             if (held) {
                 awaitReplica(connection, keys.name(), c -> script(keys.name(), c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
                         releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1])));
             }
             return held;
         }));
+    }
+
+    /** KEYS then ARGV of {@code claim.lua}; the queue's keys and the member only when a try may have queued the member again. */
+    private static byte[][] claimKeysAndArgs(LockKeys keys, String owner, long leaseMillis, String requeuedMember) {
+        if (requeuedMember == null) {
+            return new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        }
+        return new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
+                bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
     }
 
     /**

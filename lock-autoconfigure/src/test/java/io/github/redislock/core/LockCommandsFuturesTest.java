@@ -84,9 +84,9 @@ class LockCommandsFuturesTest {
         connect(client);
         assertThat(done(commands.acquireFairAsync(keys, "owner-a", 1_000, 0, true)).acquired()).isTrue();
 
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000))).isTrue();
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000, null))).isTrue();
         assertThat(fixture.redis.getExpire(keys.name(), TimeUnit.MILLISECONDS)).as("ms the lock lives now").isGreaterThan(5_000);
-        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000))).as("for an owner that does not hold it").isFalse();
+        assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000, null))).as("for an owner that does not hold it").isFalse();
         done(commands.releaseFairAsync(keys, "owner-a", LEASE));
     }
 

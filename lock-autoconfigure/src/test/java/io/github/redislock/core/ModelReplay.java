@@ -187,9 +187,11 @@ final class ModelReplay implements AutoCloseable {
                     long expected = r[0] == 255 ? -1 : r[0];
                     return (Long) reply.get(0) != expected ? "release.lua (keeping) answered " + reply.get(0) + ", the model " + expected : null;
                 }
-                case 'C' -> {
-                    Long reply = connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]),
-                            Long.toString(LEASE));
+                case 'C' -> { // with a second argument, the member whose place the claim takes out of the queue
+                    Long reply = a.length == 1
+                            ? connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]), Long.toString(LEASE))
+                            : connection.sync().eval(claim, ScriptOutputType.INTEGER, new String[] {keys.name(), keys.waitQueue(), keys.waitDeadlines()},
+                                    owner(a[0]), Long.toString(LEASE), member(a[1]));
                     return reply != r[0] ? "claim.lua answered " + reply + ", the model " + r[0] : null;
                 }
                 case 'N' -> {
