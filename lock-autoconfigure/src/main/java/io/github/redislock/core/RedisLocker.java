@@ -1,5 +1,24 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.hold.HeldLocks;
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.HoldReleases;
+import io.github.redislock.core.hold.LostLockEvents;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.LockTimes;
+import io.github.redislock.core.script.ScriptTransport;
+import io.github.redislock.core.wait.ExecutorWait;
+import io.github.redislock.core.wait.LockAttempt;
+import io.github.redislock.core.wait.LockAttempts;
+import io.github.redislock.core.wait.LockWait;
+import io.github.redislock.core.wait.OwnerTurns;
+import io.github.redislock.core.wait.ParkedWait;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
@@ -547,7 +566,7 @@ public class RedisLocker extends AbstractLocker {
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }
 
-    static String describe(List<String> keys) {
+    public static String describe(List<String> keys) {
         return keys.size() == 1 ? keys.get(0) : keys.toString();
     }
 

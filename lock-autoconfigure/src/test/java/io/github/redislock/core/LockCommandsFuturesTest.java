@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

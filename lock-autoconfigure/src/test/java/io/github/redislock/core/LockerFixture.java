@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.ReactiveLocker;
 
 import io.github.redislock.LockLostEvent;

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.pubsub.Waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.Semaphore;

@@ -1,5 +1,10 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockScript;
+import io.github.redislock.core.script.ShardedChannels;
+import io.github.redislock.core.wait.LockAttempts;
 import java.util.Arrays;
 import java.util.List;
 

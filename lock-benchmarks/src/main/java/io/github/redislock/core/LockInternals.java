@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LeaseRenewals;
+import io.github.redislock.core.script.LockKeys;
+
 /**
  * Facts of the library the scale scenarios check against, read from its package-private code so they
  * stay true when the library changes: the renewal batch size and the Redis key of a lock's wait queue.
