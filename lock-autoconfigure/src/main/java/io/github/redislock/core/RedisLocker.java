@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HoldAtLeast;
@@ -83,6 +84,10 @@ public class RedisLocker extends AbstractLocker {
      */
     public static RedisLockerBuilder builder(RedisConnectionFactory connectionFactory) {
         return new RedisLockerBuilder(connectionFactory);
+    }
+
+    static {
+        LockInternals.install(RedisLocker::new); // the benchmarks' seam builds lockers from parts, see LockInternals
     }
 
     /**

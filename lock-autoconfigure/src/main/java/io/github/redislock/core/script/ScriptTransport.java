@@ -51,7 +51,7 @@ public final class ScriptTransport {
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
 
-    /** Every call goes to {@code commands} alone: the seam of the benchmarks' {@code LockClientProbe}. */
+    /** Every call goes to {@code commands} alone: used by the benchmarks' {@code LockClientProbe}. */
     ScriptTransport(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = null;
         this.sharesNativeConnection = true;

@@ -1,8 +1,9 @@
-package io.github.redislock.core;
+package io.github.redislock.benchmarks.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.redislock.core.RedisLocker;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package io.github.redislock.core;
+package io.github.redislock.benchmarks.client;
 
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.pubsub.ChannelSubscriber;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.LockWatchdog;
@@ -51,7 +53,7 @@ public final class LockClientProbe implements AutoCloseable {
         LockCommands commands = new LockCommands(answeringInMemory());
         LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(null, ShardedChannels.classic()), keyPrefix + "__anchor"); // never joined: nothing ever waits
-        this.locker = new RedisLocker(commands, watchdog, subscriptions, keyPrefix, event -> {
+        this.locker = LockInternals.locker(commands, watchdog, subscriptions, keyPrefix, event -> {
         }, LockObserver.NONE);
     }
 

@@ -1,4 +1,4 @@
-package io.github.redislock.core;
+package io.github.redislock.benchmarks.scenarios;
 
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
