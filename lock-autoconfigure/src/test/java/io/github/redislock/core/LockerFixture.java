@@ -40,7 +40,7 @@ public final class LockerFixture implements AutoCloseable {
 
     /** Lettuce's, or Jedis's for {@link #connectJedis}. */
     public final RedisConnectionFactory connectionFactory;
-    final LockCommands commands;
+    public final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
     public final RedisLocker locker;

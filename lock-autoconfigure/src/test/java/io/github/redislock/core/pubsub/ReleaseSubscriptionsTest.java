@@ -1,7 +1,5 @@
-package io.github.redislock.core;
+package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.pubsub.ReleaseSubscriptions;
-import io.github.redislock.core.pubsub.Waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.Semaphore;

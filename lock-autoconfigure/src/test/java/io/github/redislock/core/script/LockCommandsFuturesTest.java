@@ -1,8 +1,5 @@
-package io.github.redislock.core;
+package io.github.redislock.core.script;
 
-import io.github.redislock.core.script.LockCommands;
-import io.github.redislock.core.script.LockKeys;
-import io.github.redislock.core.script.LockKind;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -12,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
