@@ -34,7 +34,7 @@
  *   -DRELEASED_MESSAGES  a release that finds no live queue place publishes 'released', which wakes the waiters
  * Every assertion carries a "property: <name>" tag, which verify.sh reads to tell which one failed.
  *
- * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/*.lua) are atomic steps
+ * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/script/*.lua) are atomic steps
  * (Redis runs a script alone). A reference to code reads <file>:<line> "<text on that line>" (or
  * <file> "<text in it>"): ModelReferencesTest fails when the line no longer holds the text, and when
  * a reference has no quoted text. Client steps mirror LockAttempts.QueuedPlainLock, LockWait (the one

@@ -1,5 +1,12 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.LockTimes;
+import io.github.redislock.core.wait.LockWait;
+import io.github.redislock.core.wait.WaitHost;
 import io.github.redislock.Locker;
 import io.github.redislock.LockAcquisitionException;
 
@@ -18,7 +25,7 @@ import java.util.function.Supplier;
  * What every {@link Locker} of this library shares: its client id and owner fields, the key checks,
  * and the convenience methods defined by the primitive ones.
  */
-abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoCloseable {
+public abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoCloseable {
 
     /** Prepended to every key to form its Redis key. */
     final String keyPrefix;
@@ -163,7 +170,7 @@ abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoClose
     /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
     private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
 
-    String currentOwner() {
+    public String currentOwner() {
         return threadOwners.get();
     }
 

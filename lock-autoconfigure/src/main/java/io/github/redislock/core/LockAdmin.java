@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockScript;
 import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockLostException;

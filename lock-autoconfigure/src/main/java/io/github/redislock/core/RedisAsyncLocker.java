@@ -1,5 +1,13 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.HoldReleases;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.LockTimes;
+import io.github.redislock.core.wait.ExecutorWait;
+import io.github.redislock.core.wait.LockWait;
+import io.github.redislock.core.wait.OwnerTurns;
 import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;

@@ -1,5 +1,27 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.hold.CallerRuns;
+
+import io.github.redislock.core.bench.LockInternals;
+import io.github.redislock.core.hold.HeldLocks;
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.HoldReleases;
+import io.github.redislock.core.hold.LostLockEvents;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.LockTimes;
+import io.github.redislock.core.script.ScriptTransport;
+import io.github.redislock.core.wait.ExecutorWait;
+import io.github.redislock.core.wait.LockAttempt;
+import io.github.redislock.core.wait.LockAttempts;
+import io.github.redislock.core.wait.LockWait;
+import io.github.redislock.core.wait.OwnerTurns;
+import io.github.redislock.core.wait.ParkedWait;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
@@ -64,6 +86,10 @@ public class RedisLocker extends AbstractLocker {
      */
     public static RedisLockerBuilder builder(RedisConnectionFactory connectionFactory) {
         return new RedisLockerBuilder(connectionFactory);
+    }
+
+    static {
+        LockInternals.install(RedisLocker::new); // the benchmarks' seam builds lockers from parts, see LockInternals
     }
 
     /**
@@ -558,7 +584,7 @@ public class RedisLocker extends AbstractLocker {
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }
 
-    static String describe(List<String> keys) {
+    public static String describe(List<String> keys) {
         return keys.size() == 1 ? keys.get(0) : keys.toString();
     }
 

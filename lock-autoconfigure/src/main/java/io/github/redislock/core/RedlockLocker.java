@@ -1,5 +1,26 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.hold.HeldLocks;
+import io.github.redislock.core.pubsub.ChannelSubscriber;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.redlock.RedlockQuorum;
+import io.github.redislock.core.wait.LockWait;
+
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.LostLockEvents;
+import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.redlock.RedlockMasters;
+import io.github.redislock.core.redlock.RedlockRenewal;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.LockTimes;
+import io.github.redislock.core.wait.LockAttempt;
+import io.github.redislock.core.wait.LockAttempts;
+import io.github.redislock.core.wait.OwnerTurns;
+import io.github.redislock.core.wait.ParkedWait;
 import io.github.redislock.Locker;
 import io.github.redislock.LockObserver;
 import io.github.redislock.RedisLock;

@@ -99,11 +99,11 @@ class NativeHintsTest {
 
     @Test
     void everyLuaScriptOnTheClasspathHasAResourceHint() throws IOException {
-        Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:io/github/redislock/core/*.lua");
+        Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:io/github/redislock/core/script/*.lua");
         List<String> names = Arrays.stream(scripts).map(Resource::getFilename).filter(Objects::nonNull).distinct().sorted().toList();
 
         assertThat(names).as("the scripts found on the classpath").isNotEmpty();
-        assertThat(names.stream().filter(name -> !RuntimeHintsPredicates.resource().forResource("io/github/redislock/core/" + name).test(hints)))
+        assertThat(names.stream().filter(name -> !RuntimeHintsPredicates.resource().forResource("io/github/redislock/core/script/" + name).test(hints)))
                 .as("scripts without a resource hint (is each one a LockScript constant?)").isEmpty();
     }
 

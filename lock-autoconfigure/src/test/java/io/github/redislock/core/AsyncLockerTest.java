@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 
+import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockAcquisitionException;
 

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.wait.LockAttempt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.RedisMultiLock;
 
 import static org.assertj.core.api.Assertions.assertThat;

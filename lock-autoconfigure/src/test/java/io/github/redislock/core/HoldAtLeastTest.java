@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

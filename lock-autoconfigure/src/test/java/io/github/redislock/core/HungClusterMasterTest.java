@@ -1,5 +1,10 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.pubsub.ChannelSubscriber;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.ShardedChannels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
+
 
 /**
  * What tests outside this package may do to a Locker's package-private parts: run a renewal tick now,

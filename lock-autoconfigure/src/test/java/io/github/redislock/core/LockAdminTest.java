@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisReadWriteLock;

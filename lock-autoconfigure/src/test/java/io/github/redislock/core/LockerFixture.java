@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.ReactiveLocker;
 
 import io.github.redislock.LockLostEvent;
@@ -37,7 +40,7 @@ public final class LockerFixture implements AutoCloseable {
 
     /** Lettuce's, or Jedis's for {@link #connectJedis}. */
     public final RedisConnectionFactory connectionFactory;
-    final LockCommands commands;
+    public final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
     public final RedisLocker locker;

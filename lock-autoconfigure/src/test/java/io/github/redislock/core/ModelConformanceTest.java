@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockScript;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

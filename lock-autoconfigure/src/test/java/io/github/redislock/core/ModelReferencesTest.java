@@ -23,7 +23,7 @@ class ModelReferencesTest {
     private static final Pattern REFERENCE = Pattern.compile("([A-Za-z][A-Za-z-]*\\.(?:lua|java))(?::(\\d+))? \"([^\"]+)\"");
     /** A line number with no quoted text after it, which nothing could check. */
     private static final Pattern UNCHECKED = Pattern.compile("[A-Za-z-]+\\.(?:lua|java):\\d++(?! \")|/\\*\\s*\\d+(?:-\\d+)?(?:,\\s*\\d+)*[:\\s*]");
-    private static final Path SCRIPTS = Path.of("src/main/resources/io/github/redislock/core");
+    private static final Path SCRIPTS = Path.of("src/main/resources/io/github/redislock/core/script");
     private static final Path SOURCES = Path.of("src/main/java");
 
     private static final List<String> MODELS = List.of("lock.pml", "rwlock.pml");

@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockScript;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.LockLostException;

@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

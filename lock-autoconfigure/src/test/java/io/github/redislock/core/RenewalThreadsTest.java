@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.renewal.WatchedLock;
+import io.github.redislock.core.script.LeaseRenewals;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

@@ -1,5 +1,9 @@
 package io.github.redislock.core;
 
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.wait.LockAttempt;
+import io.github.redislock.core.wait.LockWait;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.github.redislock.benchmarks.client;
 
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.core.LockClientProbe;
+import io.github.redislock.benchmarks.client.LockClientProbe;
 import io.github.redislock.core.RedisLocker;
 
 import org.openjdk.jmh.annotations.Benchmark;

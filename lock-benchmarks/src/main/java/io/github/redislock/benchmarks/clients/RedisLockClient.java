@@ -2,7 +2,7 @@ package io.github.redislock.benchmarks.clients;
 
 import java.util.Optional;
 
-import io.github.redislock.core.LockInternals;
+import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.RedisLocker;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.redislock.core.CeilingCalls;
+import io.github.redislock.benchmarks.scenarios.CeilingCalls;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

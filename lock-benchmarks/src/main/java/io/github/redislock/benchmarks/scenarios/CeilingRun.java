@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.redislock.core.CeilingCalls;
+import io.github.redislock.benchmarks.scenarios.CeilingCalls;
 import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.report.Row;

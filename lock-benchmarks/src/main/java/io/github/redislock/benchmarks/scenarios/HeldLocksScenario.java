@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.redislock.core.LockInternals;
+import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.ProcessCpu;

@@ -1,0 +1,77 @@
+package io.github.redislock.core.bench;
+
+import io.github.redislock.LockObserver;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LeaseRenewals;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * The benchmarks' seam into the library: what {@code lock-benchmarks} needs of it beyond the public
+ * lockers, offered from here so that the benchmarks live in their own packages instead of in the
+ * library's (a split package fails on the module path). Facts the scale scenarios check against, read from
+ * the code so they stay true when it changes (the renewal batch size, the Redis key of a lock's wait
+ * queue), and a {@link RedisLocker} built from given parts, which the client-cost probe wires over
+ * script calls answered in memory.
+ *
+ * <p>Internal, for the benchmarks only: no compatibility promise, and applications have no use for it.
+ */
+public final class LockInternals {
+
+    private static volatile LockerParts lockers;
+
+    private LockInternals() {
+    }
+
+    /** Most locks one renewal script call renews ({@code LeaseRenewals.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
+    public static int renewalBatchSize() {
+        return LeaseRenewals.MAX_RENEWAL_BATCH;
+    }
+
+    /** The list in which a plain lock queues its waiters, oldest first, for a release to hand the lock to. */
+    public static String waitQueueKey(String prefix, String key) {
+        return LockKeys.of(prefix, key).waitQueue();
+    }
+
+    /**
+     * A RedisLocker over the given parts, wired as {@link io.github.redislock.core.RedisLockerBuilder} wires
+     * it; it takes ownership of them (closing the locker closes them).
+     */
+    public static RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+                                     String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
+        if (lockers == null) {
+            initialize(RedisLocker.class); // its class initializer installs its constructor here
+        }
+        return lockers.create(commands, watchdog, subscriptions, keyPrefix, events, observer);
+    }
+
+    /**
+     * Called once by {@link RedisLocker} as its class loads, handing over its constructor, which stays
+     * out of its public surface; a second call fails.
+     */
+    public static synchronized void install(LockerParts constructor) {
+        if (lockers != null) {
+            throw new IllegalStateException("RedisLocker's constructor is installed already");
+        }
+        lockers = constructor;
+    }
+
+    private static void initialize(Class<?> type) {
+        try {
+            Class.forName(type.getName(), true, type.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** RedisLocker's constructor from parts. */
+    @FunctionalInterface
+    public interface LockerParts {
+
+        RedisLocker create(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
+                           String keyPrefix, ApplicationEventPublisher events, LockObserver observer);
+    }
+}

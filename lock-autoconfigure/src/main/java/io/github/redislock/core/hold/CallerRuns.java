@@ -1,0 +1,62 @@
+package io.github.redislock.core.hold;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+
+/**
+ * Makes a synchronous call a wait on its asynchronous one: what the asynchronous call hands its
+ * executor (settling a hold once Redis answered, a script call that cannot go without a thread) runs
+ * on the thread that waits, never on the event loop that delivered the reply, and in the order given.
+ */
+public final class CallerRuns implements Executor {
+
+    private static final Runnable WAKE = () -> { };
+
+    private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+
+    private CallerRuns() {
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        tasks.add(task);
+    }
+
+    /**
+     * Starts {@code call} with an executor whose tasks run on the calling thread, and waits for its
+     * result. An interrupt does not end the wait (Redis runs the call all the same); it is kept for the caller.
+     *
+     * @throws RuntimeException what the call failed with, unwrapped
+     */
+    public static <T> T await(Function<Executor, CompletableFuture<T>> call) {
+        CallerRuns runs = new CallerRuns();
+        CompletableFuture<T> result = call.apply(runs);
+        result.whenComplete((value, failure) -> runs.tasks.add(WAKE));
+        boolean interrupted = false;
+        while (!result.isDone() || !runs.tasks.isEmpty()) {
+            try {
+                runs.tasks.take().run();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+}

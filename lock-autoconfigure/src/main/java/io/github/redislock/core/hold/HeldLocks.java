@@ -1,0 +1,219 @@
+package io.github.redislock.core.hold;
+
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.FencingTokens;
+import io.github.redislock.HeldLock;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockLostException;
+import io.github.redislock.LockNameScope;
+import io.github.redislock.LockObserver;
+import io.github.redislock.Locker;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The holds a {@link RedisLocker} knows of, by lock, owner and slot: an acquisition adds or counts
+ * one, a final release or a loss forgets it, the watchdog renews the watched ones, and diagnostics
+ * list them. A lost hold stays until its owner unlocks (and learns of the loss), unless its owner
+ * thread ended.
+ */
+public final class HeldLocks {
+
+    /** The Locker's own logger: its lines are documented under that name. */
+    private static final Log log = LogFactory.getLog(RedisLocker.class);
+
+    private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
+    private final RedisLocker locker;
+    private final LockWatchdog watchdog;
+    private final LockObserver observer;
+    private final LostLockEvents lostEvents;
+
+    public HeldLocks(RedisLocker locker, LockWatchdog watchdog, LockObserver observer, LostLockEvents lostEvents) {
+        this.locker = locker;
+        this.watchdog = watchdog;
+        this.observer = observer;
+        this.lostEvents = lostEvents;
+    }
+
+    /** {@code owner}'s hold of the lock named {@code redisName} in {@code slot}, or null. */
+    public Hold get(String redisName, String owner, LockKind slot) {
+        return holds.get(new Hold.Id(redisName, owner, slot));
+    }
+
+    /** Whether any hold known now matches {@code test}. */
+    public boolean any(java.util.function.Predicate<Hold> test) {
+        return holds.values().stream().anyMatch(test);
+    }
+
+    public int count() {
+        return holds.size();
+    }
+
+    public List<HeldLock> list() {
+        return holds.values().stream()
+                .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), hold.kind.metricName(), hold.owner, hold.thread, hold.count,
+                        hold.since, hold.leaseMillis, hold.watched, hold.lost))
+                .toList();
+    }
+
+    /** Stops renewing every hold and forgets them all: the Locker closes. */
+    public void closeAll() {
+        holds.values().forEach(watchdog::unwatch);
+        holds.clear();
+    }
+
+    public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
+        Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
+        boolean threadOwned = owner.equals(locker.currentOwner());
+        Hold[] replaced = new Hold[1];
+        boolean[] leasedReentry = new boolean[1];
+        // One atomic step per hold: two registrations at once (a token owner on two threads) must not both put a hold, one then renewed by nobody.
+        Hold hold = holds.compute(id, (held, known) -> {
+            if (holdCount == 1 || known == null) {
+                replaced[0] = known; // a hold lost earlier and never unlocked
+                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
+                taken.name = LockNameScope.current();
+                if (known != null && known.lost) {
+                    taken.owedToLost = known.count + known.owedToLost;
+                }
+                return taken;
+            }
+            known.count = holdCount;
+            leasedReentry[0] = isLiveLeased(known);
+            if (!known.watched && leaseMillis != Locker.WATCHDOG_LEASE) {
+                known.leaseMillis = Math.max(known.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life
+            } else if (leasedReentry[0]) { // a multi-lock's watchdog lease lengthened it in Redis, once
+                known.leaseMillis = Math.max(known.leaseMillis, watchdog.timeout().toMillis());
+            }
+            return known;
+        });
+        long leaseInRedis = leaseMillis != Locker.WATCHDOG_LEASE ? leaseMillis : leasedReentry[0] ? watchdog.timeout().toMillis() : Locker.WATCHDOG_LEASE;
+        if (replaced[0] != null && replaced[0].watched) {
+            watchdog.unwatch(replaced[0]);
+        }
+        if (leaseInRedis != Locker.WATCHDOG_LEASE) {
+            long endsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseInRedis);
+            hold.leaseEndsNanos = holdCount == 1 || hold.leaseEndsNanos == Long.MAX_VALUE ? endsNanos : Math.max(hold.leaseEndsNanos, endsNanos);
+        }
+        if (leaseMillis == Locker.WATCHDOG_LEASE && !hold.watched && !leasedReentry[0]) { // see reentryLease
+            hold.watched = true;
+            watchdog.watch(hold);
+        }
+        if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
+            FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
+                    + (leaseMillis == Locker.WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
+        }
+    }
+
+    /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
+    void forgetFinal(Hold hold) {
+        forget(hold);
+        boolean holdsMore = false;
+        for (LockKind slot : List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE)) {
+            holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
+        }
+        if (!holdsMore) {
+            FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
+        }
+    }
+
+    void forget(Hold hold) {
+        holds.remove(hold.id(), hold);
+        if (hold.watched) {
+            watchdog.unwatch(hold);
+        }
+    }
+
+    private void publishLost(Hold hold, String reason) {
+        if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
+            holds.remove(hold.id(), hold); // nobody is left to unlock it
+        }
+        observer.lost(observed(hold), true);
+        lostEvents.publish(new LockLostEvent(locker, hold.keys.key(), hold.keys.name(), hold.owner, reason, hold.token)); // off the watchdog thread
+    }
+
+    public static LockObserver.ObservedLock observed(Hold hold) {
+        return new LockObserver.ObservedLock(hold.keys.key(), hold.keys.name(), hold.kind.metricName(), hold.name);
+    }
+
+    /** A multi-lock is observed as one acquisition, named by its first key in taking order. */
+    public static LockObserver.ObservedLock observed(LockKind kind, List<LockKeys> keys) {
+        if (keys.size() == 1) {
+            return new LockObserver.ObservedLock(keys.get(0).key(), keys.get(0).name(), kind.metricName(), LockNameScope.current());
+        }
+        return new LockObserver.ObservedLock(RedisLocker.describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), "multi",
+                LockNameScope.current());
+    }
+
+    public LockLostException lostException(Hold hold, String why) {
+        return new LockLostException(hold.keys.key(), "Lock '" + hold.keys.key() + "' (Redis key " + hold.keys.name()
+                + ") was lost before owner " + hold.owner + " unlocked it: " + why
+                + ". Another owner may have held it meanwhile.");
+    }
+
+    /**
+     * Per lock, whether this instance knows of no hold of {@code owner}: Redis then restarts the count
+     * at 1, so a hold left by an acquisition whose reply timed out cannot pose as a re-entry.
+     */
+    public boolean[] firstHolds(List<LockKeys> group, String owner) {
+        boolean[] first = new boolean[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Hold known = get(group.get(i).name(), owner, LockKind.PLAIN);
+            first[i] = known == null || known.lost;
+        }
+        return first;
+    }
+
+    /**
+     * The lease an acquisition asks for: its own, except that one without a lease ({@link Locker#WATCHDOG_LEASE})
+     * that only re-enters holds taken with a lease takes the longest of their leases. A re-entry never
+     * changes how a hold lives: the outer caller's lease bounds how long the lock outlives a stuck
+     * holder, and a nested plain {@code lock} (a library call, an annotated method without a lease) must
+     * not lift that bound by handing the hold to the watchdog for ever. A multi-lock that also takes a
+     * free key keeps the watchdog's lease for it; {@link #acquired} still leaves the re-entered leased
+     * holds unwatched, so they end one watchdog timeout later at most. A leased re-entry into a watchdog
+     * hold likewise stays under the watchdog.
+     */
+    public long reentryLease(LockKind kind, List<LockKeys> keys, String owner, long leaseMillis) {
+        if (leaseMillis != Locker.WATCHDOG_LEASE) {
+            return leaseMillis;
+        }
+        long outerLease = Locker.WATCHDOG_LEASE;
+        for (LockKeys lock : keys) {
+            Hold known = get(lock.name(), owner, kind.holdSlot());
+            if (!isLiveLeased(known)) {
+                return Locker.WATCHDOG_LEASE;
+            }
+            outerLease = Math.max(outerLease, known.leaseMillis);
+        }
+        return outerLease;
+    }
+
+    /** A hold taken with a lease that Redis may still have (an ended one is taken again as asked). */
+    private static boolean isLiveLeased(Hold known) {
+        return known != null && !known.lost && !known.watched && !known.leaseSurelyEnded();
+    }
+
+    /**
+     * Whether this instance knows of a hold of {@code owner} in {@code slot} that Redis may still have. A
+     * hold taken with a lease is not watched, so nothing reports its end: once the lease has surely run
+     * out it no longer counts (a read hold must not keep its owner from the write lock when Redis
+     * dropped it); its unlock still reports it lost.
+     */
+    public boolean holdsLive(LockKeys keys, String owner, LockKind slot) {
+        Hold known = get(keys.name(), owner, slot);
+        return known != null && !known.lost && (known.watched || !known.leaseSurelyEnded());
+    }
+}

@@ -1,0 +1,119 @@
+package io.github.redislock.core.pubsub;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * This instance's own channel, where a release that hands a lock to one of its queued waits says so
+ * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}). The message wakes
+ * the waiter of that wait alone, which then holds the lock without asking Redis again.
+ *
+ * <p>A wait queues in Redis before it joins here, so its hand-off may arrive first: the last
+ * {@value #MAX_UNCLAIMED_HAND_OFFS} such hand-offs are kept for their waits. After a reconnect every
+ * registered wait is woken, since hand-offs published while the connection was down never arrive.
+ */
+public final class HandOffInbox {
+
+    private static final Log log = LogFactory.getLog(HandOffInbox.class);
+    private static final String GRANTED = "granted:";
+
+    /** Hand-offs kept for waits that have not joined yet; one is needed for a few microseconds. */
+    private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
+
+    private final String name;
+    private final byte[] channel;
+    /** The queued waits of this instance by wait name. Guarded by itself. */
+    private final Map<String, Waiting> waits = new HashMap<>();
+    /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
+    private final Map<String, Long> unclaimed = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > MAX_UNCLAIMED_HAND_OFFS;
+        }
+    };
+    /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not subscribed now. */
+    private volatile long confirmedAt;
+    private volatile boolean confirmedBefore;
+
+    /** @param anchorChannel the base of the inbox's name, under the lock key prefix so an ACL that allows the prefix's channels allows it */
+    HandOffInbox(String anchorChannel) {
+        this.name = anchorChannel + ":" + UUID.randomUUID();
+        this.channel = name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    String name() {
+        return name;
+    }
+
+    byte[] channel() {
+        return channel;
+    }
+
+    boolean is(byte[] channelName) {
+        return Arrays.equals(channelName, channel);
+    }
+
+    /** Makes a queued wait reachable by its hand-off, and gives it the one that came before it joined. */
+    void register(Waiting waiting) {
+        synchronized (waits) {
+            waits.put(waiting.waitName(), waiting);
+            Long token = unclaimed.remove(waiting.waitName());
+            if (token != null) {
+                waiting.grant(token);
+            }
+        }
+    }
+
+    void unregister(Waiting waiting) {
+        synchronized (waits) {
+            waits.remove(waiting.waitName(), waiting);
+        }
+    }
+
+    /** A message on the inbox; runs on the client's event loop. */
+    void received(String text) {
+        if (!text.startsWith(GRANTED)) {
+            log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
+            return;
+        }
+        int waitStart = text.indexOf(':', GRANTED.length());
+        long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
+        String waitName = text.substring(waitStart + 1);
+        synchronized (waits) {
+            Waiting waiting = waits.get(waitName);
+            if (waiting != null) {
+                waiting.grant(token);
+            } else {
+                unclaimed.put(waitName, token);
+            }
+        }
+    }
+
+    /** Redis confirmed the inbox subscription; a confirmation after the first one follows a reconnect. */
+    void confirmed() {
+        confirmedAt = System.nanoTime();
+        if (confirmedBefore) { // hand-offs published while the connection was down never arrive
+            synchronized (waits) {
+                waits.values().forEach(Waiting::wake);
+            }
+        }
+        confirmedBefore = true;
+    }
+
+    void connectionClosed() {
+        confirmedAt = 0;
+    }
+
+    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches its wait here. */
+    boolean heardSince(long nanos) {
+        long confirmed = confirmedAt;
+        return confirmed != 0 && confirmed - nanos < 0;
+    }
+}

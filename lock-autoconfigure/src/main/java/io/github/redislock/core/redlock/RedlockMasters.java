@@ -1,0 +1,136 @@
+package io.github.redislock.core.redlock;
+
+import io.github.redislock.core.RedlockLocker;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The independent masters of a {@link RedlockLocker} and the fan-out over them: every call goes to all
+ * masters at once, and a master that fails or has not answered by the node timeout counts as no answer. Apart from the algorithm, so that what "asking a majority" costs and
+ * how a slow master is cut off can be read in one place.
+ */
+public final class RedlockMasters implements AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(RedlockMasters.class);
+
+    private final List<LockCommands> nodes;
+    private final List<String> names;
+    private final Duration nodeTimeout;
+    private final ExecutorService fanOut;
+
+    /**
+     * Connects to every master at once, in the background: the first lock attempt should not spend its
+     * node timeout on connecting.
+     */
+    public RedlockMasters(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, String keyPrefix) {
+        if (nodes.size() < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
+        }
+        this.nodes = nodes.stream().map(LockCommands::new).toList();
+        this.names = List.copyOf(names);
+        this.nodeTimeout = nodeTimeout;
+        this.fanOut = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "redis-lock-redlock");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.nodes.forEach(node -> fanOut.execute(() -> {
+            try {
+                node.exists(LockKeys.of(keyPrefix, "__connect"));
+            } catch (RuntimeException e) {
+                log.debug("Redlock master not reachable yet: " + e);
+            }
+        }));
+        if (nodes.size() % 2 == 0) {
+            log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
+                    + (nodes.size() - 1) + " would; an odd count is recommended");
+        }
+    }
+
+    public int size() {
+        return nodes.size();
+    }
+
+    /** How many masters must agree: a majority. */
+    public int quorum() {
+        return nodes.size() / 2 + 1;
+    }
+
+    public Duration nodeTimeout() {
+        return nodeTimeout;
+    }
+
+    /** How log lines and errors name a master: its URL without password. */
+    public String name(int index) {
+        return names.get(index);
+    }
+
+    /** The fan-out threads: where a master's call runs when its connection factory shares no native connection (Jedis). */
+    Executor fanOut() {
+        return fanOut;
+    }
+
+    /**
+     * Sends {@code command} to every master at once; each answer is null for a master that fails or
+     * does not answer within the node timeout.
+     *
+     * @param command a call that returns its master's answer as a future
+     */
+    <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
+        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            calls.add(send(i, command));
+        }
+        return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
+    }
+
+    /** Runs a blocking {@code command} on every master at once, on the fan-out threads, and waits for the answers (see {@link #onEvery}). */
+    <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
+        return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> command.apply(node), fanOut)).join();
+    }
+
+    /** One master's call; a call that fails to start is a failed future. */
+    <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
+        try {
+            return command.apply(nodes.get(index), index);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * The answers in by the deadline, null for a master that failed or is late. The calls themselves
+     * are left as they are: whoever must act on a late answer (an undo) still sees it.
+     */
+    <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
+        List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            String name = names.get(i);
+            bounded.add(calls.get(i).copy().exceptionally(failure -> {
+                log.debug("Redlock master " + name + " did not answer: " + failure);
+                return null;
+            }).completeOnTimeout(null, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
+        }
+        return CompletableFuture.allOf(bounded.toArray(CompletableFuture[]::new))
+                .thenApply(all -> bounded.stream().map(CompletableFuture::join).toList());
+    }
+
+    @Override
+    public void close() {
+        fanOut.shutdownNow();
+    }
+}

@@ -1,0 +1,225 @@
+package io.github.redislock.core.renewal;
+
+import io.github.redislock.core.WatchdogState;
+import io.github.redislock.LockObserver;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Keeps every lock held without a lease alive: one thread, every {@code timeout / 3}, renews all of
+ * them in batches (never a timer per lock). A lock is renewed to {@code timeout}, so it survives two
+ * missed ticks and still frees itself within {@code timeout} after its instance dies.
+ *
+ * <p>{@link #unwatch} waits only while a tick sends its renewals, never while it waits for their replies:
+ * once it returns no renewal of that lock can be sent any more, and one already sent is on the
+ * connection ahead of the unlock that unwatched first, so Redis runs it before the release. A node
+ * that hangs holds up the tick's wait for that node's reply, not the unlocks of locks on the others.
+ */
+public final class LockWatchdog implements WatchdogState, AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(LockWatchdog.class);
+
+    private final Duration timeout;
+    private final RenewalClient client;
+    private final LockObserver listener;
+    private final Set<WatchedLock> watched = ConcurrentHashMap.newKeySet();
+    /** Ticks take it exclusively while they send; unwatching takes it shared, so unwatches never wait for each other. */
+    private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
+    private final ScheduledExecutorService scheduler;
+
+    private volatile Instant lastRenewal;
+    private volatile int consecutiveFailures;
+    private volatile Instant failingSince;
+
+    public LockWatchdog(Duration timeout, RenewalClient client) {
+        this(timeout, client, LockObserver.NONE);
+    }
+
+    /** @param listener hears every tick's outcome (metrics) */
+    public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
+        if (timeout == null || timeout.toMillis() < 3) {
+            throw new IllegalArgumentException("Watchdog timeout must be at least 3 ms, but was " + timeout);
+        }
+        this.timeout = timeout;
+        this.client = client;
+        this.listener = listener;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-watchdog");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = renewalInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** How often the watched locks are renewed: a third of the timeout. */
+    public Duration renewalInterval() {
+        return Duration.ofMillis(Math.max(1, timeout.toMillis() / 3));
+    }
+
+    public void watch(WatchedLock lock) {
+        watched.add(lock);
+    }
+
+    /**
+     * Stops renewing {@code lock}. When a tick is sending its renewals this waits until they are sent
+     * (never for their replies), so a release the caller sends next on the same connection reaches
+     * Redis after them.
+     */
+    public void unwatch(WatchedLock lock) {
+        renewalGate.readLock().lock();
+        try {
+            watched.remove(lock);
+        } finally {
+            renewalGate.readLock().unlock();
+        }
+    }
+
+    @Override
+    public int watchedCount() {
+        return watched.size();
+    }
+
+    @Override
+    public Instant lastRenewal() {
+        return lastRenewal;
+    }
+
+    @Override
+    public int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    @Override
+    public Instant failingSince() {
+        return failingSince;
+    }
+
+    /**
+     * Runs one renewal tick now, on the calling thread. Locks cannot be unwatched only while the tick
+     * takes its batch and sends it; the replies are awaited without holding anything up.
+     */
+    public void renewNow() {
+        if (watched.isEmpty()) {
+            succeeded(); // nothing is at risk any more
+            return;
+        }
+        List<WatchedLock> batch;
+        RenewalClient.Sent sent;
+        renewalGate.writeLock().lock();
+        try {
+            dropLocksOfEndedThreads();
+            batch = new ArrayList<>(watched);
+            if (batch.isEmpty()) {
+                succeeded();
+                return;
+            }
+            sent = sendOrReport(batch);
+        } finally {
+            renewalGate.writeLock().unlock();
+        }
+        Set<WatchedLock> lost;
+        try {
+            lost = sent.lost();
+        } catch (PartialRenewalException e) {
+            stopRenewing(e.lost()); // found by the batches that did answer
+            throw e;
+        }
+        listener.renewed(batch.size() - lost.size(), lost.size());
+        stopRenewing(lost);
+        if (lost.isEmpty()) {
+            // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
+            // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
+            lastRenewal = Instant.now();
+        }
+        succeeded();
+    }
+
+    private RenewalClient.Sent sendOrReport(List<WatchedLock> batch) {
+        try {
+            return client.send(batch, timeout.toMillis());
+        } catch (PartialRenewalException e) {
+            stopRenewing(e.lost()); // a client that renews in full while sending
+            throw e;
+        }
+    }
+
+    private void stopRenewing(Set<WatchedLock> lost) {
+        for (WatchedLock lock : lost) {
+            if (watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
+                        + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
+                notifyLost(lock);
+            }
+        }
+    }
+
+    /** A lock whose owner thread ended can never be released by it: renewing it would keep it taken until this instance stops. */
+    private void dropLocksOfEndedThreads() {
+        for (WatchedLock lock : watched) {
+            String thread = lock.terminatedOwnerThread();
+            if (thread != null && watched.remove(lock)) {
+                log.warn("Lock " + lock.redisKey() + " is held by thread '" + thread + "' (owner " + lock.ownerField()
+                        + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout);
+                try {
+                    lock.ownerThreadTerminated();
+                } catch (RuntimeException e) {
+                    log.warn("Handling the ended owner thread of lock " + lock.redisKey() + " failed", e);
+                }
+            }
+        }
+    }
+
+    private void renewSafely() {
+        try {
+            renewNow();
+        } catch (RuntimeException e) {
+            if (consecutiveFailures++ == 0) {
+                failingSince = Instant.now();
+            }
+            log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
+                    + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
+            try {
+                listener.renewalFailed(watched.size(), e);
+            } catch (RuntimeException listenerFailure) {
+                log.warn("Renewal listener failed; the watchdog goes on", listenerFailure); // a throwing task would end the schedule
+            }
+        }
+    }
+
+    private void succeeded() {
+        consecutiveFailures = 0;
+        failingSince = null;
+    }
+
+    private static void notifyLost(WatchedLock lock) {
+        try {
+            lock.lost();
+        } catch (RuntimeException e) {
+            log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        watched.clear();
+    }
+}

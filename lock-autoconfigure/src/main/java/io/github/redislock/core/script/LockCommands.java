@@ -1,0 +1,500 @@
+package io.github.redislock.core.script;
+
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.renewal.RenewalClient;
+import io.github.redislock.core.renewal.WatchedLock;
+import io.github.redislock.Locker;
+import io.github.redislock.LockRedisException;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
+ * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
+ * for a replica. Every call returns a future; a blocking caller waits on it ({@link #await}). The
+ * {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
+ * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
+ */
+public class LockCommands implements RenewalClient {
+
+    private final ScriptTransport transport;
+    private final LeaseRenewals renewals;
+    /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
+    private final Duration replicaSync;
+    /** Which command the scripts publish on a lock's channels with; the release subscriptions read the same. */
+    private final ShardedChannels shardedChannels;
+
+    public LockCommands(RedisConnectionFactory connectionFactory) {
+        this(connectionFactory, null);
+    }
+
+    /**
+     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
+     *                    replica to acknowledge it and fails, released again, when none did
+     */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
+        this(connectionFactory, replicaSync, new ShardedChannels(connectionFactory));
+    }
+
+    /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
+        this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
+    }
+
+    /**
+     * Script calls go to {@code commands} alone, never to a connection factory: the seam of
+     * the benchmarks' {@code LockClientProbe}, which answers them in memory to measure the client's own work.
+     */
+    public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        this(new ScriptTransport(commands), null, ShardedChannels.classic());
+    }
+
+    /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
+    public LockCommands() {
+        this((ScriptTransport) null, null, null);
+    }
+
+    private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {
+        this.transport = transport;
+        this.renewals = new LeaseRenewals(transport);
+        this.replicaSync = replicaSync;
+        this.shardedChannels = shardedChannels;
+    }
+
+    /**
+     * The answer of an acquire script.
+     *
+     * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
+     * @param tokens          per lock, the fencing token of the hold; empty when blocked
+     * @param blockedIndex    when blocked, the 0-based position of the lock held by another owner
+     * @param holderTtlMillis when blocked, how long until that holder's lease ends (-1 unknown)
+     */
+    public record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
+
+        static Acquisition of(List<?> reply) {
+            if (((Number) reply.get(0)).longValue() != 1) {
+                return new Acquisition(false, new long[0], new long[0],
+                        ((Number) reply.get(1)).intValue() - 1, ((Number) reply.get(2)).longValue());
+            }
+            int locks = (reply.size() - 1) / 2;
+            long[] holdCounts = new long[locks];
+            long[] tokens = new long[locks];
+            for (int i = 0; i < locks; i++) {
+                holdCounts[i] = ((Number) reply.get(1 + 2 * i)).longValue();
+                tokens[i] = ((Number) reply.get(2 + 2 * i)).longValue();
+            }
+            return new Acquisition(true, holdCounts, tokens, -1, 0);
+        }
+    }
+
+    /**
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. Its reply
+     * completes on the thread that reads it (see {@link ScriptTransport#runAsync}).
+     *
+     * @param firstHolds      per lock, whether the owner holds no hold of it as far as the caller knows; Redis
+     *                        then starts the count at 1 whatever it counted before, so a hold whose reply timed
+     *                        out does not turn this acquisition into a re-entry the owner's unlock never frees
+     * @param keepPlaceMillis with {@code > 0} (one lock only) a blocked owner also queues for the lock, and a
+     *                        release hands it over (see {@code release.lua}); the place lasts that long unless
+     *                        the owner tries again
+     * @param queueMember     with {@code keepPlaceMillis > 0}, the wait's {@link #queueMember}
+     * @param queuedBefore    whether an earlier try of the same wait may have queued it
+     * @param waits           whether the caller waits when blocked: the blocking lock's release then announces itself
+     */
+    public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
+                                                String queueMember, boolean queuedBefore, boolean waits) {
+        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), () -> {
+                    long[] leases = new long[group.size()];
+                    Arrays.fill(leases, leaseMillis);
+                    return releaseKeysAndArgs(group, owner, leases, new long[group.size()]);
+                }, group.size() * RELEASE_KEYS_PER_LOCK);
+    }
+
+    /** A wait on {@link #acquireAsync} for the Redlock masters, which take no queue place. */
+    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
+        return await(acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false));
+    }
+
+    /**
+     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
+     * waits on the same connection for a replica's acknowledgement and is undone without one; the two
+     * then share a connection of their own, on the transport's threads.
+     *
+     * @param undo what releases the acquisition ({@code undoKeyCount} KEYS), with the release script of the same family
+     */
+    private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
+                                                         Supplier<byte[][]> undo, int undoKeyCount) {
+        if (replicaSync == null) {
+            return this.<List<?>>sendAsync(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs).thenApply(Acquisition::of);
+        }
+        LockScript undoScript = script == LockScript.ACQUIRE ? LockScript.RELEASE : script;
+        ReturnType undoReturn = script == LockScript.ACQUIRE ? ReturnType.MULTI : ReturnType.INTEGER;
+        return transport.onConnection(redisKey, () -> call(redisKey, connection -> {
+            Acquisition acquisition = Acquisition.of(script(redisKey, connection, script, ReturnType.MULTI, keyCount, keysAndArgs.get()));
+            if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
+                awaitReplica(connection, redisKey, c -> script(redisKey, c, undoScript, undoReturn, undoKeyCount, undo.get()));
+            }
+            return acquisition;
+        }));
+    }
+
+    /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
+    public static int acquireKeyCount(int locks, long keepPlaceMillis) {
+        if (keepPlaceMillis > 0 && locks != 1) {
+            throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
+        }
+        return keepPlaceMillis > 0 ? 3 : locks;
+    }
+
+    /** KEYS then ARGV of {@code acquire.lua}; also what the benchmark's Redis ceiling sends. */
+    public static byte[][] acquireKeysAndArgs(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
+                                       String queueMember, boolean queuedBefore, boolean waits) {
+        int locks = group.size();
+        int keyCount = acquireKeyCount(locks, keepPlaceMillis);
+        byte[][] keysAndArgs = new byte[keyCount + 6 + locks][];
+        for (int i = 0; i < locks; i++) {
+            keysAndArgs[i] = bytes(group.get(i).name());
+            keysAndArgs[keyCount + 6 + i] = firstHolds[i] ? ONE : ZERO;
+        }
+        if (keepPlaceMillis > 0) {
+            keysAndArgs[1] = bytes(group.get(0).waitQueue());
+            keysAndArgs[2] = bytes(group.get(0).waitDeadlines());
+        }
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        keysAndArgs[keyCount + 1] = bytes(owner);
+        keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
+        keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
+        keysAndArgs[keyCount + 4] = queuedBefore ? ONE : ZERO;
+        keysAndArgs[keyCount + 5] = waits ? ONE : ZERO;
+        return keysAndArgs;
+    }
+
+    /**
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
+     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
+     * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
+     * hand-off message names.
+     */
+    public static String queueMember(String inboxField, String waitName, long leaseMillis) {
+        return leaseMillis + "|" + inboxField + waitName;
+    }
+
+    /**
+     * The part of a queue member naming the channel to announce the hand-off on
+     * ({@code ReleaseSubscriptions.inbox()}), preceded by its length in bytes so any name parses; fixed
+     * per instance, so built once rather than on every lock call.
+     */
+    public static String inboxField(String inbox) {
+        return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
+    }
+
+    /**
+     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
+     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     */
+    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
+        if (replicasAcknowledging(connection) >= 1) {
+            return;
+        }
+        undo.accept(connection);
+        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
+                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+    }
+
+    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
+    private long replicasAcknowledging(RedisConnection connection) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
+        }
+        return transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture());
+    }
+
+    /**
+     * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
+     *
+     * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
+     *                     what it still counts for it (left by an acquisition whose reply timed out)
+     * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     */
+    public CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
+                                                         boolean firstOfKind) {
+        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner,
+                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"), () -> releaseReadWriteKeys(keys, kind, owner), 4);
+    }
+
+    /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
+    public CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner) {
+        return sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, () -> releaseReadWriteKeys(keys, kind, owner));
+    }
+
+    private byte[][] releaseReadWriteKeys(LockKeys keys, LockKind kind, String owner) {
+        return readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0");
+    }
+
+    /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
+    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
+        byte[][] keysAndArgs = new byte[7 + args.length][];
+        keysAndArgs[0] = bytes(keys.name());
+        keysAndArgs[1] = bytes(keys.leases());
+        keysAndArgs[2] = bytes(keys.fence());
+        keysAndArgs[3] = bytes(keys.channel());
+        keysAndArgs[4] = bytes(action);
+        keysAndArgs[5] = bytes(owner);
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[6 + i] = bytes(args[i]);
+        }
+        keysAndArgs[6 + args.length] = publishCommand(keys.name());
+        return keysAndArgs;
+    }
+
+    /**
+     * Takes a fair lock when {@code owner} is next in its queue.
+     *
+     * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
+     */
+    public CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return acquireSynced(keys.name(), LockScript.FAIR, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false), 4);
+    }
+
+    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
+    public CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis) {
+        return sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
+    }
+
+    /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
+    public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
+        return this.<Long>sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
+                .thenApply(left -> null);
+    }
+
+    private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
+                bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
+                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
+    }
+
+    /** A wait on {@link #releaseAsync} of one lock, for the Redlock masters. */
+    public long release(LockKeys keys, String owner, long leaseMillis) {
+        return release(keys, owner, leaseMillis, 0);
+    }
+
+    /** @param keepMillis how long a final release keeps the lock, owned by nobody (0: it frees it); see {@code release.lua} */
+    public long release(LockKeys keys, String owner, long leaseMillis, long keepMillis) {
+        return await(releaseAsync(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null))[0];
+    }
+
+    /**
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
+     * becomes free is handed to the first live waiter queued for it.
+     *
+     * @param restoreLeases per lock, the lease to restore when holds remain
+     * @param tokens        per lock, the owner's fencing token (0 unknown): a hand-off draws a higher one
+     * @param keeps         per lock, how long a final release keeps it, owned by nobody (see {@code release.lua}); null for none
+     * @return per lock, the holds left, or -1 when {@code owner} did not hold it
+     */
+    public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
+        return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
+    }
+
+    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
+        return releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
+    }
+
+    /** @param keeps per lock, ms to keep it on a final release; null for a release without */
+    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
+        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+        if (keeps == null) {
+            return keysAndArgs;
+        }
+        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length); // the optional trailing ARGV of release.lua
+        for (int i = 0; i < keeps.length; i++) {
+            withKeeps[keysAndArgs.length + i] = bytes(Long.toString(keeps[i]));
+        }
+        return withKeeps;
+    }
+
+    /** A release's reply: per lock, the holds left, or -1 when the owner did not hold it. */
+    private static long[] holdsLeft(List<?> reply) {
+        long[] remaining = new long[reply.size()];
+        for (int i = 0; i < remaining.length; i++) {
+            remaining[i] = ((Number) reply.get(i)).longValue();
+        }
+        return remaining;
+    }
+
+    /**
+     * Takes a waiter that gives up out of the lock's wait queue. A release may have handed it the lock
+     * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
+     *
+     * @param queueMember the wait's {@link #queueMember}
+     * @return whether the lock had been handed to {@code owner}
+     */
+    public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                () -> withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)).thenApply(LockCommands::wasHandedOver);
+    }
+
+    private byte[][] withdrawKeysAndArgs(LockKeys keys, String owner, String queueMember, long leaseMillis) {
+        return releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name()));
+    }
+
+    /** A withdrawal's reply: 0 holds left means the lock had been handed to the withdrawn waiter, and is passed on. */
+    private static boolean wasHandedOver(List<?> reply) {
+        return ((Number) reply.get(0)).longValue() == 0;
+    }
+
+    /** How many KEYS {@code release.lua} takes per lock. */
+    public static final int RELEASE_KEYS_PER_LOCK = 4;
+
+    /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
+    public static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
+                                       byte[] publishCommand) {
+        int keyCount = group.size() * RELEASE_KEYS_PER_LOCK;
+        byte[][] keysAndArgs = new byte[keyCount + 3 + 2 * group.size()][];
+        for (int i = 0; i < group.size(); i++) {
+            LockKeys keys = group.get(i);
+            keysAndArgs[4 * i] = bytes(keys.name());
+            keysAndArgs[4 * i + 1] = bytes(keys.channel());
+            keysAndArgs[4 * i + 2] = bytes(keys.waitQueue());
+            keysAndArgs[4 * i + 3] = bytes(keys.waitDeadlines());
+            keysAndArgs[keyCount + 3 + 2 * i] = bytes(Long.toString(restoreLeases[i]));
+            keysAndArgs[keyCount + 4 + 2 * i] = bytes(Long.toString(tokens[i]));
+        }
+        keysAndArgs[keyCount] = bytes(owner);
+        keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
+        keysAndArgs[keyCount + 2] = publishCommand;
+        return keysAndArgs;
+    }
+
+    /**
+     * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
+     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
+     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
+     * than the claim lease or replica-sync is on, or when a try of the wait may have queued its member again
+     * after the release took it out of the queue: then the claim also takes that member out, and checks
+     * that the hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
+     *
+     * @param requeuedMember the wait's queue member when a try went out while it was queued (see
+     *                       {@code claim.lua}), else null
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first); fails with a
+     *         {@link LockRedisException} when no replica acknowledged it (it was released again)
+     */
+    public CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
+        if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        byte[][] keysAndArgs = claimKeysAndArgs(keys, owner, leaseMillis, requeuedMember);
+        int keyCount = requeuedMember == null ? 1 : 3;
+        if (replicaSync == null) {
+            return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs).thenApply(held -> held == 1);
+        }
+        return transport.onConnection(keys.name(), () -> call(keys.name(), connection -> {
+            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1;
+            if (held) {
+                awaitReplica(connection, keys.name(), c -> script(keys.name(), c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1])));
+            }
+            return held;
+        }));
+    }
+
+    /** KEYS then ARGV of {@code claim.lua}; the queue's keys and the member only when a try may have queued the member again. */
+    private static byte[][] claimKeysAndArgs(LockKeys keys, String owner, long leaseMillis, String requeuedMember) {
+        if (requeuedMember == null) {
+            return new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
+        }
+        return new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
+                bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
+    }
+
+    /**
+     * The one way every call sends its script (see {@link ScriptTransport#runAsync}); building the
+     * arguments may fail (the first call on a cluster asks its masters how to publish), which fails the future.
+     */
+    private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
+        byte[][] built;
+        try {
+            built = keysAndArgs.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return transport.runAsync(redisKey, script, returnType, keyCount, built);
+    }
+
+    /** Waits for a call already sent, keeping interrupts: see {@link ScriptTransport#await}. */
+    public <T> T await(CompletableFuture<T> call) {
+        return transport.await(call);
+    }
+
+    /**
+     * The command the scripts publish on a lock's slot-bound channels with ({@code publish} or
+     * {@code spublish}); the first call on a cluster asks its masters, and a failure names the lock.
+     */
+    public byte[] publishCommand(String redisKey) {
+        return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
+    }
+
+    public boolean exists(LockKeys keys) {
+        return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
+    }
+
+    /** @param field the owner field, or for a read-write lock the owner's read or write field */
+    public int holdCount(LockKeys keys, String field) {
+        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
+        return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
+    }
+
+    /** Batches the renewal of watched locks: see {@link LeaseRenewals}. */
+    @Override
+    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
+        return renewals.renew(locks, leaseMillis);
+    }
+
+    /** Sends the renewal batches without waiting for any node: see {@link LeaseRenewals#send}. */
+    @Override
+    public Sent send(List<WatchedLock> locks, long leaseMillis) {
+        return renewals.send(locks, leaseMillis);
+    }
+
+    /** Runs a lock script; see {@link ScriptTransport#run}. */
+    public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
+    }
+
+    /** Runs one Redis interaction on a connection of its own; see {@link ScriptTransport#call}. */
+    public <T> T call(String redisKey, Function<RedisConnection, T> action) {
+        return transport.call(redisKey, action);
+    }
+
+    private <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount,
+                         byte[]... keysAndArgs) {
+        return transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
+    }
+
+    private static final byte[] ONE = {'1'};
+    private static final byte[] ZERO = {'0'};
+    private static final byte[] EMPTY = {};
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.redislock.core.script;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Whether the channels bound to a lock's hash slot (its release channel, a fair lock's turn channels)
+ * are sharded: {@code SPUBLISH} and {@code SSUBSCRIBE}, so that a release message stays on the master
+ * of the lock's slot instead of being forwarded over the cluster bus to every master, or classic
+ * {@code PUBLISH} and {@code SUBSCRIBE}.
+ *
+ * <p>Sharded only on a Redis Cluster, reached through Lettuce, whose every master knows
+ * {@code SPUBLISH} (Redis 7.0+, Valkey): the server is asked once ({@code COMMAND INFO SPUBLISH} on each
+ * master), never the configuration alone. Standalone, Sentinel, Redis 6.2 and other clients stay
+ * classic. The scripts and the subscriptions of one instance read the same decision, so they never
+ * disagree. The per-instance inbox has no slot and is always classic.
+ */
+public final class ShardedChannels {
+
+    private static final Log log = LogFactory.getLog(ShardedChannels.class);
+    /** What the scripts publish with when the channels are classic. */
+    public static final byte[] CLASSIC_PUBLISH = "publish".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SPUBLISH = "spublish".getBytes(StandardCharsets.US_ASCII);
+    private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
+
+    private final RedisConnectionFactory connectionFactory;
+    private volatile Boolean sharded;
+
+    public ShardedChannels(RedisConnectionFactory connectionFactory) {
+        this.connectionFactory = connectionFactory;
+        if (!(connectionFactory instanceof LettuceConnectionFactory lettuce) || !lettuce.isClusterAware()) {
+            this.sharded = false; // no cluster client at all: nothing to ask the server
+        }
+    }
+
+    /** Always classic, for a locker that never reaches Redis. */
+    public static ShardedChannels classic() {
+        return new ShardedChannels(null);
+    }
+
+    /**
+     * Whether slot-bound channels are sharded; asks the cluster on the first call (and again after a
+     * failed one).
+     *
+     * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+     */
+    public boolean sharded() {
+        Boolean known = sharded;
+        if (known == null) {
+            synchronized (this) {
+                known = sharded;
+                if (known == null) {
+                    known = detect();
+                    sharded = known;
+                    log.info("Lock release channels use " + (known ? "sharded pub/sub (SPUBLISH/SSUBSCRIBE)" : "classic pub/sub (PUBLISH/SUBSCRIBE)")
+                            + " on this Redis Cluster");
+                }
+            }
+        }
+        return known;
+    }
+
+    /** The command the scripts publish on slot-bound channels with, passed to them as an argument. */
+    byte[] publishCommand() {
+        return sharded() ? SPUBLISH : CLASSIC_PUBLISH;
+    }
+
+    /** The cluster client that opens the sharded subscriptions' connection; only when {@link #sharded()}. */
+    public RedisClusterClient clusterClient() {
+        return (RedisClusterClient) ((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient();
+    }
+
+    private boolean detect() {
+        if (!(((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient() instanceof RedisClusterClient)) {
+            return false;
+        }
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+            if (!(connection instanceof RedisClusterConnection)
+                    || !(connection.getNativeConnection() instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
+                return false;
+            }
+            return everyMasterKnowsSpublish(cluster);
+        }
+    }
+
+    /** An ACL that refuses {@code COMMAND INFO} leaves the channels classic, which works everywhere. */
+    private static boolean everyMasterKnowsSpublish(RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+        CompletableFuture<List<Object>>[] replies = cluster.masters().commands().commandInfo("spublish").futures();
+        try {
+            CompletableFuture.allOf(replies).get(DETECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            for (CompletableFuture<List<Object>> reply : replies) {
+                List<Object> info = reply.join();
+                if (info.isEmpty() || info.get(0) == null) {
+                    return false; // a master that predates sharded pub/sub (Redis 6.2)
+                }
+            }
+            return true;
+        } catch (ExecutionException e) {
+            String message = ScriptTransport.rootMessage(e);
+            if (message.contains("NOPERM")) {
+                log.warn("The Redis user may not run COMMAND INFO, so lock release channels stay classic (PUBLISH/SUBSCRIBE); "
+                        + "allow +command|info for sharded pub/sub on Redis 7+: " + message);
+                return false;
+            }
+            throw new org.springframework.dao.DataAccessResourceFailureException("Cannot ask the cluster whether it knows SPUBLISH: " + message, e);
+        } catch (TimeoutException e) {
+            throw new org.springframework.dao.QueryTimeoutException("No answer from the cluster to COMMAND INFO SPUBLISH within " + DETECTION_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.springframework.dao.DataAccessResourceFailureException("Interrupted while asking the cluster whether it knows SPUBLISH", e);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.github.redislock.core.wait;
+
+import io.github.redislock.core.script.ScriptTransport;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One lock request as a {@link LockWait} sees it, whatever the lock kind: tried again after every
+ * release message or lease end. The per-kind attempts live with the holds they register
+ * ({@link LockAttempts}).
+ *
+ * <p>A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send} puts
+ * the script on its way, and the {@link Try} it completes with reads the answer on the wait's own thread
+ * (never the event loop that read the reply: registering a hold may wait for the watchdog, and belongs
+ * to the caller's {@link io.github.redislock.LockNameScope}).
+ */
+public interface LockAttempt {
+
+    /** A try Redis answered; {@link #settle} reads the answer. */
+    interface Try {
+        /** @return null when the locks are now held (and their holds registered), else what blocks them */
+        Blocked settle();
+    }
+
+    /**
+     * Puts one try on its way.
+     *
+     * @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue)
+     * @return completes, on whatever thread read the reply, when Redis answered; fails as the script call failed
+     */
+    CompletableFuture<Try> send(boolean queue);
+
+    /** What a release that hands the lock to this wait names it by; null when it does not queue. */
+    default String waitName() {
+        return null;
+    }
+
+    /**
+     * A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token.
+     *
+     * @return HELD when the owner now holds it (registered), EXPIRED when the hand-off's claim lease ran
+     *         out first (the wait goes on), WITHDRAWN when a closing locker withdrew the wait first (the
+     *         withdrawal passes the lock on: the wait must not take it)
+     */
+    default HandOff handedOver(long token) {
+        throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
+    }
+
+    /** What became of a hand-off this wait heard of. */
+    enum HandOff { HELD, EXPIRED, WITHDRAWN }
+
+    /**
+     * The caller stops waiting without the lock: withdraws a queue place it may have, and gives back a
+     * hold a try whose reply was lost may have taken.
+     *
+     * @param replyLost whether the last try failed after it may have run in Redis
+     * @return completes once withdrawn (at once when there was nothing to withdraw)
+     */
+    default CompletableFuture<Void> abandon(boolean replyLost) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * This attempt's place in its owner's line: its first try waits until the owner's acquisition
+     * before it has settled, and it ends once this one has (see {@link OwnerTurns}).
+     */
+    default OwnerTurns.Turn turn() {
+        return OwnerTurns.NONE;
+    }
+
+    /** @param channel where the release that may unblock the attempt is announced */
+    record Blocked(String channel, long holderTtlMillis) {
+    }
+}

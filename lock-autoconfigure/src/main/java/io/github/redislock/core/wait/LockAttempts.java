@@ -1,0 +1,497 @@
+package io.github.redislock.core.wait;
+
+import io.github.redislock.core.AbstractLocker;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.hold.HeldLocks;
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import io.github.redislock.LockRedisException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
+ * repeats: a single plain lock keeps a place in the lock's wait queue (a release hands it over), a
+ * multi-lock takes its hash-slot groups all or nothing, a fair lock queues in arrival order, and a
+ * read-write lock looks again on its own. An attempt that got the lock records it in {@link HeldLocks}.
+ */
+public final class LockAttempts {
+
+    /** The Locker's own logger: its lines are documented under that name. */
+    private static final Log log = LogFactory.getLog(RedisLocker.class);
+
+    private final LockCommands commands;
+    private final LockWatchdog watchdog;
+    private final HeldLocks holds;
+    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
+    private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
+    /** The Locker's closing: set before it withdraws the queued waits, so no wait queues after that. */
+    private final BooleanSupplier closing;
+    private final OwnerTurns turns;
+    /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
+    private final AtomicLong waitIds = new AtomicLong();
+    /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
+    private final String inboxField;
+
+    /** @param closing whether the Locker closes (see {@link AbstractLocker#close()}), set before it calls {@link #withdrawQueued()} */
+    public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
+        this.closing = closing;
+        this.turns = turns;
+        this.commands = commands;
+        this.watchdog = watchdog;
+        this.holds = holds;
+        this.inboxField = LockCommands.inboxField(inbox);
+    }
+
+    /** Waits that may have a place in a wait queue now, for tests. */
+    public int queuedWaitCount() {
+        return queuedWaits.size();
+    }
+
+    /**
+     * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
+     * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
+     */
+    public void withdrawQueued() {
+        for (QueuedWait wait : queuedWaits) {
+            try {
+                wait.withdrawIfQueued();
+            } catch (RuntimeException e) {
+                log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
+            }
+        }
+    }
+
+    /**
+     * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
+     * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
+     */
+    public LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner) : multiLock(keys, owner, leaseMillis, redisLease);
+    }
+
+    /**
+     * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
+     * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
+     * waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a release
+     * may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
+     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
+     * free again within the watchdog timeout, whatever lease that waiter asked for.
+     */
+    /** How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog timeout. */
+    public static long keepPlaceMillis(long watchdogTimeoutMillis) {
+        return Math.max(3, watchdogTimeoutMillis / 3);
+    }
+
+    /**
+     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
+     *                    a lock handle): its acquisitions then take turns (see {@link LockAttempt#turn})
+     */
+    public LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        return new QueuedPlainLock(keys, owner, leaseMillis, redisLease, sharedOwner);
+    }
+
+    /** The attempt of {@link #queuing}. */
+    private final class QueuedPlainLock extends QueuedWait {
+        private final LockKeys keys;
+        private final List<LockKeys> group;
+        private final String owner;
+        private final long leaseMillis;
+        private final long redisLease;
+        private final long keepPlace;
+        private final long claimLease;
+        private final String waitName;
+        private final String member;
+        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+        private volatile boolean lastTryFirstHold;
+        /**
+         * Whether a try of this wait asked for a queue place: every later try may find its member queued
+         * (also one whose reply was lost, which the wait never marked queued), and takes it out when it
+         * gets the lock.
+         */
+        private volatile boolean placeSought;
+        /**
+         * Whether a try went out after one that asked for a place, since the wait last heard of a hand-off:
+         * a release may have taken the member out of the queue to hand it the lock, and when the hand-off's
+         * claim lease ended before the wait read the message and another owner took the lock, that try
+         * queued the member again. Taking the hand-off then also takes that place out, in Redis.
+         */
+        private volatile boolean triedWhileQueued;
+        private final boolean sharedOwner;
+        private OwnerTurns.Turn turn;
+
+        QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+            this.keys = keys;
+            this.group = List.of(keys);
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+            this.redisLease = redisLease;
+            this.sharedOwner = sharedOwner;
+            this.keepPlace = keepPlaceMillis(watchdog.timeout().toMillis());
+            this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
+            this.waitName = waitIds.incrementAndGet() + ":" + owner;
+            this.member = LockCommands.queueMember(inboxField, waitName, claimLease);
+        }
+
+        @Override
+        public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
+            if (turn == null) {
+                turn = turns.take(keys.name(), owner, sharedOwner);
+            }
+            return turn;
+        }
+
+        @Override
+        public CompletableFuture<LockAttempt.Try> send(boolean queue) {
+            boolean queuedBefore = placeSought;
+            if (queue) {
+                triedWhileQueued |= queuedBefore;
+                placeSought = true;
+            }
+            boolean[] firstHolds = holds.firstHolds(group, owner);
+            lastTryFirstHold = firstHolds[0];
+            long keep = queue ? keepPlace : 0;
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, queue)
+                    .thenApply(answer -> () -> settle(queue, answer));
+        }
+
+        /**
+         * Marks the wait queued only now that its reply is in. A closing locker that withdrew the wait
+         * while the try was on its way (or before it went out) may have run first: the try then re-added
+         * the place, or took the lock and the withdrawal freed it again. Either way the try gives back
+         * what it got, withdrawing with its own member (which also releases a hold it took), and the
+         * wait ends.
+         */
+        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+            if (closing.getAsBoolean()) {
+                giveBackClosing();
+            }
+            if (attempt.acquired()) {
+                unmarkQueued();
+                holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
+            }
+            if (queue) {
+                try {
+                    markQueued();
+                } catch (IllegalStateException closing) { // the close began after the look above
+                    giveBackClosing();
+                }
+            }
+            long ttl = attempt.holderTtlMillis();
+            // Come back before the place in the queue lapses, as the watchdog does for a lease.
+            long refresh = Math.max(1, keepPlace / 3);
+            return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
+        }
+
+        /** The locker closes as a try settles: withdraws the place (freeing a hold the try took) and ends the wait. */
+        private void giveBackClosing() {
+            unmarkQueued();
+            withdraw();
+            lastTryFirstHold = false; // withdrawn here: the wait's abandon has nothing left to do
+            throw new IllegalStateException("Locker is closed (its application context has shut down) while taking "
+                    + LockKind.PLAIN.describe(keys.key()));
+        }
+
+        @Override
+        public String waitName() {
+            return waitName;
+        }
+
+        @Override
+        public HandOff handedOver(long token) {
+            if (!unmarkQueued()) {
+                return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
+            }
+            // One more round trip, only for a lease longer than the watchdog timeout, with replica-sync, or
+            // after a try that may have queued the member again (then the lock may no longer be the owner's either).
+            String requeued = triedWhileQueued ? member : null;
+            triedWhileQueued = false;
+            if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
+                log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                        + claimLease + " ms before the waiter could extend it; waiting on");
+                return HandOff.EXPIRED;
+            }
+            holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+            return HandOff.HELD;
+        }
+
+        @Override
+        void withdraw() {
+            withdrawn(commands.await(commands.withdrawAsync(keys, owner, member, redisLease)));
+        }
+
+        /**
+         * Withdraws with the wait's own member whenever it may have a place or a hold: a lost reply of a
+         * first hold may have queued it or taken the lock, and the member removes the one or releases the other.
+         */
+        @Override
+        public CompletableFuture<Void> abandon(boolean replyLost) {
+            if (!unmarkQueued() && !(replyLost && lastTryFirstHold)) {
+                return OwnerTurns.NOW;
+            }
+            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(this::withdrawn);
+        }
+
+        private void withdrawn(boolean handedOver) {
+            if (handedOver && log.isDebugEnabled()) {
+                log.debug("Passed on " + LockKind.PLAIN.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
+            }
+        }
+    }
+
+    /**
+     * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
+     * closing Locker, withdraws the place, once; a hand-off is taken only by a wait that still had it.
+     */
+    private abstract class QueuedWait implements LockAttempt {
+        /** Written by the waiting thread and a closing Locker. */
+        private volatile boolean queued;
+
+        boolean queued() {
+            return queued;
+        }
+
+        /** @throws IllegalStateException when the Locker closes: its close withdraws no place queued after it looked */
+        synchronized void markQueued() {
+            queued = true;
+            queuedWaits.add(this);
+            if (closing.getAsBoolean()) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+                unmarkQueued();
+                throw new IllegalStateException("Locker is closed (its application context has shut down); cannot queue for a lock");
+            }
+        }
+
+        /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
+        synchronized boolean unmarkQueued() {
+            boolean was = queued;
+            queued = false;
+            queuedWaits.remove(this);
+            return was;
+        }
+
+        /** For a closing Locker: withdraws the place now, unless the wait has already let go of it. */
+        final void withdrawIfQueued() {
+            if (unmarkQueued()) {
+                withdraw();
+            }
+        }
+
+        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
+        abstract void withdraw();
+    }
+
+    private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
+        List<List<LockKeys>> groups = bySlot(keys);
+        return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
+    }
+
+    /**
+     * Takes the slot groups one after another, each sent once the one before was taken; what blocks or
+     * fails a group gives back the groups before it when the try settles.
+     */
+    private CompletableFuture<LockAttempt.Try> tryGroups(List<List<LockKeys>> groups, int index, boolean queue, String owner, long leaseMillis,
+                                                         long redisLease, List<LockKeys> taken, List<LockCommands.Acquisition> results) {
+        List<LockKeys> group = groups.get(index);
+        boolean[] firstHolds = holds.firstHolds(group, owner);
+        return commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue).handle((attempt, failure) -> {
+            if (failure != null) {
+                for (int i = 0; i < group.size(); i++) {
+                    if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
+                        taken.add(group.get(i));
+                    }
+                }
+                return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
+                    giveBack(taken, owner, redisLease);
+                    throw unwrapped(failure);
+                });
+            }
+            if (!attempt.acquired()) {
+                LockAttempt.Blocked blocked = new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(),
+                        unqueuedRecheck(attempt.holderTtlMillis()));
+                return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
+                    giveBack(taken, owner, redisLease);
+                    return blocked;
+                });
+            }
+            taken.addAll(group);
+            results.add(attempt);
+            if (index + 1 < groups.size()) {
+                return tryGroups(groups, index + 1, queue, owner, leaseMillis, redisLease, taken, results);
+            }
+            return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
+                for (int g = 0; g < groups.size(); g++) {
+                    for (int i = 0; i < groups.get(g).size(); i++) {
+                        holds.acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i],
+                                leaseMillis);
+                    }
+                }
+                return null;
+            });
+        }).thenCompose(next -> next);
+    }
+
+    /** A failure as the script call threw it, for a try that settles with it. */
+    private static RuntimeException unwrapped(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+    }
+
+    /** Undoes the part of a multi-lock taken before a later slot group was found held (or its reply lost). */
+    private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
+        for (LockKeys keys : taken) {
+            Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
+            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
+            try {
+                commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
+            } catch (LockRedisException e) {
+                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
+                        + redisLease + " ms ends", e);
+            }
+        }
+    }
+
+    public LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        long keepPlace = watchdog.timeout().toMillis();
+        String turnChannel = keys.turnChannelPrefix() + owner;
+        class FairWait extends QueuedWait {
+            /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+            private volatile boolean lastTryFirstHold;
+            /** Whether the last try asked for a place: its lost reply may have queued it. */
+            private volatile boolean lastTryQueued;
+
+            @Override
+            public CompletableFuture<LockAttempt.Try> send(boolean queue) {
+                Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
+                lastTryFirstHold = known == null || known.lost;
+                lastTryQueued = queue;
+                return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
+                        .thenApply(attempt -> () -> settle(queue, attempt));
+            }
+
+            /** Marks the wait queued only once the reply is in; a locker that closed meanwhile gets the place back at once. */
+            private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+                if (attempt.acquired()) {
+                    unmarkQueued();
+                    holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                    return null;
+                }
+                if (queue) {
+                    try {
+                        markQueued();
+                    } catch (IllegalStateException closing) { // the close did not see the place this try took
+                        withdraw();
+                        lastTryQueued = false;
+                        throw closing;
+                    }
+                }
+                // Come back before the place in the queue lapses, as the watchdog does for a lease.
+                long refresh = Math.max(1, keepPlace / 3);
+                long ttl = attempt.holderTtlMillis();
+                return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            }
+
+            /** Leaves the queue as any queued wait does; after a lost reply, also the place or the first hold it may have taken. */
+            @Override
+            public CompletableFuture<Void> abandon(boolean replyLost) {
+                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? commands.leaveFairQueueAsync(keys, owner) : OwnerTurns.NOW;
+                return replyLost && lastTryFirstHold
+                        ? left.thenCompose(done -> commands.releaseFairAsync(keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
+            }
+
+            @Override
+            void withdraw() {
+                commands.await(commands.leaveFairQueueAsync(keys, owner));
+            }
+        }
+        return new FairWait();
+    }
+
+    public LockAttempt readWrite(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        if (kind == LockKind.WRITE && holds.holdsLive(keys, owner, LockKind.READ) && !holds.holdsLive(keys, owner, LockKind.WRITE)) {
+            throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
+                    + "the writer would wait for its own read hold forever. Release the read lock first (taking the read lock "
+                    + "while holding the write lock is fine).");
+        }
+        return queue -> {
+            boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
+            boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
+            return commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
+                if (failure != null) {
+                    RuntimeException e = unwrapped(failure);
+                    if (firstOfKind && e instanceof LockRedisException lost) { // the lost reply may have taken it: only this try can give it back
+                        giveBackReadWrite(keys, kind, owner, lost);
+                    }
+                    throw e;
+                }
+                if (!attempt.acquired()) {
+                    return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                }
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
+            });
+        };
+    }
+
+    private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
+        try {
+            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
+        } catch (LockRedisException e) {
+            failure.addSuppressed(e); // freed when its lease ends
+        }
+    }
+
+    /** An attempt whose try waits for Redis on the thread that runs it: the Redlock rounds, on a {@link ParkedWait} only. */
+    @FunctionalInterface
+    public interface Synchronous extends LockAttempt {
+
+        /** @return null when the locks are now held (and their holds registered), else what blocks them */
+        LockAttempt.Blocked tryOnce(boolean queue);
+
+        @Override
+        default CompletableFuture<LockAttempt.Try> send(boolean queue) {
+            LockAttempt.Blocked blocked = tryOnce(queue);
+            return CompletableFuture.completedFuture(() -> blocked);
+        }
+    }
+
+    /**
+     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
+     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
+     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
+     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
+     * timeout, not only when the lease it last saw would end.
+     */
+    private long unqueuedRecheck(long holderTtlMillis) {
+        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+        return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
+    }
+
+    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
+    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
+        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
+        for (LockKeys lock : keys) {
+            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
+        }
+        return new ArrayList<>(groups.values());
+    }
+}

@@ -1,0 +1,431 @@
+package io.github.redislock.core.wait;
+
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.pubsub.Waiting;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.redislock.Locker;
+import io.github.redislock.LockRedisException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The wait for a lock, any kind, any owner (a thread, a token, a {@link io.github.redislock.LockHandle}):
+ * the one state machine of acquisition, queueing, hand-off, claim, outage ride-out and withdrawal.
+ * Which thread runs its steps is all its two subclasses decide: {@link ParkedWait} runs them on the
+ * thread that called the blocking {@link Locker} and parks it between them, {@link ExecutorWait} runs
+ * them on the async locker's executor and holds no thread between them.
+ *
+ * <p>A step runs on one thread at a time and reads what happened since the last one: the answer of
+ * the try in flight, a release's wake-up or a hand-off (from the {@link Waiting}), the one timer (the
+ * holder's lease end, the refresh of its queue place, the deadline), a stop. While a try is in flight
+ * the wait neither ends nor tries again: a script that may have taken the lock is always settled, and
+ * a lock taken after the wait was told to stop (a cancellation, an interrupt, a closing locker) is
+ * given back, never left held with nobody behind it.
+ *
+ * <p>The {@link #outcome} completes once the wait has settled: true when held, false when its wait
+ * time ran out, exceptionally when it failed or was stopped. Its queue place is withdrawn by then.
+ */
+public abstract class LockWait {
+
+    /** The Locker's own logger: its lines are documented under that name. */
+    private static final Log log = LogFactory.getLog(RedisLocker.class);
+
+    final WaitHost locker;
+    private final LockAttempt attempt;
+    /** The lock as messages name it, built only for a message. */
+    final Supplier<String> what;
+    /** {@link Locker#WAIT_FOREVER} or 0 and more. */
+    private final long waitNanos;
+    private final long startNanos = System.nanoTime();
+    private final OutageRideOut outage;
+    /** Releases what this wait took after it was told to stop. */
+    private final Supplier<CompletableFuture<Void>> giveBack;
+    /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
+    public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+    /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
+    private volatile Throwable stopReason;
+
+    /** Set by {@link #begin()}, last: a step before it (a stop as the wait starts) does nothing. */
+    private volatile OwnerTurns.Turn turn;
+    // Touched by steps only, which never overlap.
+    private boolean tried;
+    private boolean ended;
+    private Waiting waiting;
+    /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
+    private CompletableFuture<Waiting> joining;
+    private String waitingOn;
+    private LockAttempt.Blocked blocked;
+    private long expiredGrant = -1;
+    /** The try in flight, or answered and not yet settled; null between tries. */
+    private CompletableFuture<LockAttempt.Try> trying;
+    private long firstTryNanos;
+
+    /**
+     * @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline
+     * @param giveBack  releases the locks the attempt took, for a wait told to stop as it got them
+     */
+    LockWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack) {
+        this.locker = locker;
+        this.attempt = attempt;
+        this.what = what;
+        this.waitNanos = waitNanos;
+        this.giveBack = giveBack;
+        this.outage = new OutageRideOut(locker.watchdogTimeout().toNanos());
+        outcome.whenComplete((held, failure) -> locker.ended(this));
+    }
+
+    /** Asks for a step soon; tiny and non-blocking, as it runs on event-loop threads too (a reply, a release message). */
+    public abstract void signal();
+
+    /** Asks for a step after {@code nanos} at the latest, replacing the timer set before. */
+    abstract void wakeAfter(long nanos);
+
+    abstract void cancelTimer();
+
+    /** Runs {@code work} where steps run, for what completes on another thread (a withdrawal's reply). */
+    abstract void onStepThread(Runnable work);
+
+    /** Ends the wait at its next step; a lock taken by then is given back. The first reason stays. */
+    public final void stop(Throwable reason) {
+        if (stopReason == null) {
+            stopReason = reason;
+        }
+        signal();
+    }
+
+    /**
+     * Ends a wait whose steps can no longer run (its locker's threads have stopped, after everything in
+     * flight settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
+     * acquisition is not kept waiting for it.
+     */
+    final void endWithoutSteps(Throwable failure) {
+        OwnerTurns.Turn taken = turn;
+        if (taken != null) {
+            taken.end();
+        }
+        outcome.completeExceptionally(failure);
+    }
+
+    /**
+     * Makes the wait known to its locker (a closing one stops it and waits for it), lines it up behind
+     * the owner's acquisition in flight, if any; the first step follows.
+     */
+    public final void begin() {
+        locker.started(this);
+        OwnerTurns.Turn taken = attempt.turn();
+        turn = taken;
+        taken.ready().whenComplete((ready, failure) -> signal());
+    }
+
+    /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
+    final Waiting waiting() {
+        return waiting;
+    }
+
+    /** One step; whatever it throws ends the wait, withdrawn, with that failure. */
+    final void step() {
+        try {
+            stepOnce();
+        } catch (RuntimeException | Error e) {
+            if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
+                if (!outcome.isDone()) {
+                    turn.end();
+                    outcome.completeExceptionally(e);
+                }
+            } else {
+                end(stoppedFor(e), true);
+            }
+        }
+    }
+
+    /** A failure of a wait told to stop (a closing locker refusing its queue place, say) ends it for the stop's reason. */
+    private Throwable stoppedFor(Throwable failure) {
+        Throwable stop = stopReason;
+        if (stop == null || stop == failure) {
+            return failure;
+        }
+        stop.addSuppressed(failure);
+        return stop;
+    }
+
+    private void stepOnce() {
+        if (ended || turn == null) { // a stop before begin(): the step after begin() ends the wait
+            return;
+        }
+        boolean answered = trying != null;
+        if (answered) {
+            if (!trying.isDone()) {
+                return; // its reply signals again; until then the script may have taken the lock
+            }
+            if (!settleTry()) {
+                return;
+            }
+        }
+        Throwable stop = stopReason;
+        if (stop != null || locker.isClosed()) {
+            end(stop != null ? stop : closedWhileWaiting(), false);
+            return;
+        }
+        if (!tried) {
+            firstTry();
+            return;
+        }
+        if (joining != null) {
+            joined();
+            return;
+        }
+        if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
+            if (answered) {
+                if (waitNanos == 0) {
+                    end(null, false);
+                } else {
+                    sleep();
+                }
+                return;
+            }
+        } else if (waiting == null || !blocked.channel().equals(waitingOn)) {
+            listen();
+            return;
+        } else if (!waiting.takeWakeUps() && answered) {
+            sleep(); // nothing was announced while the try was in flight
+            return;
+        }
+        long granted = waiting == null ? -1 : waiting.grantedToken();
+        if (granted >= 0 && granted != expiredGrant) {
+            switch (attempt.handedOver(granted)) {
+                case HELD -> {
+                    acquired();
+                    return;
+                }
+                case WITHDRAWN -> { // a closing locker withdrew the wait first, which passes the lock on
+                    end(closedWhileWaiting(), false);
+                    return;
+                }
+                case EXPIRED -> expiredGrant = granted; // its claim lease ran out; a later hand-off brings a new token
+            }
+        }
+        if (remainingNanos() <= 0) {
+            end(outage.failure(), false);
+            return;
+        }
+        send(true);
+    }
+
+    /** The first try, once the owner's acquisition before this one has settled. */
+    private void firstTry() {
+        if (!turn.ready().isDone()) {
+            long remaining = remainingNanos();
+            if (remaining <= 0) {
+                end(null, false);
+            } else {
+                wakeAfter(remaining);
+            }
+            return;
+        }
+        tried = true;
+        firstTryNanos = System.nanoTime();
+        send(waitNanos != 0);
+    }
+
+    private void send(boolean queue) {
+        CompletableFuture<LockAttempt.Try> reply;
+        try {
+            reply = attempt.send(queue);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        trying = reply;
+        reply.whenComplete((answer, failure) -> signal());
+    }
+
+    /**
+     * Settles the answered try: a failed first try ends the wait, a failed later one may ride out an outage.
+     *
+     * @return whether the wait goes on, blocked; false when it holds the lock, ended or sleeps
+     */
+    private boolean settleTry() {
+        CompletableFuture<LockAttempt.Try> reply = trying;
+        trying = null;
+        boolean first = waiting == null;
+        LockAttempt.Blocked previous = blocked;
+        try {
+            blocked = reply.join().settle();
+        } catch (RuntimeException e) {
+            Throwable failure = unwrap(e);
+            if (!first && failure instanceof LockRedisException redisFailure && outage.rideOut(redisFailure) && !locker.isClosed()) {
+                blocked = new LockAttempt.Blocked(previous.channel(), OutageRideOut.RETRY_AFTER_MILLIS);
+                sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
+            } else {
+                end(stoppedFor(failure), true);
+            }
+            return false;
+        }
+        if (!first) {
+            outage.answered();
+        }
+        if (blocked == null) {
+            acquired();
+            return false;
+        }
+        return true;
+    }
+
+    /** Joins the channel of the lock in the way; the step after Redis confirmed it goes on, see {@link #joined()}. */
+    private void listen() {
+        if (waiting != null) {
+            waiting.passOnWakeUp(); // it no longer waits for the lock it may have been woken for
+            if (remainingNanos() <= 0) {
+                end(null, false); // a multi-lock found another key in the way as its wait ran out
+                return;
+            }
+            waiting.close();
+            waiting = null;
+        } else if (waitNanos == 0) {
+            end(null, false);
+            return;
+        }
+        joining = locker.join(blocked.channel(), attempt.waitName(), what.get(), this::signal);
+        waitingOn = blocked.channel();
+        if (waitNanos == Locker.WAIT_FOREVER) {
+            cancelTimer();
+        } else {
+            wakeAfter(Math.max(0, remainingNanos())); // the deadline holds while Redis confirms the channel
+        }
+        joining.whenComplete((joined, failure) -> signal());
+    }
+
+    /** Once Redis confirmed the channel (or could not): tries again at once unless no release can have been missed. */
+    private void joined() {
+        if (!joining.isDone()) {
+            if (remainingNanos() <= 0) {
+                end(null, false); // ran out while the channel's master had not confirmed it
+            }
+            return;
+        }
+        CompletableFuture<Waiting> joined = joining;
+        joining = null;
+        try {
+            waiting = joined.join();
+        } catch (RuntimeException e) {
+            end(unwrap(e), false);
+            return;
+        }
+        if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTryNanos)) {
+            sleep(); // queued while the inbox was heard: a hand-off cannot have been missed
+            return;
+        }
+        send(true); // a release before the subscription is not missed
+    }
+
+    /** Sets the one timer: the holder's lease end bounds the sleep (an expiry publishes nothing), and so does the deadline. */
+    private void sleep() {
+        // A key without expiry was not set by us; look again after a watchdog period.
+        long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : locker.watchdogTimeout().toMillis();
+        wakeAfter(Math.max(0, Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(holderTtl))));
+    }
+
+    private long remainingNanos() {
+        return waitNanos == Locker.WAIT_FOREVER ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - startNanos);
+    }
+
+    /** The attempt holds the lock: done, unless the wait was told to stop meanwhile; then the lock goes back. */
+    private void acquired() {
+        ended = true;
+        cleanUp();
+        Throwable stop = stopReason;
+        if (stop == null && locker.isClosed()) {
+            stop = closedWhileWaiting();
+        }
+        if (stop == null) {
+            finish(true, null);
+            return;
+        }
+        Throwable reason = stop;
+        CompletableFuture<Void> givenBack;
+        try {
+            givenBack = giveBack.get();
+        } catch (RuntimeException e) {
+            givenBack = CompletableFuture.failedFuture(e);
+        }
+        givenBack.whenComplete((done, failure) -> {
+            if (failure != null) {
+                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends", unwrap(failure));
+            }
+            finish(false, reason);
+        });
+    }
+
+    /**
+     * Ends the wait without the lock, once its queue place is withdrawn.
+     *
+     * @param failure   null when the wait ran out
+     * @param replyLost whether the last try failed after it may have run in Redis
+     */
+    private void end(Throwable failure, boolean replyLost) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        cleanUp();
+        CompletableFuture<Void> withdrawn;
+        try {
+            withdrawn = attempt.abandon(replyLost);
+        } catch (RuntimeException e) {
+            withdrawn = CompletableFuture.failedFuture(e);
+        }
+        if (withdrawn.isDone()) {
+            withdrawn.whenComplete((done, withdrawalFailure) -> finishWithout(withdrawalFailure, failure)); // runs now
+        } else { // the reply comes on an event loop: the outcome, and the caller's code with it, completes where steps run
+            withdrawn.whenComplete((done, withdrawalFailure) -> onStepThread(() -> finishWithout(withdrawalFailure, failure)));
+        }
+    }
+
+    private void finishWithout(Throwable withdrawalFailure, Throwable failure) {
+        if (withdrawalFailure != null) {
+            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", unwrap(withdrawalFailure));
+        }
+        finish(false, failure);
+    }
+
+    private void finish(boolean held, Throwable failure) {
+        try {
+            turn.end();
+        } finally {
+            if (failure != null) {
+                outcome.completeExceptionally(failure);
+            } else {
+                outcome.complete(held);
+            }
+        }
+    }
+
+    /** Stops the timer and the listening; a failure here must not keep the wait from settling. */
+    private void cleanUp() {
+        try {
+            cancelTimer();
+            if (waiting != null) {
+                waiting.close();
+            }
+            if (joining != null) {
+                joining.thenAccept(Waiting::close); // confirmed after the wait ended
+                joining = null;
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not stop listening for the release of " + what.get(), e);
+        }
+    }
+
+    private IllegalStateException closedWhileWaiting() {
+        return new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
+    }
+
+    public static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException || failure instanceof java.util.concurrent.ExecutionException) && failure.getCause() != null
+                ? failure.getCause() : failure;
+    }
+}

@@ -1,0 +1,98 @@
+package io.github.redislock.core.wait;
+
+import io.github.redislock.core.hold.Hold;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Lines up the acquisitions of one shared owner (an owner token taken on several threads, a lock
+ * handle acquired twice at once) of one lock, so that each starts once the one before it has settled.
+ * Taken one at a time, each knows whether the owner holds the lock already; in flight together, both
+ * would take themselves for the first hold, and Redis would count one hold where the owner believes in two.
+ */
+public final class OwnerTurns {
+
+    /** A turn that has come. */
+    public static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
+
+    /** The turn of an owner that acquires one lock at a time by itself (a thread): always there. */
+    static final Turn NONE = new Turn(null, null);
+
+    /** Per lock and owner, the end of its latest acquisition. */
+    private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
+
+    /** Turns taken and not ended, for tests. */
+    public int inLine() {
+        return latest.size();
+    }
+
+    /** One acquisition's place in its owner's line. */
+    public static final class Turn {
+        private final Map<String, CompletableFuture<Void>> line;
+        private final String id;
+        private final CompletableFuture<Void> before;
+        private final CompletableFuture<Void> end = new CompletableFuture<>();
+
+        private Turn(Map<String, CompletableFuture<Void>> line, String id) {
+            this.line = line;
+            this.id = id;
+            this.before = line == null ? null : line.put(id, end);
+        }
+
+        /** Completes when the acquisition may make its first try. */
+        public CompletableFuture<Void> ready() {
+            return before == null ? NOW : before;
+        }
+
+        /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
+        public void end() {
+            if (line == null) {
+                return;
+            }
+            line.remove(id, end);
+            if (before == null) {
+                end.complete(null);
+            } else { // one that gave up before its turn came must not let the next one start early
+                before.whenComplete((done, failure) -> end.complete(null));
+            }
+        }
+    }
+
+    /**
+     * A shared owner's turn for a release: after the owner's acquisition of the lock in flight, if any,
+     * has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}), so a
+     * re-entry of the owner that Redis ran just before it must not be settled after it. Null when the
+     * owner holds no live hold: an acquisition in flight is then a first hold, which may wait behind
+     * another owner for as long as that one keeps the lock; the release has nothing to wait for, and
+     * says at once that nothing is held (or that the hold was lost).
+     *
+     * @param held the owner's hold of the lock as its locker knows it, or null
+     */
+    public Turn forRelease(String redisKey, String owner, Hold held) {
+        return held == null || held.lost ? null : take(redisKey, owner, true);
+    }
+
+    /** Runs a shared owner's release in its turn (see {@link #forRelease}); at once when it has none to wait for. */
+    public void release(String redisKey, String owner, Hold held, Runnable release) {
+        Turn turn = forRelease(redisKey, owner, held);
+        if (turn == null) {
+            release.run();
+            return;
+        }
+        try {
+            turn.ready().join(); // an acquisition of a live hold is a re-entry: it settles within its round trip
+            release.run();
+        } finally {
+            turn.end();
+        }
+    }
+
+    /**
+     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
+     *                    a lock handle); a thread owner needs no line: {@link #NONE}
+     */
+    public Turn take(String redisKey, String owner, boolean sharedOwner) {
+        return sharedOwner ? new Turn(latest, redisKey + '\n' + owner) : NONE;
+    }
+}
