@@ -28,6 +28,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A rolling restart: instance B waits for a lock instance A holds, and B's application context closes.
@@ -132,37 +133,16 @@ class ClosingWhileWaitingTest {
     @Test
     void aContextStoppedAndStartedAgainStillHandsALockToAWaitingThread() {
         instance.run(context -> {
-            Locker locker = context.getBean(Locker.class);
-            context.stop();
-            context.start();
-
-            locker.lock(key);
-            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
-                locker.lock(key);
-                locker.unlock(key);
-            });
-            awaitQueued();
-            locker.unlock(key);
-            assertThat(waiting).as("the waiting thread handed the lock, then unlocking it").succeedsWithin(Duration.ofSeconds(5));
-            assertThat(locker.isLocked(key)).isFalse();
+            Locker locker = stoppedAndStarted(context);
+            handsTheLockToAWaitingThread(locker);
         });
     }
 
     @Test
     void aContextOnJedisStoppedAndStartedAgainHandsALockToAWaitingThreadAndAnAsyncWait() {
         instance.withPropertyValues("spring.data.redis.client-type=jedis").run(context -> {
-            Locker locker = context.getBean(Locker.class);
-            context.stop();
-            context.start();
-
-            locker.lock(key);
-            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
-                locker.lock(key);
-                locker.unlock(key);
-            });
-            awaitQueued();
-            locker.unlock(key);
-            assertThat(waiting).as("the waiting thread handed the lock, then unlocking it").succeedsWithin(Duration.ofSeconds(5));
+            Locker locker = stoppedAndStarted(context);
+            handsTheLockToAWaitingThread(locker);
 
             locker.lock(key);
             CompletableFuture<LockHandle> asyncWait = context.getBean(AsyncLocker.class).acquire(key, Duration.ofSeconds(10), null).toCompletableFuture();
@@ -172,6 +152,27 @@ class ClosingWhileWaitingTest {
             context.getBean(AsyncLocker.class).release(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertThat(locker.isLocked(key)).isFalse();
         });
+    }
+
+    /** The context's Locker, after {@code context.stop()} and {@code context.start()}. */
+    private static Locker stoppedAndStarted(ConfigurableApplicationContext context) {
+        Locker locker = context.getBean(Locker.class);
+        context.stop();
+        context.start();
+        return locker;
+    }
+
+    /** A thread waiting for the key is handed it when the holder unlocks, and unlocks it in turn. */
+    private void handsTheLockToAWaitingThread(Locker locker) {
+        locker.lock(key);
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+            locker.lock(key);
+            locker.unlock(key);
+        });
+        awaitQueued();
+        locker.unlock(key);
+        assertThat(waiting).as("the waiting thread handed the lock, then unlocking it").succeedsWithin(Duration.ofSeconds(5));
+        assertThat(locker.isLocked(key)).isFalse();
     }
 
     /** {@code locker.lock(key)} on a thread of its own: completes when it returns, fails with what it throws. */
