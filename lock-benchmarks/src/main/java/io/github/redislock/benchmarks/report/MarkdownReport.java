@@ -24,6 +24,7 @@ public final class MarkdownReport {
     private static final String OURS = "redis-lock";
     private static final String REDISSON = "redisson";
     private static final String CEILING = "ceiling";
+    private static final String REGISTRY = "registry-";
 
     private final RunFacts facts;
     private final List<Row> rows;
@@ -96,15 +97,17 @@ public final class MarkdownReport {
 
     private void uncontended(StringBuilder out) {
         Optional<Row> ceiling = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(CEILING));
-        out.append("| implementation | T | pairs/s | p50 µs | p99 µs | Redis CPU | commands per pair | vs Redisson | vs ceiling | note |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        out.append("| implementation | T | pairs/s | p50 µs | p99 µs | client CPU µs per pair | Redis CPU | Redis CPU µs per pair | commands per pair | vs Redisson | vs ceiling | note |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("uncontended")) {
             boolean isCeiling = row.implementationId.equals(CEILING);
             Optional<Row> redisson = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(REDISSON) && r.threads == row.threads);
             out.append("| ").append(name(row)).append(" | ").append(isCeiling ? "-" : Integer.toString(row.threads))
                     .append(" | ").append(count(row.opsPerSecond))
                     .append(" | ").append(micros(row.p50Micros)).append(" | ").append(micros(row.p99Micros))
+                    .append(" | ").append(decimal(row.clientCpuMicrosPerOp))
                     .append(" | ").append(percent(row.redisCpuShare))
+                    .append(" | ").append(decimal(row.redisCpuMicrosPerOp))
                     .append(" | ").append(decimal(row.commandsPerOp))
                     .append(" | ").append(isCeiling ? "-" : ratio(row.opsPerSecond, redisson.map(r -> r.opsPerSecond)))
                     .append(" | ").append(ratio(row.opsPerSecond, ceiling.map(r -> r.opsPerSecond)))
@@ -280,6 +283,7 @@ public final class MarkdownReport {
                     ours.map(o -> count(o.opsPerSecond) + " vs " + bestPeer.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("no peer")),
                     ours.flatMap(o -> bestPeer.map(b -> o.opsPerSecond >= b.opsPerSecond)));
         }
+        registryGoals(out);
         Optional<Row> ceiling = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(CEILING) && r.measured());
         Optional<Row> ours64 = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(OURS) && r.threads == 64 && r.measured());
         goal(out, "uncontended T=64: at least 70% of the ceiling",
@@ -320,6 +324,30 @@ public final class MarkdownReport {
                         + difference("DISTRIBUTED_LOCK", "LOCKER_DIRECT").map(d -> "; end to end " + d).orElse("")),
                 own.map(w -> w[0] + w[1] < 5 && !endToEndClearlyAbove.orElse(false)));
         scaleGoals(out);
+    }
+
+    /**
+     * The goals of issue 33: uncontended, at least Spring Integration's RedisLockRegistry (its faster variant at
+     * each T, spin or pub/sub) in pairs/s, and at most its client CPU per pair (its leaner variant at each T).
+     */
+    private void registryGoals(StringBuilder out) {
+        for (int threads : new int[] {1, 8, 64}) {
+            Predicate<Row> registryRow = r -> r.scenario.equals("uncontended") && r.implementationId.startsWith(REGISTRY)
+                    && r.threads == threads && r.measured() && !failed(r);
+            Optional<Row> ours = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(OURS) && r.threads == threads && r.measured());
+            if (ours.isEmpty() || find(registryRow).isEmpty()) {
+                continue;
+            }
+            Optional<Row> fastest = best(registryRow);
+            goal(out, "uncontended T=" + threads + ": pairs/s at least RedisLockRegistry's best variant",
+                    ours.map(o -> count(o.opsPerSecond) + " vs " + fastest.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("-")),
+                    ours.flatMap(o -> fastest.map(b -> o.opsPerSecond >= b.opsPerSecond)));
+            Optional<Row> leanest = find(registryRow.and(r -> !Double.isNaN(r.clientCpuMicrosPerOp)),
+                    java.util.Comparator.comparingDouble(r -> r.clientCpuMicrosPerOp));
+            goal(out, "uncontended T=" + threads + ": client CPU per pair at most RedisLockRegistry's",
+                    ours.map(o -> decimal(o.clientCpuMicrosPerOp) + " µs vs " + leanest.map(b -> name(b) + " " + decimal(b.clientCpuMicrosPerOp) + " µs").orElse("-")),
+                    ours.filter(o -> !Double.isNaN(o.clientCpuMicrosPerOp)).flatMap(o -> leanest.map(b -> o.clientCpuMicrosPerOp <= b.clientCpuMicrosPerOp)));
+        }
     }
 
     /** The scale goals of issue 15, item 3. */

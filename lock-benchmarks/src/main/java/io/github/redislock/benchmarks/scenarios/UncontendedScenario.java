@@ -7,6 +7,7 @@ import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.LatencySamples;
+import io.github.redislock.benchmarks.measure.ProcessCpu;
 import io.github.redislock.benchmarks.measure.RedisCommandStats;
 import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.report.Row;
@@ -34,6 +35,8 @@ final class UncontendedScenario implements Scenario {
                 + "The scripts-alone rows, measured with the ceiling, send the same two script calls of an uncontended `lock` and `unlock` "
                 + "from T threads through Lettuce's blocking API on one connection, with no library code around them: what the lock "
                 + "model costs at T before redis-lock's client adds anything (its row against them). "
+                + "Client CPU per pair: CPU time of this benchmark JVM in the measured window (all its threads: the workers, the "
+                + "client's I/O threads, GC and JIT) divided by the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
                 + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
                 + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
     }
@@ -64,6 +67,7 @@ final class UncontendedScenario implements Scenario {
             samples.add(new LatencySamples());
         }
         double[] redisCpu = new double[2];
+        long[] clientCpu = new long[2];
         RedisCommandStats[] stats = new RedisCommandStats[2];
         try (LockClient client = implementation.connect(context.settings())) {
             TimedWorkers.Outcome outcome = TimedWorkers.run("uncontended-" + implementation.id(), threads,
@@ -78,13 +82,18 @@ final class UncontendedScenario implements Scenario {
                     }, () -> {
                         stats[0] = RedisCommandStats.of(context.redis());
                         redisCpu[0] = RedisCpu.seconds(context.redis());
+                        clientCpu[0] = ProcessCpu.nanos();
                     }, () -> {
+                        clientCpu[1] = ProcessCpu.nanos();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
                         stats[1] = RedisCommandStats.of(context.redis());
                     });
             row.redisCpuShare = (redisCpu[1] - redisCpu[0]) * 1e9 / outcome.measuredNanos();
             long[] sorted = LatencySamples.merge(samples);
             row.opsPerSecond = outcome.perSecond(sorted.length);
+            // Per pair rather than per second: CPU per pair stays comparable when a busy machine cuts the pairs/s.
+            row.clientCpuMicrosPerOp = clientCpu[0] < 0 ? Double.NaN : (clientCpu[1] - clientCpu[0]) / 1e3 / sorted.length;
+            row.redisCpuMicrosPerOp = (redisCpu[1] - redisCpu[0]) * 1e6 / sorted.length;
             row.commandsPerOp = (double) (stats[1].commandsSince(stats[0]) - stats[1].scriptCallsSince(stats[0])) / sorted.length;
             row.p50Micros = LatencySamples.percentileMicros(sorted, 50);
             row.p99Micros = LatencySamples.percentileMicros(sorted, 99);
