@@ -17,10 +17,16 @@ import io.github.redislock.core.WatchdogState;
  * still runs its critical sections: a failure of this instance's dependency, hence DOWN rather than
  * OUT_OF_SERVICE, which Spring Boot reserves for deliberately withdrawn instances. Failures shorter
  * than the timeout are only reported in the details: the locks survive them.
+ *
+ * <p>Public for the Boot 3.5 indicator, which lives in {@code lock-autoconfigure-boot3}'s own package.
+ *
+ * @param down whether the instance is DOWN by the rule above
+ * @param details the watchdog's state, as the indicator reports it
  */
-record LockHealthReport(boolean down, Map<String, Object> details) {
+public record LockHealthReport(boolean down, Map<String, Object> details) {
 
-    static LockHealthReport of(WatchdogState watchdog) {
+    /** The report on {@code watchdog}'s state now. */
+    public static LockHealthReport of(WatchdogState watchdog) {
         Instant failingSince = watchdog.failingSince();
         int watched = watchdog.watchedCount();
         boolean atRisk = failingSince != null && watched > 0

@@ -14,7 +14,7 @@ import java.util.List;
 import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 

@@ -17,7 +17,7 @@ import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -6,7 +6,7 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
 import io.github.redislock.actuate.LocksEndpoint;
 import io.github.redislock.annotation.DistributedLockAdvisor;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 

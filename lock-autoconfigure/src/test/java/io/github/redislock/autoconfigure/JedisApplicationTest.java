@@ -20,7 +20,7 @@ import io.github.redislock.ReactiveLocker;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.github.redislock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.ReactiveLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;

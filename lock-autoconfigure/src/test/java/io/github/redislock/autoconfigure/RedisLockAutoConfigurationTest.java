@@ -15,7 +15,7 @@ import java.util.Map;
 import io.github.redislock.LockUtil;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import com.jayway.jsonpath.JsonPath;

@@ -9,7 +9,7 @@ import java.util.concurrent.locks.Lock;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.integration.LockerLockRegistry;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;

@@ -15,7 +15,7 @@ import io.github.redislock.LeaderElection;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.RedlockLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 

@@ -11,7 +11,7 @@ import java.util.TreeSet;
 
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedlockLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 

@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.reliability.ReliabilityReport;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterAll;

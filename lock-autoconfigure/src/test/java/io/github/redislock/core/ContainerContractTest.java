@@ -1,6 +1,6 @@
 package io.github.redislock.core;
 
-import io.github.redislock.testsupport.ContainerRedis;
+import io.github.redislock.fixtures.ContainerRedis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -12,7 +12,7 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockIntegrationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockLeaderAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;

@@ -10,7 +10,7 @@ import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
 import io.github.redislock.core.RedisLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;

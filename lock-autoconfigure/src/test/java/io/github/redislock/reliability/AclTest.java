@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 

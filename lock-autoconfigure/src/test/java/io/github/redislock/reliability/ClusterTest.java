@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;

@@ -17,7 +17,7 @@ import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 

@@ -16,7 +16,7 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;

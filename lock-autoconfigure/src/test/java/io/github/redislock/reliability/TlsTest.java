@@ -13,7 +13,7 @@ import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.testsupport.BootLine;
+import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisBinary;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;

@@ -1,6 +1,8 @@
-package io.github.redislock.autoconfigure;
+package io.github.redislock.boot3.autoconfigure;
 
-import io.github.redislock.actuate.RedisLockBoot3HealthIndicator;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockHealthAutoConfiguration;
+import io.github.redislock.boot3.actuate.RedisLockBoot3HealthIndicator;
 import io.github.redislock.core.WatchdogState;
 
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;

@@ -1,5 +1,6 @@
-package io.github.redislock.actuate;
+package io.github.redislock.boot3.actuate;
 
+import io.github.redislock.actuate.LockHealthReport;
 import io.github.redislock.core.WatchdogState;
 
 import org.springframework.boot.actuate.health.Health;
