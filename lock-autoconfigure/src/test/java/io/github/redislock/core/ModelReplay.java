@@ -15,15 +15,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerProcess;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * Replays {@link ModelTrace}s through the real lock scripts on a real Redis: each script step is sent
@@ -47,10 +43,9 @@ final class ModelReplay implements AutoCloseable {
     static final long KEEP = 60_000;
     private static final String SENTINEL = "end-of-trace";
 
-    private final RedisClient client;
+    private final ReplayClient lettuce;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisCommands<String, String> redis;
-    private final StatefulRedisPubSubConnection<String, String> inboxes;
     private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
     private final String acquire = script(LockScript.ACQUIRE);
     private final String release;
@@ -65,17 +60,10 @@ final class ModelReplay implements AutoCloseable {
     ModelReplay(RedisServerProcess server, String release, String run) {
         this.release = release;
         this.run = run;
-        client = RedisClient.create(RedisURI.create(server.host(), server.port()));
-        connection = client.connect();
+        lettuce = new ReplayClient(server);
+        connection = lettuce.connection();
         redis = connection.sync();
-        inboxes = client.connectPubSub();
-        inboxes.addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-                messages.add(channel + " " + message);
-            }
-        });
-        inboxes.sync().subscribe(inbox(0), inbox(1));
+        lettuce.subscribe((channel, message) -> messages.add(channel + " " + message), inbox(0), inbox(1));
     }
 
     static String script(LockScript script) {
@@ -322,8 +310,6 @@ final class ModelReplay implements AutoCloseable {
 
     @Override
     public void close() {
-        inboxes.close();
-        connection.close();
-        client.shutdown();
+        lettuce.close();
     }
 }

@@ -15,11 +15,8 @@ import java.util.TreeMap;
 
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.lettuce.core.Range;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.ZAddArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
@@ -51,8 +48,7 @@ final class ReadWriteModelReplay implements AutoCloseable {
         }
     }
 
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
+    private final ReplayClient lettuce;
     private final RedisCommands<String, String> redis;
     private final String script;
     private final String run;
@@ -64,9 +60,8 @@ final class ReadWriteModelReplay implements AutoCloseable {
     ReadWriteModelReplay(RedisServerProcess server, String script, String run) {
         this.script = script;
         this.run = run;
-        client = RedisClient.create(RedisURI.create(server.host(), server.port()));
-        connection = client.connect();
-        redis = connection.sync();
+        lettuce = new ReplayClient(server);
+        redis = lettuce.connection().sync();
     }
 
     /** @return the first difference between the model and Redis, described; empty when the trace conforms */
@@ -182,7 +177,6 @@ final class ReadWriteModelReplay implements AutoCloseable {
 
     @Override
     public void close() {
-        connection.close();
-        client.shutdown();
+        lettuce.close();
     }
 }
