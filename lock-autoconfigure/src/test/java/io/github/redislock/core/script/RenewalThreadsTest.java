@@ -1,7 +1,7 @@
-package io.github.redislock.core;
+package io.github.redislock.core.script;
 
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.renewal.WatchedLock;
-import io.github.redislock.core.script.LeaseRenewals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
