@@ -18,25 +18,15 @@ import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The health rule against a Redis of its own that the tests pause: the watchdog cannot renew while it is stopped. */
 class RedisLockHealthIndicatorTest {
 
-    static RedisServerProcess redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.startNew();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.stop();
-    }
+    @AutoClose
+    static final RedisServerProcess redis = TestRedis.startNew();
 
     /** Ticks every second; a Redis command gives up after 200 ms. */
     private ApplicationContextRunner contextRunner(String watchdogTimeout) {

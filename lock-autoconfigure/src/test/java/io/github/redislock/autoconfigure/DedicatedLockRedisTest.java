@@ -11,8 +11,7 @@ import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -20,23 +19,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /** Locks on a Redis of their own ({@code redis-lock.redis.*}), the application's data on another. */
 class DedicatedLockRedisTest {
 
-    static RedisServerProcess applicationRedis;
-    static RedisServerProcess lockRedis;
-
-    @BeforeAll
-    static void startTwoServers() {
-        applicationRedis = TestRedis.startNew();
-        lockRedis = TestRedis.startNew();
-    }
-
-    @AfterAll
-    static void stopServers() {
-        try {
-            applicationRedis.stop();
-        } finally {
-            lockRedis.stop();
-        }
-    }
+    @AutoClose
+    static final RedisServerProcess applicationRedis = TestRedis.startNew();
+    @AutoClose
+    static final RedisServerProcess lockRedis = TestRedis.startNew();
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))

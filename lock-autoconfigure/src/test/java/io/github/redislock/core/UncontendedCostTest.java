@@ -9,8 +9,7 @@ import java.util.TreeMap;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,17 +23,8 @@ class UncontendedCostTest {
     /** The budget of issue 15: at most this many commands inside the scripts per uncontended pair. */
     static final int MAX_COMMANDS_PER_PAIR = 6;
 
-    static RedisServerProcess redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.startNew();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.stop();
-    }
+    @AutoClose
+    static final RedisServerProcess redis = TestRedis.startNew();
 
     @Test
     void anUncontendedPairRunsTwoScriptsWithAtMostSixCommandsInside() {

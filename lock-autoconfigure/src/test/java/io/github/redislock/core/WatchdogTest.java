@@ -16,9 +16,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,18 +26,9 @@ class WatchdogTest {
 
     static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(1);
 
-    static RedisServerProcess redis;
+    @AutoClose
+    static final RedisServerProcess redis = TestRedis.startNew();
     LockerFixture instance;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.startNew();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.stop();
-    }
 
     @BeforeEach
     void connect() {

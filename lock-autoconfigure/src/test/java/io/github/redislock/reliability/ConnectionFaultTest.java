@@ -19,8 +19,8 @@ import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -45,22 +45,15 @@ class ConnectionFaultTest {
     static final Duration WAITER_WATCHDOG = Duration.ofSeconds(90);
     static final long WOKEN_WITHIN_MILLIS = 5000;
     static final List<ScenarioResult> results = new ArrayList<>();
-    static RedisServerProcess lockRedis;
-    static RedisServerProcess storeRedis;
-    static FaultProxy proxy;
-
-    @BeforeAll
-    static void start() {
-        lockRedis = TestRedis.startNew();
-        storeRedis = TestRedis.startNew();
-        proxy = new FaultProxy(lockRedis.port());
-    }
+    @AutoClose
+    static final RedisServerProcess lockRedis = TestRedis.startNew();
+    @AutoClose
+    static final RedisServerProcess storeRedis = TestRedis.startNew();
+    @AutoClose
+    static final FaultProxy proxy = new FaultProxy(lockRedis.port());
 
     @AfterAll
-    static void stop() {
-        proxy.close();
-        lockRedis.stop();
-        storeRedis.stop();
+    static void report() {
         ScenarioTable.write("connection-faults", results);
     }
 

@@ -15,9 +15,9 @@ import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,17 +31,12 @@ class LeftBehindTest {
 
     static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(1);
     static final List<String> rows = new ArrayList<>();
-    static RedisServerProcess redis;
+    @AutoClose
+    static final RedisServerProcess redis = TestRedis.startNew();
     LockerFixture instance;
 
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.startNew();
-    }
-
     @AfterAll
-    static void stopRedisAndReport() {
-        redis.stop();
+    static void report() {
         if (!rows.isEmpty()) {
             ReliabilityReport.write("left-behind", ReliabilityReport.runLine() + "\n\n| scenario | done | measured | bound | result |\n"
                     + "|---|---|---|---|---|\n" + String.join("\n", rows));
