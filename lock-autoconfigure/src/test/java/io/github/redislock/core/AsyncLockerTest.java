@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 
-import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockAcquisitionException;
 
@@ -16,13 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -35,20 +30,6 @@ import reactor.core.publisher.Mono;
 class AsyncLockerTest extends TwoInstances {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
-
-    /** Blocking callers; JUnit makes a new test instance, and with it a new pool, per test. */
-    final ExecutorService threads = Executors.newCachedThreadPool();
-    LockKeys keys;
-
-    @BeforeEach
-    void nameKeys() {
-        keys = LockKeys.of(LockerFixture.PREFIX, key);
-    }
-
-    @AfterEach
-    void stopBlockingCallers() {
-        threads.shutdownNow();
-    }
 
     @Test
     void aHandleAndAThreadExcludeEachOtherOnOneKey() throws Exception {

@@ -1,6 +1,5 @@
 package io.github.redislock.core;
 
-import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.RedisLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,12 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -23,18 +19,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /** Waiters of every instance get a fair lock in the order they asked for it; a waiter that leaves blocks nobody. */
 class FairLockTest extends TwoInstances {
 
-    ExecutorService threads;
     String queue;
 
     @BeforeEach
-    void startThreads() {
-        threads = Executors.newCachedThreadPool();
-        queue = LockKeys.of(LockerFixture.PREFIX, key).queue();
-    }
-
-    @AfterEach
-    void stopThreads() {
-        threads.shutdownNow();
+    void nameQueue() {
+        queue = keys.queue();
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import io.github.redislock.core.script.LockCommands;
-import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.RedisMultiLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,15 +13,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.listener.ChannelTopic;
@@ -33,20 +28,6 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * race of woken waiters, no second round trip for the next owner. Waiters that left or died are skipped.
  */
 class HandOffTest extends TwoInstances {
-
-    ExecutorService threads;
-    LockKeys keys;
-
-    @BeforeEach
-    void startThreads() {
-        threads = Executors.newCachedThreadPool();
-        keys = LockKeys.of(LockerFixture.PREFIX, key);
-    }
-
-    @AfterEach
-    void stopThreads() {
-        threads.shutdownNow();
-    }
 
     @Test
     void theReleaseItselfMakesTheFirstQueuedWaiterTheOwner() throws Exception {

@@ -10,12 +10,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,17 +20,10 @@ import org.junit.jupiter.api.Test;
 class LockAdminTest extends TwoInstances {
 
     LockAdmin admin;
-    ExecutorService threads;
 
     @BeforeEach
     void startAdmin() {
         admin = new LockAdmin(first.commands, LockerFixture.PREFIX);
-        threads = Executors.newCachedThreadPool();
-    }
-
-    @AfterEach
-    void stopThreads() {
-        threads.shutdownNow();
     }
 
     @Test

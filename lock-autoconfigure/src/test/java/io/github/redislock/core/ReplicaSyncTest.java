@@ -8,8 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -26,13 +24,11 @@ import org.junit.jupiter.api.Test;
 class ReplicaSyncTest extends TwoInstances {
 
     LockerFixture synced;
-    ExecutorService threads;
 
     @BeforeEach
     void connectSynced() {
         synced = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), WATCHDOG_TIMEOUT, Duration.ofSeconds(5),
                 Duration.ofMillis(100));
-        threads = Executors.newCachedThreadPool();
     }
 
     @AfterEach

@@ -8,8 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -32,14 +30,10 @@ import org.junit.jupiter.api.Test;
  */
 class WaitersMarkTest extends TwoInstances {
 
-    ExecutorService threads;
-    LockKeys keys;
     LockerFixture patient;
 
     @BeforeEach
     void start() {
-        threads = Executors.newCachedThreadPool();
-        keys = LockKeys.of(LockerFixture.PREFIX, key);
         patient = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), LockerFixture.SLOW_RETRIES);
         // Its inbox heard from now on: a wait that queues later does not look at the lock again after joining,
         // so nothing but the hand-off, a message or the end of the lease it saw brings it back to Redis.

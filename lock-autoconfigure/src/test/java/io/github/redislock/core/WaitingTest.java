@@ -7,25 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** How waiters are woken and when they give up: interrupts, wake-ups passed on, waits bounded when no release message comes. */
 class WaitingTest extends TwoInstances {
-
-    final ExecutorService threads = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void stopThreads() {
-        threads.shutdownNow();
-    }
 
     @Test
     void lockInterruptiblyOnAnInterruptedThreadThrowsThoughTheLockIsFree() {
