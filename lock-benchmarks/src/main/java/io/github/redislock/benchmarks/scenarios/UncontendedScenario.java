@@ -46,21 +46,22 @@ final class UncontendedScenario implements Scenario {
         List<Row> rows = new ArrayList<>();
         for (LockImplementation implementation : context.implementations()) {
             for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, implementation, threads));
+                rows.add(measure(context, id(), implementation, threads));
             }
         }
         if (context.ceiling()) {
             for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, Implementations.scriptsAlone(), threads));
+                rows.add(measure(context, id(), Implementations.scriptsAlone(), threads));
             }
             rows.add(CeilingRun.measure(context, id()));
         }
         return rows;
     }
 
-    private Row measure(BenchmarkContext context, LockImplementation implementation, int threads) {
-        Row row = new Row(id(), implementation.id(), implementation.displayName(), threads, 1);
-        context.log("uncontended: " + implementation.displayName() + ", T=" + threads);
+    /** One row of {@code scenario}: T threads of one client instance, each locking and unlocking its own key. */
+    static Row measure(BenchmarkContext context, String scenario, LockImplementation implementation, int threads) {
+        Row row = new Row(scenario, implementation.id(), implementation.displayName(), threads, 1);
+        context.log(scenario + ": " + implementation.displayName() + ", T=" + threads);
         context.redis().flushAll();
         List<LatencySamples> samples = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
