@@ -209,7 +209,8 @@ public final class MarkdownReport {
                     .append(" | ").append(decimal(row.commandsPerOp))
                     .append(" | ").append(row.note).append(" |\n");
         }
-        out.append("\nMean over the rounds, old / new, and new / old (of the means; in brackets the lowest and highest per-round ratio):\n\n");
+        out.append("\nOld / new: the means over the rounds. New / old: the median of the per-round ratios (each round measures both back to back), "
+                + "in brackets the lowest and the highest; on a busy machine the median is the figure to read.\n\n");
         out.append("| T | pairs/s old / new | new / old | client CPU µs per pair old / new | new / old | Redis CPU µs per pair old / new | new / old |\n");
         out.append("|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int threads : scenarioRows("old-vs-new").stream().mapToInt(r -> r.threads).distinct().toArray()) {
@@ -228,20 +229,27 @@ public final class MarkdownReport {
         }
     }
 
-    /** Two cells: the means of {@code figure} old / new, and their ratio with the range of the per-round ratios. */
+    /** Two cells: the means of {@code figure} old / new, and the median of the per-round ratios new / old with their range. */
     private static void compare(StringBuilder out, List<Row> old, List<Row> current, java.util.function.ToDoubleFunction<Row> figure,
                                 java.util.function.DoubleFunction<String> format) {
         double oldMean = old.stream().mapToDouble(figure).average().orElse(Double.NaN);
         double newMean = current.stream().mapToDouble(figure).average().orElse(Double.NaN);
-        java.util.DoubleSummaryStatistics perRound = new java.util.DoubleSummaryStatistics();
+        List<Double> perRound = new ArrayList<>();
         for (Row before : old) {
             current.stream().filter(after -> after.variant.equals(before.variant))
-                    .forEach(after -> perRound.accept(figure.applyAsDouble(after) / figure.applyAsDouble(before)));
+                    .forEach(after -> perRound.add(figure.applyAsDouble(after) / figure.applyAsDouble(before)));
         }
-        out.append(" | ").append(format.apply(oldMean)).append(" / ").append(format.apply(newMean))
-                .append(" | ").append(ratio(newMean, Optional.of(oldMean)));
-        if (perRound.getCount() > 1) {
-            out.append(String.format(Locale.ROOT, " (%.2f-%.2f)", perRound.getMin(), perRound.getMax()));
+        perRound.sort(null);
+        out.append(" | ").append(format.apply(oldMean)).append(" / ").append(format.apply(newMean)).append(" | ");
+        if (perRound.isEmpty()) {
+            out.append("-");
+            return;
+        }
+        int middle = perRound.size() / 2;
+        double median = perRound.size() % 2 == 1 ? perRound.get(middle) : (perRound.get(middle - 1) + perRound.get(middle)) / 2;
+        out.append(String.format(Locale.ROOT, "%.2fx", median));
+        if (perRound.size() > 1) {
+            out.append(String.format(Locale.ROOT, " (%.2f-%.2f)", perRound.get(0), perRound.get(perRound.size() - 1)));
         }
     }
 

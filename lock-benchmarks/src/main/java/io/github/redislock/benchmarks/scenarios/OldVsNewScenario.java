@@ -32,7 +32,7 @@ final class OldVsNewScenario implements Scenario {
                 + "redis-lock, in " + context.options().rounds() + " rounds on this run's one Redis. In a round, at each T the two "
                 + "run one measured row each, back to back; odd rounds start with the baseline, even rounds with the current "
                 + "library. Figures as in scenario 1 (client CPU: this JVM's, in which the other library sits idle). The summary "
-                + "gives the mean over the rounds and the range of the per-round ratios new / old.";
+                + "gives the means over the rounds and the median and range of the per-round ratios new / old.";
     }
 
     @Override
