@@ -36,7 +36,8 @@ final class UncontendedScenario implements Scenario {
                 + "from T threads through Lettuce's blocking API on one connection, with no library code around them: what the lock "
                 + "model costs at T before redis-lock's client adds anything (its row against them). "
                 + "Client CPU per pair: CPU time of this benchmark JVM in the measured window (all its threads: the workers, the "
-                + "client's I/O threads, GC and JIT) divided by the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
+                + "client's I/O threads, GC; on Linux not the JIT compiler's, which a busy machine delays into the window) divided by "
+                + "the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
                 + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
                 + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
     }
@@ -83,9 +84,9 @@ final class UncontendedScenario implements Scenario {
                     }, () -> {
                         stats[0] = RedisCommandStats.of(context.redis());
                         redisCpu[0] = RedisCpu.seconds(context.redis());
-                        clientCpu[0] = ProcessCpu.nanos();
+                        clientCpu[0] = ProcessCpu.nanosWithoutCompiler();
                     }, () -> {
-                        clientCpu[1] = ProcessCpu.nanos();
+                        clientCpu[1] = ProcessCpu.nanosWithoutCompiler();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
                         stats[1] = RedisCommandStats.of(context.redis());
                     });
