@@ -38,7 +38,7 @@ public final class Benchmark {
         try (RedisServerProcess redis = RedisServerProcess.start()) {
             progress.println("Redis: " + RedisBinary.describe() + " on port " + redis.port());
             String redisVersion = redis.info("server").getOrDefault("redis_version", RedisBinary.version());
-            BenchmarkContext context = new BenchmarkContext(options, redis, Implementations.select(options.implementations()),
+            BenchmarkContext context = new BenchmarkContext(options, redis, Implementations.select(options.implementations(), options.baselineJar(), options.baselineName()),
                     options.implementations().contains(Implementations.CEILING), progress);
             JvmWarmUp.run(context);
             for (Scenario scenario : scenarios) {

@@ -21,6 +21,7 @@ public record BenchmarkOptions(
         int jmhWarmupIterations, int jmhIterations, Duration jmhIterationTime,
         int waiterInstances, int waitersPerInstance,
         int heldLocks, int heldInstances, Duration heldHold, List<Integer> clusterThreads,
+        Path baselineJar, String baselineLabel, int rounds,
         Path output, String note, boolean help) {
 
     public static final String USAGE = """
@@ -49,6 +50,10 @@ public record BenchmarkOptions(
               --held-instances=N           client instances of the held-locks scenario (default 4)
               --held-seconds=S             how long the held-locks scenario holds them (default 10)
               --cluster-threads=8,64       thread counts of the cluster scenario
+              --baseline-jar=PATH          an earlier commit's lock-autoconfigure jar: implementation %s, and
+                                           the %s scenario (not run by default) alternates it with redis-lock
+              --baseline-label=TEXT        how the report names that commit, e.g. its short hash (default: the jar's file name)
+              --rounds=N                   rounds of the %s scenario, each measuring both in turn (default 4)
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
               --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
               --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s,
@@ -56,7 +61,8 @@ public record BenchmarkOptions(
               --help
             java -jar lock-benchmarks/target/lock-benchmarks.jar --client-cost [iterations]
                                            JMH with -prof gc: the client's own work per uncontended pair, no Redis
-            """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()));
+            """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()),
+            Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW);
 
     /** @throws IllegalArgumentException naming the option that is unknown or malformed */
     public static BenchmarkOptions parse(String... args) {
@@ -81,8 +87,8 @@ public record BenchmarkOptions(
                 read.ints("threads", List.of(1, 8, 64)),
                 read.ints("contended-threads", List.of(8, 64)),
                 read.positiveInt("instances", 8),
-                read.list("implementations", Implementations.ids()),
-                read.list("scenarios", Scenarios.all().stream().map(s -> s.id()).toList()),
+                read.list("implementations", Implementations.defaultIds()),
+                read.list("scenarios", Scenarios.defaultIds()),
                 read.positiveInt("ceiling-connections", 8),
                 read.positiveInt("ceiling-in-flight", 256),
                 read.positiveInt("jmh-warmup-iterations", quick ? 2 : 3),
@@ -94,15 +100,28 @@ public record BenchmarkOptions(
                 read.positiveInt("held-instances", quick ? 2 : 4),
                 read.seconds("held-seconds", quick ? 2.5 : 10),
                 read.ints("cluster-threads", quick ? List.of(8) : List.of(8, 64)),
+                read.path("baseline-jar", null),
+                read.text("baseline-label", ""),
+                read.positiveInt("rounds", 4),
                 read.path("output", Path.of("docs", "benchmarks.md")),
                 read.text("note", ""),
                 Boolean.parseBoolean(read.text("help", "false")));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException("Unknown option(s) --" + String.join(", --", given.keySet()) + ". Usage:\n" + USAGE);
         }
-        Implementations.select(options.implementations);
+        Implementations.validate(options.implementations, options.baselineJar != null);
         Scenarios.select(options.scenarios);
+        if (options.scenarios.contains(Scenarios.OLD_VS_NEW)
+                && !(options.implementations.contains("redis-lock") && options.implementations.contains(Implementations.BASELINE))) {
+            throw new IllegalArgumentException("--scenarios=" + Scenarios.OLD_VS_NEW + " alternates redis-lock and " + Implementations.BASELINE
+                    + ": give --baseline-jar and --implementations=redis-lock," + Implementations.BASELINE);
+        }
         return options;
+    }
+
+    /** How the report names the baseline commit: {@code --baseline-label}, else the jar's file name. */
+    public String baselineName() {
+        return !baselineLabel.isBlank() || baselineJar == null ? baselineLabel : baselineJar.getFileName().toString();
     }
 
     /** Lease of scenario 1 and 2 locks in libraries whose everyday {@code lock} has no watchdog: the watchdog timeout. */

@@ -10,10 +10,13 @@ import com.baomidou.lock.spring.boot.autoconfigure.RedisTemplateLockAutoConfigur
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportSelector;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.ClassUtils;
 
 /**
  * lock4j's {@link LockTemplate} with its RedisTemplate executor, in a minimal Spring Boot context
@@ -83,7 +86,24 @@ final class Lock4jClient implements LockClient {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({DataRedisAutoConfiguration.class, LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
+    @Import(RedisAutoConfigurationOfThisBoot.class)
+    @ImportAutoConfiguration({LockAutoConfiguration.class, RedisTemplateLockAutoConfiguration.class})
     static class Lock4jApplication {
+    }
+
+    /**
+     * Spring Data Redis' auto-configuration by name: Boot 4 moved it to another package and class name, and
+     * these very sources also run on the Boot 3.5 line (lock-benchmarks-boot3).
+     */
+    static final class RedisAutoConfigurationOfThisBoot implements ImportSelector {
+
+        private static final String BOOT_4 = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
+        private static final String BOOT_3 = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration";
+
+        @Override
+        public String[] selectImports(AnnotationMetadata metadata) {
+            ClassLoader loader = Lock4jClient.class.getClassLoader();
+            return new String[] {ClassUtils.isPresent(BOOT_4, loader) ? BOOT_4 : BOOT_3};
+        }
     }
 }

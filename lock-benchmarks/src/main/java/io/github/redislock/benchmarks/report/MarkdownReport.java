@@ -65,6 +65,7 @@ public final class MarkdownReport {
                 case "waiters" -> waiters(out);
                 case "held-locks" -> heldLocks(out);
                 case "cluster" -> cluster(out);
+                case "old-vs-new" -> oldVsNew(out);
                 default -> generic(out, section.scenarioId());
             }
             out.append('\n');
@@ -194,6 +195,61 @@ public final class MarkdownReport {
                     .append(" | ").append(isCluster ? ratio(row.opsPerSecond, oneMaster.map(r -> r.opsPerSecond)) : "-")
                     .append(" | ").append(decimal(row.shardsPerReleaseMessage))
                     .append(" | ").append(row.note).append(" |\n");
+        }
+    }
+
+    private void oldVsNew(StringBuilder out) {
+        out.append("| round | implementation | T | pairs/s | p50 µs | p99 µs | client CPU µs per pair | Redis CPU µs per pair | commands per pair | note |\n");
+        out.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : scenarioRows("old-vs-new")) {
+            out.append("| ").append(row.variant).append(" | ").append(name(row)).append(" | ").append(row.threads)
+                    .append(" | ").append(count(row.opsPerSecond))
+                    .append(" | ").append(micros(row.p50Micros)).append(" | ").append(micros(row.p99Micros))
+                    .append(" | ").append(decimal(row.clientCpuMicrosPerOp)).append(" | ").append(decimal(row.redisCpuMicrosPerOp))
+                    .append(" | ").append(decimal(row.commandsPerOp))
+                    .append(" | ").append(row.note).append(" |\n");
+        }
+        out.append("\nOld / new: the means over the rounds. New / old: the median of the per-round ratios (each round measures both back to back), "
+                + "in brackets the lowest and the highest; on a busy machine the median is the figure to read.\n\n");
+        out.append("| T | pairs/s old / new | new / old | client CPU µs per pair old / new | new / old | Redis CPU µs per pair old / new | new / old |\n");
+        out.append("|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (int threads : scenarioRows("old-vs-new").stream().mapToInt(r -> r.threads).distinct().toArray()) {
+            List<Row> old = new ArrayList<>();
+            List<Row> current = new ArrayList<>();
+            for (Row row : scenarioRows("old-vs-new")) {
+                if (row.threads == threads && row.measured() && !failed(row)) {
+                    (row.implementationId.equals(OURS) ? current : old).add(row);
+                }
+            }
+            out.append("| ").append(threads);
+            compare(out, old, current, r -> r.opsPerSecond, MarkdownReport::count);
+            compare(out, old, current, r -> r.clientCpuMicrosPerOp, MarkdownReport::decimal);
+            compare(out, old, current, r -> r.redisCpuMicrosPerOp, MarkdownReport::decimal);
+            out.append(" |\n");
+        }
+    }
+
+    /** Two cells: the means of {@code figure} old / new, and the median of the per-round ratios new / old with their range. */
+    private static void compare(StringBuilder out, List<Row> old, List<Row> current, java.util.function.ToDoubleFunction<Row> figure,
+                                java.util.function.DoubleFunction<String> format) {
+        double oldMean = old.stream().mapToDouble(figure).average().orElse(Double.NaN);
+        double newMean = current.stream().mapToDouble(figure).average().orElse(Double.NaN);
+        List<Double> perRound = new ArrayList<>();
+        for (Row before : old) {
+            current.stream().filter(after -> after.variant.equals(before.variant))
+                    .forEach(after -> perRound.add(figure.applyAsDouble(after) / figure.applyAsDouble(before)));
+        }
+        perRound.sort(null);
+        out.append(" | ").append(format.apply(oldMean)).append(" / ").append(format.apply(newMean)).append(" | ");
+        if (perRound.isEmpty()) {
+            out.append("-");
+            return;
+        }
+        int middle = perRound.size() / 2;
+        double median = perRound.size() % 2 == 1 ? perRound.get(middle) : (perRound.get(middle - 1) + perRound.get(middle)) / 2;
+        out.append(String.format(Locale.ROOT, "%.2fx", median));
+        if (perRound.size() > 1) {
+            out.append(String.format(Locale.ROOT, " (%.2f-%.2f)", perRound.get(0), perRound.get(perRound.size() - 1)));
         }
     }
 

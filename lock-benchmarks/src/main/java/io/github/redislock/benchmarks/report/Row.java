@@ -19,7 +19,7 @@ public final class Row {
     public double commandsPerOp = Double.NaN;
     /** Share of one core the Redis server used during the measured window. */
     public double redisCpuShare = Double.NaN;
-    /** Uncontended scenario: CPU time of the benchmark JVM (all its threads, GC and JIT included) per pair, in core-µs. */
+    /** Uncontended scenario: CPU time of the benchmark JVM (all its threads, GC included, the JIT compiler not on Linux) per pair, in core-µs. */
     public double clientCpuMicrosPerOp = Double.NaN;
     /** Uncontended scenario: CPU time of the Redis server ({@code INFO cpu}) per pair, in core-µs. */
     public double redisCpuMicrosPerOp = Double.NaN;

@@ -14,9 +14,10 @@ public final class Scenarios {
     public static final String WAITERS = "waiters";
     public static final String HELD_LOCKS = "held-locks";
     public static final String CLUSTER = "cluster";
+    public static final String OLD_VS_NEW = "old-vs-new";
 
     private static final List<Scenario> ALL = List.of(new UncontendedScenario(), new ContendedScenario(), new RenewalScenario(), new AnnotationScenario(),
-            new WaitersScenario(), new HeldLocksScenario(), new ClusterScenario());
+            new WaitersScenario(), new HeldLocksScenario(), new ClusterScenario(), new OldVsNewScenario());
 
     /** The peers the scale scenarios run beside redis-lock: the others' waiting (polling) or renewal (a timer per lock) does not scale that far. */
     private static final List<String> AT_SCALE = List.of("redis-lock", "redisson");
@@ -26,6 +27,11 @@ public final class Scenarios {
 
     public static List<Scenario> all() {
         return ALL;
+    }
+
+    /** The run's scenarios when {@code --scenarios} is not given: all but {@value #OLD_VS_NEW}, which needs a baseline jar. */
+    public static List<String> defaultIds() {
+        return ALL.stream().map(Scenario::id).filter(id -> !id.equals(OLD_VS_NEW)).toList();
     }
 
     /** The chosen implementations the scale scenario {@code scenario} (waiters, held locks, cluster) runs; the others are named in the log. */

@@ -36,7 +36,8 @@ final class UncontendedScenario implements Scenario {
                 + "from T threads through Lettuce's blocking API on one connection, with no library code around them: what the lock "
                 + "model costs at T before redis-lock's client adds anything (its row against them). "
                 + "Client CPU per pair: CPU time of this benchmark JVM in the measured window (all its threads: the workers, the "
-                + "client's I/O threads, GC and JIT) divided by the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
+                + "client's I/O threads, GC; on Linux not the JIT compiler's, which a busy machine delays into the window) divided by "
+                + "the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
                 + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
                 + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
     }
@@ -46,21 +47,22 @@ final class UncontendedScenario implements Scenario {
         List<Row> rows = new ArrayList<>();
         for (LockImplementation implementation : context.implementations()) {
             for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, implementation, threads));
+                rows.add(measure(context, id(), implementation, threads));
             }
         }
         if (context.ceiling()) {
             for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, Implementations.scriptsAlone(), threads));
+                rows.add(measure(context, id(), Implementations.scriptsAlone(), threads));
             }
             rows.add(CeilingRun.measure(context, id()));
         }
         return rows;
     }
 
-    private Row measure(BenchmarkContext context, LockImplementation implementation, int threads) {
-        Row row = new Row(id(), implementation.id(), implementation.displayName(), threads, 1);
-        context.log("uncontended: " + implementation.displayName() + ", T=" + threads);
+    /** One row of {@code scenario}: T threads of one client instance, each locking and unlocking its own key. */
+    static Row measure(BenchmarkContext context, String scenario, LockImplementation implementation, int threads) {
+        Row row = new Row(scenario, implementation.id(), implementation.displayName(), threads, 1);
+        context.log(scenario + ": " + implementation.displayName() + ", T=" + threads);
         context.redis().flushAll();
         List<LatencySamples> samples = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
@@ -82,9 +84,9 @@ final class UncontendedScenario implements Scenario {
                     }, () -> {
                         stats[0] = RedisCommandStats.of(context.redis());
                         redisCpu[0] = RedisCpu.seconds(context.redis());
-                        clientCpu[0] = ProcessCpu.nanos();
+                        clientCpu[0] = ProcessCpu.nanosWithoutCompiler();
                     }, () -> {
-                        clientCpu[1] = ProcessCpu.nanos();
+                        clientCpu[1] = ProcessCpu.nanosWithoutCompiler();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
                         stats[1] = RedisCommandStats.of(context.redis());
                     });
