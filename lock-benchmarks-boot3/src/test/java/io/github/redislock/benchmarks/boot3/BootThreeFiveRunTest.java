@@ -1,4 +1,4 @@
-package io.github.redislock.benchmarks;
+package io.github.redislock.benchmarks.boot3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootVersion;
+
+import io.github.redislock.benchmarks.Benchmark;
+import io.github.redislock.benchmarks.BenchmarkOptions;
 
 /**
  * lock-benchmarks' sources on the Spring Boot 3.5 line: every implementation measures its uncontended pair and
