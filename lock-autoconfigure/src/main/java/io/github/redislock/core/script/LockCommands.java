@@ -1,9 +1,7 @@
 package io.github.redislock.core.script;
 
-import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
-import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
@@ -14,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -25,9 +24,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
  * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
- * for a replica. Every call returns a future; a blocking caller waits on it ({@link #await}). The
- * {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
- * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
+ * for a replica. Every script call returns a future; a blocking caller waits on it ({@link #await}).
+ * The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals} batch the watchdog's.
  */
 public class LockCommands implements RenewalClient {
 
@@ -39,18 +37,14 @@ public class LockCommands implements RenewalClient {
     private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
-        this(connectionFactory, null);
+        this(connectionFactory, null, new ShardedChannels(connectionFactory));
     }
 
     /**
-     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
-     *                    replica to acknowledge it and fails, released again, when none did
+     * @param replicaSync     when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
+     *                        replica to acknowledge it and fails, released again, when none did
+     * @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen
      */
-    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
-        this(connectionFactory, replicaSync, new ShardedChannels(connectionFactory));
-    }
-
-    /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
         this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
@@ -99,6 +93,11 @@ public class LockCommands implements RenewalClient {
             }
             return new Acquisition(true, holdCounts, tokens, -1, 0);
         }
+
+        /** Whether a replica must acknowledge it: it took a first hold of some lock. */
+        boolean tookFirstHold() {
+            return acquired && Arrays.stream(holdCounts).anyMatch(count -> count == 1);
+        }
     }
 
     /**
@@ -117,40 +116,27 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
-        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
-                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), () -> {
+        String redisKey = group.get(0).name();
+        return acquireSynced(redisKey, LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), connection -> {
                     long[] leases = new long[group.size()];
                     Arrays.fill(leases, leaseMillis);
-                    return releaseKeysAndArgs(group, owner, leases, new long[group.size()]);
-                }, group.size() * RELEASE_KEYS_PER_LOCK);
-    }
-
-    /** A wait on {@link #acquireAsync} for the Redlock masters, which take no queue place. */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
-        return await(acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false));
+                    transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                            releaseKeysAndArgs(group, owner, leases, new long[group.size()], null));
+                });
     }
 
     /**
      * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
-     * waits on the same connection for a replica's acknowledgement and is undone without one; the two
-     * then share a connection of their own, on the transport's threads.
-     *
-     * @param undo what releases the acquisition ({@code undoKeyCount} KEYS), with the release script of the same family
+     * is {@linkplain #replicaSynced acknowledged by a replica} or undone with the release script of its family.
      */
     private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
-                                                         Supplier<byte[][]> undo, int undoKeyCount) {
+                                                         Consumer<RedisConnection> undo) {
         if (replicaSync == null) {
             return this.<List<?>>sendAsync(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs).thenApply(Acquisition::of);
         }
-        LockScript undoScript = script == LockScript.ACQUIRE ? LockScript.RELEASE : script;
-        ReturnType undoReturn = script == LockScript.ACQUIRE ? ReturnType.MULTI : ReturnType.INTEGER;
-        return transport.onConnection(redisKey, () -> call(redisKey, connection -> {
-            Acquisition acquisition = Acquisition.of(script(redisKey, connection, script, ReturnType.MULTI, keyCount, keysAndArgs.get()));
-            if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
-                awaitReplica(connection, redisKey, c -> script(redisKey, c, undoScript, undoReturn, undoKeyCount, undo.get()));
-            }
-            return acquisition;
-        }));
+        return replicaSynced(redisKey, connection -> Acquisition.of(transport.script(redisKey, connection, script, ReturnType.MULTI, keyCount,
+                keysAndArgs.get())), Acquisition::tookFirstHold, undo);
     }
 
     /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
@@ -204,25 +190,30 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
-     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     * Runs {@code call} and, when {@code needsReplica} finds that it granted a lock, WAITs on the same
+     * connection (so it counts exactly that write) for a replica's acknowledgement: without one the lock
+     * could vanish in a failover, so {@code undo} releases it and the call fails. The two share a
+     * connection of their own, on the transport's threads; Spring's generic execute cannot read WAIT's
+     * integer reply, so it goes through Lettuce.
      */
-    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
-        if (replicasAcknowledging(connection) >= 1) {
-            return;
-        }
-        undo.accept(connection);
-        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
-                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
-    }
-
-    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
-    private long replicasAcknowledging(RedisConnection connection) {
-        Object nativeConnection = connection.getNativeConnection();
-        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
-        }
-        return transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture());
+    private <T> CompletableFuture<T> replicaSynced(String redisKey, Function<RedisConnection, T> call, Predicate<T> needsReplica,
+                                                   Consumer<RedisConnection> undo) {
+        return transport.onConnection(redisKey, connection -> {
+            T result = call.apply(connection);
+            if (!needsReplica.test(result)) {
+                return result;
+            }
+            if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
+                        + connection.getNativeConnection().getClass().getName());
+            }
+            if (transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture()) < 1) {
+                undo.accept(connection);
+                throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
+                        + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+            }
+            return result;
+        });
     }
 
     /**
@@ -235,7 +226,9 @@ public class LockCommands implements RenewalClient {
     public CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
                                                          boolean firstOfKind) {
         return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner,
-                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"), () -> releaseReadWriteKeys(keys, kind, owner), 4);
+                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+                connection -> transport.script(keys.name(), connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4,
+                        releaseReadWriteKeys(keys, kind, owner)));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
@@ -271,7 +264,8 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return acquireSynced(keys.name(), LockScript.FAIR, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
-                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false), 4);
+                connection -> transport.script(keys.name(), connection, LockScript.FAIR, ReturnType.INTEGER, 4,
+                        fairKeys(keys, "release", owner, leaseMillis, 0, false)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -291,16 +285,6 @@ public class LockCommands implements RenewalClient {
                 bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
     }
 
-    /** A wait on {@link #releaseAsync} of one lock, for the Redlock masters. */
-    public long release(LockKeys keys, String owner, long leaseMillis) {
-        return release(keys, owner, leaseMillis, 0);
-    }
-
-    /** @param keepMillis how long a final release keeps the lock, owned by nobody (0: it frees it); see {@code release.lua} */
-    public long release(LockKeys keys, String owner, long leaseMillis, long keepMillis) {
-        return await(releaseAsync(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null))[0];
-    }
-
     /**
      * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
      * becomes free is handed to the first live waiter queued for it.
@@ -312,33 +296,26 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
         return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
+                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(reply -> {
+                    long[] holdsLeft = new long[reply.size()];
+                    for (int i = 0; i < holdsLeft.length; i++) {
+                        holdsLeft[i] = ((Number) reply.get(i)).longValue();
+                    }
+                    return holdsLeft;
+                });
     }
 
-    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
-        return releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
-    }
-
-    /** @param keeps per lock, ms to keep it on a final release; null for a release without */
+    /** @param keeps per lock, ms to keep it on a final release (the optional trailing ARGV of {@code release.lua}); null for none */
     private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
         if (keeps == null) {
             return keysAndArgs;
         }
-        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length); // the optional trailing ARGV of release.lua
+        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length);
         for (int i = 0; i < keeps.length; i++) {
             withKeeps[keysAndArgs.length + i] = bytes(Long.toString(keeps[i]));
         }
         return withKeeps;
-    }
-
-    /** A release's reply: per lock, the holds left, or -1 when the owner did not hold it. */
-    private static long[] holdsLeft(List<?> reply) {
-        long[] remaining = new long[reply.size()];
-        for (int i = 0; i < remaining.length; i++) {
-            remaining[i] = ((Number) reply.get(i)).longValue();
-        }
-        return remaining;
     }
 
     /**
@@ -346,20 +323,12 @@ public class LockCommands implements RenewalClient {
      * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
      *
      * @param queueMember the wait's {@link #queueMember}
-     * @return whether the lock had been handed to {@code owner}
+     * @return whether the lock had been handed to {@code owner} (the reply counts 0 holds left)
      */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
         return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                () -> withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)).thenApply(LockCommands::wasHandedOver);
-    }
-
-    private byte[][] withdrawKeysAndArgs(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        return releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name()));
-    }
-
-    /** A withdrawal's reply: 0 holds left means the lock had been handed to the withdrawn waiter, and is passed on. */
-    private static boolean wasHandedOver(List<?> reply) {
-        return ((Number) reply.get(0)).longValue() == 0;
+                () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())))
+                .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
     }
 
     /** How many KEYS {@code release.lua} takes per lock. */
@@ -402,28 +371,17 @@ public class LockCommands implements RenewalClient {
         if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
             return CompletableFuture.completedFuture(true);
         }
-        byte[][] keysAndArgs = claimKeysAndArgs(keys, owner, leaseMillis, requeuedMember);
-        int keyCount = requeuedMember == null ? 1 : 3;
+        byte[][] keysAndArgs = requeuedMember == null ? new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}
+                : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
+                        bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
+        int keyCount = requeuedMember == null ? 1 : 3; // the queue's keys and the member only when a try may have queued the member again
         if (replicaSync == null) {
             return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs).thenApply(held -> held == 1);
         }
-        return transport.onConnection(keys.name(), () -> call(keys.name(), connection -> {
-            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1;
-            if (held) {
-                awaitReplica(connection, keys.name(), c -> script(keys.name(), c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1])));
-            }
-            return held;
-        }));
-    }
-
-    /** KEYS then ARGV of {@code claim.lua}; the queue's keys and the member only when a try may have queued the member again. */
-    private static byte[][] claimKeysAndArgs(LockKeys keys, String owner, long leaseMillis, String requeuedMember) {
-        if (requeuedMember == null) {
-            return new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
-        }
-        return new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
-                bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
+        return replicaSynced(keys.name(), connection -> transport.<Long>script(keys.name(), connection,
+                        LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1, held -> held,
+                connection -> transport.script(keys.name(), connection, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1], null)));
     }
 
     /**
@@ -463,10 +421,9 @@ public class LockCommands implements RenewalClient {
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
-    /** Batches the renewal of watched locks: see {@link LeaseRenewals}. */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return renewals.renew(locks, leaseMillis);
+        return send(locks, leaseMillis).lost();
     }
 
     /** Sends the renewal batches without waiting for any node: see {@link LeaseRenewals#send}. */
@@ -475,9 +432,9 @@ public class LockCommands implements RenewalClient {
         return renewals.send(locks, leaseMillis);
     }
 
-    /** Runs a lock script; see {@link ScriptTransport#run}. */
+    /** Runs a lock script and waits for its reply (see {@link #await}); failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
+        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(redisKey, script, returnType, keyCount, keysAndArgs)));
     }
 
     /** Runs one Redis interaction on a connection of its own; see {@link ScriptTransport#call}. */
@@ -485,16 +442,11 @@ public class LockCommands implements RenewalClient {
         return transport.call(redisKey, action);
     }
 
-    private <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount,
-                         byte[]... keysAndArgs) {
-        return transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
-    }
-
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
     private static final byte[] EMPTY = {};
 
-    private static byte[] bytes(String value) {
+    static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 }
