@@ -30,19 +30,13 @@ public final class LeaseRenewals {
     public static final int MAX_RENEWAL_BATCH = 1000;
 
     /**
-     * The most threads that wait for renewal replies without a shared native connection, for every
-     * Locker of the JVM: a healthy batch holds its thread for one round trip, so a few threads serve
-     * thousands of batches per tick; only batches to a node that does not answer keep theirs.
-     */
-    public static final int RENEWAL_THREADS = 16;
-
-    /**
-     * The most batches that wait for a thread; past it a batch fails at once, as one whose node failed
+     * The most threads that wait for renewal replies without a shared native connection, for every Locker
+     * of the JVM, apart from the lock calls' (see {@link ScriptTransport#BLOCKING_CALL_THREADS}), so that
+     * neither starves the other. Past 4,096 queued batches a batch fails at once, as one whose node failed
      * (its locks are renewed on the next tick, two of which a lease outlives).
      */
-    static final int QUEUED_BATCHES = 4096;
-
-    private static final Executor WITHOUT_SHARED_CONNECTION = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, QUEUED_BATCHES);
+    public static final int RENEWAL_THREADS = 16;
+    private static final Executor WITHOUT_SHARED_CONNECTION = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
     private final ScriptTransport transport;
 
@@ -50,7 +44,7 @@ public final class LeaseRenewals {
         this.transport = transport;
     }
 
-    /** One script call on its way: a batch of locks of one hash slot, and the positions (1-based) of those found lost. */
+    /** One script call on its way: a batch of locks of one hash slot; its reply lists the (1-based) positions of those found lost. */
     private record Batch(List<WatchedLock> locks, CompletableFuture<List<?>> reply) {
     }
 

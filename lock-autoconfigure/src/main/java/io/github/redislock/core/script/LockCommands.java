@@ -40,19 +40,12 @@ public class LockCommands implements RenewalClient {
         this(connectionFactory, null, new ShardedChannels(connectionFactory));
     }
 
-    /**
-     * @param replicaSync     when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
-     *                        replica to acknowledge it and fails, released again, when none did
-     * @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen
-     */
+    /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
         this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
 
-    /**
-     * Script calls go to {@code commands} alone, never to a connection factory: the seam of
-     * the benchmarks' {@code LockClientProbe}, which answers them in memory to measure the client's own work.
-     */
+    /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this(new ScriptTransport(commands), null, ShardedChannels.classic());
     }
@@ -101,8 +94,7 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. Its reply
-     * completes on the thread that reads it (see {@link ScriptTransport#runAsync}).
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
      *
      * @param firstHolds      per lock, whether the owner holds no hold of it as far as the caller knows; Redis
      *                        then starts the count at 1 whatever it counted before, so a hold whose reply timed
@@ -126,10 +118,7 @@ public class LockCommands implements RenewalClient {
                 });
     }
 
-    /**
-     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
-     * is {@linkplain #replicaSynced acknowledged by a replica} or undone with the release script of its family.
-     */
+    /** Runs an acquire script; with replica-sync, {@code undo} releases a first hold no replica acknowledged. */
     private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
                                                          Consumer<RedisConnection> undo) {
         if (replicaSync == null) {
@@ -171,30 +160,24 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
-     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
-     * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
-     * hand-off message names.
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most the
+     * waiter's watchdog timeout), the {@link #inboxField} of the waiter's instance, then the wait's
+     * {@code <wait id>:<owner>}, which the hand-off message names.
      */
     public static String queueMember(String inboxField, String waitName, long leaseMillis) {
         return leaseMillis + "|" + inboxField + waitName;
     }
 
-    /**
-     * The part of a queue member naming the channel to announce the hand-off on
-     * ({@code ReleaseSubscriptions.inbox()}), preceded by its length in bytes so any name parses; fixed
-     * per instance, so built once rather than on every lock call.
-     */
+    /** The part of a queue member naming the instance's inbox channel, preceded by its length in bytes so any name parses. */
     public static String inboxField(String inbox) {
         return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
     }
 
     /**
      * Runs {@code call} and, when {@code needsReplica} finds that it granted a lock, WAITs on the same
-     * connection (so it counts exactly that write) for a replica's acknowledgement: without one the lock
-     * could vanish in a failover, so {@code undo} releases it and the call fails. The two share a
-     * connection of their own, on the transport's threads; Spring's generic execute cannot read WAIT's
-     * integer reply, so it goes through Lettuce.
+     * connection (so it counts exactly that write; through Lettuce, as Spring cannot read WAIT's reply) for
+     * a replica's acknowledgement: without one the lock could vanish in a failover, so {@code undo}
+     * releases it and the call fails.
      */
     private <T> CompletableFuture<T> replicaSynced(String redisKey, Function<RedisConnection, T> call, Predicate<T> needsReplica,
                                                    Consumer<RedisConnection> undo) {
@@ -240,20 +223,10 @@ public class LockCommands implements RenewalClient {
         return readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0");
     }
 
-    /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
-    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
-        byte[][] keysAndArgs = new byte[7 + args.length][];
-        keysAndArgs[0] = bytes(keys.name());
-        keysAndArgs[1] = bytes(keys.leases());
-        keysAndArgs[2] = bytes(keys.fence());
-        keysAndArgs[3] = bytes(keys.channel());
-        keysAndArgs[4] = bytes(action);
-        keysAndArgs[5] = bytes(owner);
-        for (int i = 0; i < args.length; i++) {
-            keysAndArgs[6 + i] = bytes(args[i]);
-        }
-        keysAndArgs[6 + args.length] = publishCommand(keys.name());
-        return keysAndArgs;
+    /** KEYS then ARGV of {@code read-write.lua}; ARGV[6] is the publish command. */
+    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease, String holdsNothing, String firstOfKind) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
+                bytes(lease), bytes(holdsNothing), bytes(firstOfKind), publishCommand(keys.name())};
     }
 
     /**
@@ -356,16 +329,13 @@ public class LockCommands implements RenewalClient {
 
     /**
      * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
-     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
-     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
-     * than the claim lease or replica-sync is on, or when a try of the wait may have queued its member again
-     * after the release took it out of the queue: then the claim also takes that member out, and checks
-     * that the hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
+     * owner asked for and, with replica-sync, has a replica acknowledge it, releasing it (to the next waiter)
+     * without one. Costs a round trip only then, or when a try of the wait may have queued its member again
+     * after the release took it out of the queue: the claim also takes that member out, and checks that the
+     * hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
      *
-     * @param requeuedMember the wait's queue member when a try went out while it was queued (see
-     *                       {@code claim.lua}), else null
-     * @return false when {@code owner} no longer holds it (the claim lease ran out first); fails with a
-     *         {@link LockRedisException} when no replica acknowledged it (it was released again)
+     * @param requeuedMember the wait's queue member when a try went out while it was queued, else null
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
      */
     public CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
         if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
@@ -384,10 +354,7 @@ public class LockCommands implements RenewalClient {
                         releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1], null)));
     }
 
-    /**
-     * The one way every call sends its script (see {@link ScriptTransport#runAsync}); building the
-     * arguments may fail (the first call on a cluster asks its masters how to publish), which fails the future.
-     */
+    /** Sends a script; building the arguments may fail (the first call on a cluster asks how to publish), which fails the future. */
     private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         byte[][] built;
         try {
@@ -398,15 +365,12 @@ public class LockCommands implements RenewalClient {
         return transport.runAsync(redisKey, script, returnType, keyCount, built);
     }
 
-    /** Waits for a call already sent, keeping interrupts: see {@link ScriptTransport#await}. */
+    /** See {@link ScriptTransport#await}. */
     public <T> T await(CompletableFuture<T> call) {
         return transport.await(call);
     }
 
-    /**
-     * The command the scripts publish on a lock's slot-bound channels with ({@code publish} or
-     * {@code spublish}); the first call on a cluster asks its masters, and a failure names the lock.
-     */
+    /** The command the scripts publish on a lock's slot-bound channels with (see {@link ShardedChannels}); a failure names the lock. */
     public byte[] publishCommand(String redisKey) {
         return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
@@ -426,7 +390,7 @@ public class LockCommands implements RenewalClient {
         return send(locks, leaseMillis).lost();
     }
 
-    /** Sends the renewal batches without waiting for any node: see {@link LeaseRenewals#send}. */
+    /** See {@link LeaseRenewals#send}. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         return renewals.send(locks, leaseMillis);
@@ -437,7 +401,7 @@ public class LockCommands implements RenewalClient {
         return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(redisKey, script, returnType, keyCount, keysAndArgs)));
     }
 
-    /** Runs one Redis interaction on a connection of its own; see {@link ScriptTransport#call}. */
+    /** See {@link ScriptTransport#call}. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return transport.call(redisKey, action);
     }

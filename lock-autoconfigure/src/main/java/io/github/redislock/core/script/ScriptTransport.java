@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,13 +38,11 @@ public final class ScriptTransport {
     /**
      * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a
      * healthy call holds one for a round trip, and a server that does not answer keeps these busy, not
-     * one more thread per call, until the client's timeout; the other calls queue behind them.
+     * one more thread per call, until the client's timeout; up to 4,096 calls queue behind them, and
+     * past that a call fails at once, naming its key.
      */
     public static final int BLOCKING_CALL_THREADS = 64;
-    /** The most calls that wait for such a thread; past it a call fails at once, naming its key. */
-    static final int QUEUED_CALLS = 4096;
-    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, QUEUED_CALLS);
-    private static final int MAX_OPEN_ATTEMPTS = 3;
+    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
@@ -53,10 +50,7 @@ public final class ScriptTransport {
     private volatile Boolean cluster;
     /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
     private final boolean sharesNativeConnection;
-    /**
-     * The shared Lettuce connection, kept between calls: asking the factory for a connection wrapper on
-     * every call costs more client time than the script itself. A closed one is looked up again.
-     */
+    /** The shared Lettuce connection, kept: asking the factory for a wrapper per call costs more than the script; a closed one is looked up again. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     ScriptTransport(RedisConnectionFactory connectionFactory) {
@@ -75,10 +69,7 @@ public final class ScriptTransport {
         this.shared = commands;
     }
 
-    /**
-     * At most {@code threads} daemon threads named {@code name}, none kept once idle, with up to
-     * {@code queued} tasks waiting behind them; past that a task is refused.
-     */
+    /** At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting; past that one is refused. */
     static Executor boundedThreads(String name, int threads, int queued) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
             Thread thread = new Thread(task, name);
@@ -93,19 +84,14 @@ public final class ScriptTransport {
     }
 
     /**
-     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT; failures name the
-     * key. On the shared Lettuce connection the result completes on the event loop that read the reply, so
-     * whoever continues there must not block.
+     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT. On the shared Lettuce
+     * connection the result completes on the event loop that read the reply, so whoever continues there must not block.
      */
     <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs);
     }
 
-    /**
-     * @param offConnection where the call waits for Redis without a shared Lettuce connection: renewal
-     *                      has threads of its own, since its batches come every tick whether or not
-     *                      Redis answered the earlier ones
-     */
+    /** @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own) */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
@@ -175,7 +161,7 @@ public final class ScriptTransport {
             return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs));
         }
         try {
-            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
+            return (T) connection.scriptingCommands().evalSha(script.sha1Hex(), returnType, keyCount, keysAndArgs);
         } catch (RuntimeException e) {
             if (!isNoScript(e)) {
                 throw e;
@@ -192,28 +178,17 @@ public final class ScriptTransport {
      * @throws RuntimeException what the call failed with, unwrapped
      */
     <T> T await(CompletableFuture<T> reply) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + replyBackstop.toNanos();
         try {
-            while (true) {
-                try {
-                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof Error error) {
-                        throw error;
-                    }
-                    throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-                } catch (TimeoutException e) {
-                    reply.cancel(true);
-                    throw new IllegalStateException("No reply from Redis within " + replyBackstop, e);
-                }
+            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TimeoutException timeout) {
+                reply.cancel(true);
+                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            if (e.getCause() instanceof Error error) {
+                throw error;
             }
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
         }
     }
 
@@ -246,7 +221,7 @@ public final class ScriptTransport {
         }
     }
 
-    /** An asynchronous call's failure as {@link #guarded} names it; a missing reply says how long it was awaited. */
+    /** An asynchronous call's failure as {@link #guarded} names it. */
     private Throwable named(String redisKey, Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof TimeoutException timeout) {
@@ -265,7 +240,7 @@ public final class ScriptTransport {
             try {
                 return connectionFactory.getConnection();
             } catch (RuntimeException e) {
-                if (attempt == MAX_OPEN_ATTEMPTS || !causedBy(e, t -> t instanceof InterruptedException)) {
+                if (attempt == 3 || !causedBy(e, t -> t instanceof InterruptedException)) {
                     throw e;
                 }
                 Thread.interrupted();
