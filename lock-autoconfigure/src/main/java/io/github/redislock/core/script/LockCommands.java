@@ -1,9 +1,7 @@
 package io.github.redislock.core.script;
 
-import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
-import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
@@ -14,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -25,9 +24,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
  * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
- * for a replica. Every call returns a future; a blocking caller waits on it ({@link #await}). The
- * {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals}
- * batch the watchdog's. Shared by the {@link Locker} and the watchdog; applications use {@link Locker}.
+ * for a replica. Every script call returns a future; a blocking caller waits on it ({@link #await}).
+ * The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals} batch the watchdog's.
  */
 public class LockCommands implements RenewalClient {
 
@@ -39,15 +37,7 @@ public class LockCommands implements RenewalClient {
     private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
-        this(connectionFactory, null);
-    }
-
-    /**
-     * @param replicaSync when not null, every first acquisition waits up to this long ({@code WAIT 1}) for a
-     *                    replica to acknowledge it and fails, released again, when none did
-     */
-    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync) {
-        this(connectionFactory, replicaSync, new ShardedChannels(connectionFactory));
+        this(connectionFactory, null, new ShardedChannels(connectionFactory));
     }
 
     /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
@@ -55,10 +45,7 @@ public class LockCommands implements RenewalClient {
         this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
 
-    /**
-     * Script calls go to {@code commands} alone, never to a connection factory: the seam of
-     * the benchmarks' {@code LockClientProbe}, which answers them in memory to measure the client's own work.
-     */
+    /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this(new ScriptTransport(commands), null, ShardedChannels.classic());
     }
@@ -99,11 +86,15 @@ public class LockCommands implements RenewalClient {
             }
             return new Acquisition(true, holdCounts, tokens, -1, 0);
         }
+
+        /** Whether a replica must acknowledge it: it took a first hold of some lock. */
+        boolean tookFirstHold() {
+            return acquired && Arrays.stream(holdCounts).anyMatch(count -> count == 1);
+        }
     }
 
     /**
-     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them. Its reply
-     * completes on the thread that reads it (see {@link ScriptTransport#runAsync}).
+     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
      *
      * @param firstHolds      per lock, whether the owner holds no hold of it as far as the caller knows; Redis
      *                        then starts the count at 1 whatever it counted before, so a hold whose reply timed
@@ -117,40 +108,24 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
-        return acquireSynced(group.get(0).name(), LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
-                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), () -> {
+        String redisKey = group.get(0).name();
+        return acquireSynced(redisKey, LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), connection -> {
                     long[] leases = new long[group.size()];
                     Arrays.fill(leases, leaseMillis);
-                    return releaseKeysAndArgs(group, owner, leases, new long[group.size()]);
-                }, group.size() * RELEASE_KEYS_PER_LOCK);
+                    transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                            releaseKeysAndArgs(group, owner, leases, new long[group.size()], null));
+                });
     }
 
-    /** A wait on {@link #acquireAsync} for the Redlock masters, which take no queue place. */
-    Acquisition acquire(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds) {
-        return await(acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false));
-    }
-
-    /**
-     * Runs an acquire script. With {@code redis-lock.replica-sync}, an acquisition that took a first hold
-     * waits on the same connection for a replica's acknowledgement and is undone without one; the two
-     * then share a connection of their own, on the transport's threads.
-     *
-     * @param undo what releases the acquisition ({@code undoKeyCount} KEYS), with the release script of the same family
-     */
+    /** Runs an acquire script; with replica-sync, {@code undo} releases a first hold no replica acknowledged. */
     private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
-                                                         Supplier<byte[][]> undo, int undoKeyCount) {
+                                                         Consumer<RedisConnection> undo) {
         if (replicaSync == null) {
             return this.<List<?>>sendAsync(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs).thenApply(Acquisition::of);
         }
-        LockScript undoScript = script == LockScript.ACQUIRE ? LockScript.RELEASE : script;
-        ReturnType undoReturn = script == LockScript.ACQUIRE ? ReturnType.MULTI : ReturnType.INTEGER;
-        return transport.onConnection(redisKey, () -> call(redisKey, connection -> {
-            Acquisition acquisition = Acquisition.of(script(redisKey, connection, script, ReturnType.MULTI, keyCount, keysAndArgs.get()));
-            if (acquisition.acquired() && Arrays.stream(acquisition.holdCounts()).anyMatch(count -> count == 1)) {
-                awaitReplica(connection, redisKey, c -> script(redisKey, c, undoScript, undoReturn, undoKeyCount, undo.get()));
-            }
-            return acquisition;
-        }));
+        return replicaSynced(redisKey, connection -> Acquisition.of(transport.script(redisKey, connection, script, ReturnType.MULTI, keyCount,
+                keysAndArgs.get())), Acquisition::tookFirstHold, undo);
     }
 
     /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
@@ -185,44 +160,43 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most
-     * the waiter's watchdog timeout, which it extends to its own lease on the hand-off), the
-     * {@link #inboxField} of the waiter's instance, then the wait's {@code <wait id>:<owner>}, which the
-     * hand-off message names.
+     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most the
+     * waiter's watchdog timeout), the {@link #inboxField} of the waiter's instance, then the wait's
+     * {@code <wait id>:<owner>}, which the hand-off message names.
      */
     public static String queueMember(String inboxField, String waitName, long leaseMillis) {
         return leaseMillis + "|" + inboxField + waitName;
     }
 
-    /**
-     * The part of a queue member naming the channel to announce the hand-off on
-     * ({@code ReleaseSubscriptions.inbox()}), preceded by its length in bytes so any name parses; fixed
-     * per instance, so built once rather than on every lock call.
-     */
+    /** The part of a queue member naming the instance's inbox channel, preceded by its length in bytes so any name parses. */
     public static String inboxField(String inbox) {
         return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
     }
 
     /**
-     * WAIT on the connection that ran the acquisition, so it counts exactly that write; without an
-     * acknowledgement the lock could vanish in a failover, so it is released and the acquisition fails.
+     * Runs {@code call} and, when {@code needsReplica} finds that it granted a lock, WAITs on the same
+     * connection (so it counts exactly that write; through Lettuce, as Spring cannot read WAIT's reply) for
+     * a replica's acknowledgement: without one the lock could vanish in a failover, so {@code undo}
+     * releases it and the call fails.
      */
-    private void awaitReplica(RedisConnection connection, String redisKey, Consumer<RedisConnection> undo) {
-        if (replicasAcknowledging(connection) >= 1) {
-            return;
-        }
-        undo.accept(connection);
-        throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
-                + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
-    }
-
-    /** Spring's generic execute cannot read WAIT's integer reply, so it goes through Lettuce on the same (shared) connection. */
-    private long replicasAcknowledging(RedisConnection connection) {
-        Object nativeConnection = connection.getNativeConnection();
-        if (!(nativeConnection instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-            throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not " + nativeConnection.getClass().getName());
-        }
-        return transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture());
+    private <T> CompletableFuture<T> replicaSynced(String redisKey, Function<RedisConnection, T> call, Predicate<T> needsReplica,
+                                                   Consumer<RedisConnection> undo) {
+        return transport.onConnection(redisKey, connection -> {
+            T result = call.apply(connection);
+            if (!needsReplica.test(result)) {
+                return result;
+            }
+            if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
+                        + connection.getNativeConnection().getClass().getName());
+            }
+            if (transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture()) < 1) {
+                undo.accept(connection);
+                throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
+                        + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+            }
+            return result;
+        });
     }
 
     /**
@@ -235,7 +209,9 @@ public class LockCommands implements RenewalClient {
     public CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
                                                          boolean firstOfKind) {
         return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner,
-                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"), () -> releaseReadWriteKeys(keys, kind, owner), 4);
+                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+                connection -> transport.script(keys.name(), connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4,
+                        releaseReadWriteKeys(keys, kind, owner)));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
@@ -247,20 +223,10 @@ public class LockCommands implements RenewalClient {
         return readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0");
     }
 
-    /** @param args ARGV[3] to ARGV[5]; ARGV[6] is the publish command */
-    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String... args) {
-        byte[][] keysAndArgs = new byte[7 + args.length][];
-        keysAndArgs[0] = bytes(keys.name());
-        keysAndArgs[1] = bytes(keys.leases());
-        keysAndArgs[2] = bytes(keys.fence());
-        keysAndArgs[3] = bytes(keys.channel());
-        keysAndArgs[4] = bytes(action);
-        keysAndArgs[5] = bytes(owner);
-        for (int i = 0; i < args.length; i++) {
-            keysAndArgs[6 + i] = bytes(args[i]);
-        }
-        keysAndArgs[6 + args.length] = publishCommand(keys.name());
-        return keysAndArgs;
+    /** KEYS then ARGV of {@code read-write.lua}; ARGV[6] is the publish command. */
+    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease, String holdsNothing, String firstOfKind) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
+                bytes(lease), bytes(holdsNothing), bytes(firstOfKind), publishCommand(keys.name())};
     }
 
     /**
@@ -271,7 +237,8 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return acquireSynced(keys.name(), LockScript.FAIR, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
-                () -> fairKeys(keys, "release", owner, leaseMillis, 0, false), 4);
+                connection -> transport.script(keys.name(), connection, LockScript.FAIR, ReturnType.INTEGER, 4,
+                        fairKeys(keys, "release", owner, leaseMillis, 0, false)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
@@ -291,16 +258,6 @@ public class LockCommands implements RenewalClient {
                 bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
     }
 
-    /** A wait on {@link #releaseAsync} of one lock, for the Redlock masters. */
-    public long release(LockKeys keys, String owner, long leaseMillis) {
-        return release(keys, owner, leaseMillis, 0);
-    }
-
-    /** @param keepMillis how long a final release keeps the lock, owned by nobody (0: it frees it); see {@code release.lua} */
-    public long release(LockKeys keys, String owner, long leaseMillis, long keepMillis) {
-        return await(releaseAsync(List.of(keys), owner, new long[] {leaseMillis}, new long[1], keepMillis > 0 ? new long[] {keepMillis} : null))[0];
-    }
-
     /**
      * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
      * becomes free is handed to the first live waiter queued for it.
@@ -312,33 +269,26 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
         return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(LockCommands::holdsLeft);
+                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(reply -> {
+                    long[] holdsLeft = new long[reply.size()];
+                    for (int i = 0; i < holdsLeft.length; i++) {
+                        holdsLeft[i] = ((Number) reply.get(i)).longValue();
+                    }
+                    return holdsLeft;
+                });
     }
 
-    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens) {
-        return releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
-    }
-
-    /** @param keeps per lock, ms to keep it on a final release; null for a release without */
+    /** @param keeps per lock, ms to keep it on a final release (the optional trailing ARGV of {@code release.lua}); null for none */
     private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, restoreLeases, tokens);
+        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
         if (keeps == null) {
             return keysAndArgs;
         }
-        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length); // the optional trailing ARGV of release.lua
+        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length);
         for (int i = 0; i < keeps.length; i++) {
             withKeeps[keysAndArgs.length + i] = bytes(Long.toString(keeps[i]));
         }
         return withKeeps;
-    }
-
-    /** A release's reply: per lock, the holds left, or -1 when the owner did not hold it. */
-    private static long[] holdsLeft(List<?> reply) {
-        long[] remaining = new long[reply.size()];
-        for (int i = 0; i < remaining.length; i++) {
-            remaining[i] = ((Number) reply.get(i)).longValue();
-        }
-        return remaining;
     }
 
     /**
@@ -346,20 +296,12 @@ public class LockCommands implements RenewalClient {
      * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
      *
      * @param queueMember the wait's {@link #queueMember}
-     * @return whether the lock had been handed to {@code owner}
+     * @return whether the lock had been handed to {@code owner} (the reply counts 0 holds left)
      */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
         return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                () -> withdrawKeysAndArgs(keys, owner, queueMember, leaseMillis)).thenApply(LockCommands::wasHandedOver);
-    }
-
-    private byte[][] withdrawKeysAndArgs(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        return releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name()));
-    }
-
-    /** A withdrawal's reply: 0 holds left means the lock had been handed to the withdrawn waiter, and is passed on. */
-    private static boolean wasHandedOver(List<?> reply) {
-        return ((Number) reply.get(0)).longValue() == 0;
+                () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())))
+                .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
     }
 
     /** How many KEYS {@code release.lua} takes per lock. */
@@ -387,49 +329,32 @@ public class LockCommands implements RenewalClient {
 
     /**
      * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
-     * owner asked for and, with {@code redis-lock.replica-sync}, waits for a replica to acknowledge it,
-     * releasing it (to the next waiter) without one. Costs a round trip only when the lease is longer
-     * than the claim lease or replica-sync is on, or when a try of the wait may have queued its member again
-     * after the release took it out of the queue: then the claim also takes that member out, and checks
-     * that the hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
+     * owner asked for and, with replica-sync, has a replica acknowledge it, releasing it (to the next waiter)
+     * without one. Costs a round trip only then, or when a try of the wait may have queued its member again
+     * after the release took it out of the queue: the claim also takes that member out, and checks that the
+     * hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
      *
-     * @param requeuedMember the wait's queue member when a try went out while it was queued (see
-     *                       {@code claim.lua}), else null
-     * @return false when {@code owner} no longer holds it (the claim lease ran out first); fails with a
-     *         {@link LockRedisException} when no replica acknowledged it (it was released again)
+     * @param requeuedMember the wait's queue member when a try went out while it was queued, else null
+     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
      */
     public CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
         if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
             return CompletableFuture.completedFuture(true);
         }
-        byte[][] keysAndArgs = claimKeysAndArgs(keys, owner, leaseMillis, requeuedMember);
-        int keyCount = requeuedMember == null ? 1 : 3;
+        byte[][] keysAndArgs = requeuedMember == null ? new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}
+                : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
+                        bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
+        int keyCount = requeuedMember == null ? 1 : 3; // the queue's keys and the member only when a try may have queued the member again
         if (replicaSync == null) {
             return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs).thenApply(held -> held == 1);
         }
-        return transport.onConnection(keys.name(), () -> call(keys.name(), connection -> {
-            boolean held = this.<Long>script(keys.name(), connection, LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1;
-            if (held) {
-                awaitReplica(connection, keys.name(), c -> script(keys.name(), c, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1])));
-            }
-            return held;
-        }));
+        return replicaSynced(keys.name(), connection -> transport.<Long>script(keys.name(), connection,
+                        LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1, held -> held,
+                connection -> transport.script(keys.name(), connection, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1], null)));
     }
 
-    /** KEYS then ARGV of {@code claim.lua}; the queue's keys and the member only when a try may have queued the member again. */
-    private static byte[][] claimKeysAndArgs(LockKeys keys, String owner, long leaseMillis, String requeuedMember) {
-        if (requeuedMember == null) {
-            return new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))};
-        }
-        return new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
-                bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
-    }
-
-    /**
-     * The one way every call sends its script (see {@link ScriptTransport#runAsync}); building the
-     * arguments may fail (the first call on a cluster asks its masters how to publish), which fails the future.
-     */
+    /** Sends a script; building the arguments may fail (the first call on a cluster asks how to publish), which fails the future. */
     private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         byte[][] built;
         try {
@@ -440,15 +365,12 @@ public class LockCommands implements RenewalClient {
         return transport.runAsync(redisKey, script, returnType, keyCount, built);
     }
 
-    /** Waits for a call already sent, keeping interrupts: see {@link ScriptTransport#await}. */
+    /** See {@link ScriptTransport#await}. */
     public <T> T await(CompletableFuture<T> call) {
         return transport.await(call);
     }
 
-    /**
-     * The command the scripts publish on a lock's slot-bound channels with ({@code publish} or
-     * {@code spublish}); the first call on a cluster asks its masters, and a failure names the lock.
-     */
+    /** The command the scripts publish on a lock's slot-bound channels with (see {@link ShardedChannels}); a failure names the lock. */
     public byte[] publishCommand(String redisKey) {
         return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
@@ -463,38 +385,32 @@ public class LockCommands implements RenewalClient {
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
-    /** Batches the renewal of watched locks: see {@link LeaseRenewals}. */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return renewals.renew(locks, leaseMillis);
+        return send(locks, leaseMillis).lost();
     }
 
-    /** Sends the renewal batches without waiting for any node: see {@link LeaseRenewals#send}. */
+    /** See {@link LeaseRenewals#send}. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         return renewals.send(locks, leaseMillis);
     }
 
-    /** Runs a lock script; see {@link ScriptTransport#run}. */
+    /** Runs a lock script and waits for its reply (see {@link #await}); failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
+        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(redisKey, script, returnType, keyCount, keysAndArgs)));
     }
 
-    /** Runs one Redis interaction on a connection of its own; see {@link ScriptTransport#call}. */
+    /** See {@link ScriptTransport#call}. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return transport.call(redisKey, action);
-    }
-
-    private <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount,
-                         byte[]... keysAndArgs) {
-        return transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
     }
 
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
     private static final byte[] EMPTY = {};
 
-    private static byte[] bytes(String value) {
+    static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,6 +1,5 @@
 package io.github.redislock.core.script;
 
-import io.github.redislock.core.AbstractLocker;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -9,10 +8,8 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 /**
  * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
  * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
- * touches two slots.
- *
- * <p>The names every plain lock and unlock sends are built once, when the lock is taken, and kept with
- * its hold; the others are built when asked for.
+ * touches two slots. The names every plain lock and unlock sends are built once, when the lock is
+ * taken, and kept with its hold; the others are built when asked for.
  *
  * @param waitQueue     the plain lock's wait queue: a list of waiting owners (with their leases) a release hands the
  *                      lock to, oldest first
@@ -23,7 +20,7 @@ public record LockKeys(String prefix, String key, String name, String channel, S
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     public static final int MAX_KEY_LENGTH = 1024;
 
-    /** The {@link #slotTag} of each slot, once found. */
+    /** Per slot, the tag that stands in for a name holding a '}' (see {@link #helperName}). */
     private static final Map<Integer, String> SLOT_TAGS = new ConcurrentHashMap<>();
 
     public static LockKeys of(String prefix, String key) {
@@ -73,44 +70,28 @@ public record LockKeys(String prefix, String key, String name, String channel, S
     }
 
     /**
-     * A name under the prefix that hashes to the same cluster slot as {@code name}: when the name has a
-     * hash tag of its own it is kept as it is; otherwise the whole name decides its slot, and becomes
-     * the tag when it holds no '}'. A name with a '}' cannot be a tag (Redis would end the tag at it), so
-     * a stand-in that hashes to the same slot is the tag instead, followed by the name ({@link #slotTag}).
+     * A name under the prefix that hashes to the same cluster slot as {@code name}. A name with a hash tag
+     * of its own (Redis Cluster's rule: the text between the first '{' and the next '}', when not empty,
+     * decides the slot) is kept as it is; otherwise the whole name decides its slot, and becomes the tag
+     * when it holds no '}'. A name with a '}' cannot be a tag (Redis would end the tag at it), so the
+     * first of the base-36 numbers 0, 1, 2, ... of the same slot stands in for it: the same on every
+     * instance and version, found in a few thousand tries on average and kept.
      */
     static String helperName(String prefix, String name, String suffix) {
-        if (hasHashTag(name)) {
+        int open = name.indexOf('{');
+        if (open >= 0 && name.indexOf('}', open + 1) > open + 1) {
             return prefix + name + ":" + suffix;
         }
         if (name.indexOf('}') < 0) {
             return prefix + "{" + name + "}:" + suffix;
         }
-        return prefix + "{" + slotTag(ClusterSlotHashUtil.calculateSlot(name)) + "}" + name + ":" + suffix;
-    }
-
-    /** Redis Cluster's rule: the text between the first '{' and the next '}', when not empty, decides the slot. */
-    static boolean hasHashTag(String name) {
-        int open = name.indexOf('{');
-        if (open < 0) {
-            return false;
-        }
-        int close = name.indexOf('}', open + 1);
-        return close > open + 1;
-    }
-
-    /**
-     * The first of the base-36 numbers 0, 1, 2, ... whose hash slot is {@code slot}: the same on every
-     * instance and version, so all of them name a lock's helper keys alike. Found in a few thousand
-     * tries on average and kept.
-     */
-    static String slotTag(int slot) {
-        return SLOT_TAGS.computeIfAbsent(slot, wanted -> {
+        String tag = SLOT_TAGS.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(name), slot -> {
             for (long candidate = 0; ; candidate++) {
-                String tag = Long.toString(candidate, 36);
-                if (ClusterSlotHashUtil.calculateSlot(tag) == wanted) {
-                    return tag;
+                if (ClusterSlotHashUtil.calculateSlot(Long.toString(candidate, 36)) == slot) {
+                    return Long.toString(candidate, 36);
                 }
             }
         });
+        return prefix + "{" + tag + "}" + name + ":" + suffix;
     }
 }

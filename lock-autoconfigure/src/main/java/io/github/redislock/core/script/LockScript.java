@@ -3,7 +3,6 @@ package io.github.redislock.core.script;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -22,23 +21,26 @@ public enum LockScript {
 
     private final String resource;
     private final byte[] body;
-    private final byte[] sha1;
+    /** The SHA-1 Redis knows the script by, for EVALSHA. */
     private final String sha1Hex;
 
     LockScript(String resource) {
         this.resource = resource;
-        this.body = load(resource);
-        this.sha1Hex = sha1Hex(body);
-        this.sha1 = sha1Hex.getBytes(StandardCharsets.US_ASCII);
+        try (InputStream in = LockScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + resource + " is missing from the classpath beside " + LockScript.class.getName());
+            }
+            this.body = in.readAllBytes();
+            this.sha1Hex = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read Lua script " + resource, e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by the Java platform", e);
+        }
     }
 
     public byte[] body() {
         return body;
-    }
-
-    /** The SHA-1 Redis knows the script by, for EVALSHA. */
-    byte[] sha1() {
-        return sha1;
     }
 
     public String sha1Hex() {
@@ -47,24 +49,5 @@ public enum LockScript {
 
     String resource() {
         return resource;
-    }
-
-    private static byte[] load(String resource) {
-        try (InputStream in = LockScript.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Lua script " + resource + " is missing from the classpath beside " + LockScript.class.getName());
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read Lua script " + resource, e);
-        }
-    }
-
-    private static String sha1Hex(byte[] body) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is required by the Java platform", e);
-        }
     }
 }

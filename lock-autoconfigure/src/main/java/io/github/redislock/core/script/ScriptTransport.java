@@ -4,13 +4,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -30,12 +29,20 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * How a lock script reaches Redis, always as a future: with EVALSHA on the connection factory's shared
- * Lettuce connection (EVAL when Redis lost its script cache), or on a connection of its own when the
- * factory pools them or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
+ * Lettuce connection (EVAL when Redis lost its script cache), or on a connection of its own, on a
+ * bounded thread, when the factory pools connections or is not Lettuce's. Failures become
+ * {@link LockRedisException}s naming the key.
  */
 public final class ScriptTransport {
 
-    private static final int MAX_OPEN_ATTEMPTS = 3;
+    /**
+     * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a
+     * healthy call holds one for a round trip, and a server that does not answer keeps these busy, not
+     * one more thread per call, until the client's timeout; up to 4,096 calls queue behind them, and
+     * past that a call fails at once, naming its key.
+     */
+    public static final int BLOCKING_CALL_THREADS = 64;
+    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
@@ -43,6 +50,7 @@ public final class ScriptTransport {
     private volatile Boolean cluster;
     /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
     private final boolean sharesNativeConnection;
+    /** The shared Lettuce connection, kept: asking the factory for a wrapper per call costs more than the script; a closed one is looked up again. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     ScriptTransport(RedisConnectionFactory connectionFactory) {
@@ -61,123 +69,77 @@ public final class ScriptTransport {
         this.shared = commands;
     }
 
-    /**
-     * Runs a lock script: a wait on {@link #runAsync} that ignores interrupts until the reply is in, since a
-     * script that changed a lock must never be abandoned half-way, or the caller would not know whether it
-     * holds the lock.
-     */
-    <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return guarded(redisKey, () -> await(this.<T>dispatch(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs, false)));
+    /** At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting; past that one is refused. */
+    static Executor boundedThreads(String name, int threads, int queued) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        }, (task, full) -> {
+            throw new RejectedExecutionException(queued + " calls already wait for one of the " + threads + " " + name
+                    + " threads (Redis does not answer them)");
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /**
-     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT; failures name the
-     * key. On the shared Lettuce connection the result completes on the event loop that read the reply, so
-     * whoever continues there must not block. Without one (pooling, Jedis) the call runs on a thread of
-     * this transport's own: the one place a connection factory of another shape becomes a future, so no
-     * caller and no event loop ever blocks for it.
+     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT. On the shared Lettuce
+     * connection the result completes on the event loop that read the reply, so whoever continues there must not block.
      */
     <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs);
     }
 
-    /**
-     * {@link #runAsync} with the call run on {@code offConnection} when there is no shared Lettuce
-     * connection: renewal bounds its threads there, since its batches come every tick whether or not
-     * Redis answers the earlier ones.
-     */
+    /** @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own) */
+    @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
-        return dispatch(offConnection, redisKey, script, returnType, keyCount, keysAndArgs, true);
-    }
-
-    /** @param bounded whether the future itself times out after the reply backstop ({@link #await} bounds its own wait) */
-    private <T> CompletableFuture<T> dispatch(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[][] keysAndArgs,
-                                              boolean bounded) {
         RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
         if (lettuce != null && isOpen(lettuce)) {
-            return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs, bounded);
+            return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
         }
-        Supplier<T> onItsOwn = () -> call(redisKey, connection -> script(redisKey, connection, script, returnType, keyCount, keysAndArgs));
         if (!sharesNativeConnection) {
-            return onConnection(offConnection, redisKey, onItsOwn);
+            return onConnection(offConnection, redisKey, connection -> script(redisKey, connection, script, returnType, keyCount, keysAndArgs));
         }
-        return onConnection(BLOCKING_CALLS, redisKey, () -> sharedCommands(redisKey)).thenCompose(found -> found != null
-                ? evalAsync(found, redisKey, script, returnType, keyCount, keysAndArgs, bounded) : onConnection(offConnection, redisKey, onItsOwn));
+        return onConnection(BLOCKING_CALLS, redisKey, connection -> (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection())
+                .thenCompose(found -> {
+                    shared = found;
+                    return evalAsync(found, redisKey, script, returnType, keyCount, keysAndArgs);
+                });
     }
 
-    /** Runs blocking Redis work (a connection of its own, a lookup) on this transport's threads; see {@link #runAsync}. */
-    <T> CompletableFuture<T> onConnection(String redisKey, Supplier<T> work) {
-        return onConnection(BLOCKING_CALLS, redisKey, work);
+    /** Runs blocking Redis work on a connection of its own on a bounded thread (see {@link #BLOCKING_CALL_THREADS}). */
+    <T> CompletableFuture<T> onConnection(String redisKey, Function<RedisConnection, T> action) {
+        return onConnection(BLOCKING_CALLS, redisKey, action);
     }
 
-    private static <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Supplier<T> work) {
+    private <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
-            return CompletableFuture.supplyAsync(() -> guarded(redisKey, work), executor);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(redisFailure(redisKey, e));
         }
     }
-
-    /** One thread per call in flight, none kept once idle: a call that waits for a hanging node never delays another. */
-    private static final Executor BLOCKING_CALLS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), work -> {
-        Thread thread = new Thread(work, "redis-lock-blocking-call");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
-                                               ReturnType returnType, int keyCount, byte[][] keysAndArgs, boolean bounded) {
-        ScriptOutputType output = outputType(returnType);
+                                               ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
+        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        CompletableFuture<T> reply = new CompletableFuture<>();
-        BiConsumer<T, Throwable> deliver = (value, failure) -> {
-            if (failure == null) {
-                reply.complete(value);
-            } else {
-                reply.completeExceptionally(named(redisKey, failure));
-            }
-        };
-        send(() -> lettuce.<T>evalsha(script.sha1Hex(), output, keys, args), bounded).whenComplete((value, failure) -> {
-            if (failure != null && isNoScript(failure)) { // sent from the event loop: sending blocks nothing
-                send(() -> lettuce.<T>eval(script.body(), output, keys, args), bounded).whenComplete(deliver);
-            } else {
-                deliver.accept(value, failure);
-            }
-        });
-        return reply;
+        return this.<T>send(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
+                .exceptionallyCompose(failure -> isNoScript(failure) // sent from the event loop: sending blocks nothing
+                        ? send(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
+                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
     }
 
-    /** One command on its way, bounded by the reply backstop when asked; one that failed to start is a failed stage. */
-    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command, boolean bounded) {
+    /** One command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
+    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
         try {
-            CompletableFuture<T> sent = command.get().toCompletableFuture();
-            return bounded ? sent.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : sent;
+            return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    /**
-     * The connection factory's shared Lettuce connection, kept between calls: asking the factory for a
-     * connection wrapper on every lock operation costs more client time than the script itself. A
-     * closed one (the factory was stopped or reset) is looked up again; null when the factory hands out
-     * a dedicated connection per call (pooling) or is not Lettuce's, which then goes through {@link #call}.
-     */
-    @SuppressWarnings("unchecked")
-    RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(String redisKey) {
-        if (!sharesNativeConnection) {
-            return null;
-        }
-        RedisClusterAsyncCommands<byte[], byte[]> commands = shared;
-        if (commands != null && isOpen(commands)) {
-            return commands;
-        }
-        commands = call(redisKey, connection -> connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce
-                ? (RedisClusterAsyncCommands<byte[], byte[]>) lettuce : null);
-        shared = commands;
-        return commands;
     }
 
     /**
@@ -196,10 +158,10 @@ public final class ScriptTransport {
     @SuppressWarnings("unchecked")
     <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
-            return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs, false));
+            return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs));
         }
         try {
-            return (T) connection.scriptingCommands().evalSha(script.sha1(), returnType, keyCount, keysAndArgs);
+            return (T) connection.scriptingCommands().evalSha(script.sha1Hex(), returnType, keyCount, keysAndArgs);
         } catch (RuntimeException e) {
             if (!isNoScript(e)) {
                 throw e;
@@ -208,45 +170,32 @@ public final class ScriptTransport {
         }
     }
 
-    private static ScriptOutputType outputType(ReturnType returnType) {
-        return returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-    }
-
     /**
-     * Waits for a call already sent, keeping (not obeying) interrupts, bounded by the reply backstop.
+     * Waits for a call already sent, keeping (not obeying) interrupts, bounded by the reply backstop: a
+     * script that changed a lock must never be abandoned half-way, or the caller would not know whether
+     * it holds the lock.
      *
      * @throws RuntimeException what the call failed with, unwrapped
      */
     <T> T await(CompletableFuture<T> reply) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + replyBackstop.toNanos();
         try {
-            while (true) {
-                try {
-                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof Error error) {
-                        throw error;
-                    }
-                    throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-                } catch (TimeoutException e) {
-                    reply.cancel(true);
-                    throw new IllegalStateException("No reply from Redis within " + replyBackstop, e);
-                }
+            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TimeoutException timeout) {
+                reply.cancel(true);
+                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            if (e.getCause() instanceof Error error) {
+                throw error;
             }
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
         }
     }
 
     /**
-     * Runs one Redis interaction. The interrupt flag is cleared for its duration and set again
-     * afterwards: the Redis client refuses to start a command on an interrupted thread, and an
-     * interrupted thread must still be able to release its locks.
+     * Runs one Redis interaction on a connection of its own. The interrupt flag is cleared for its
+     * duration and set again afterwards: the Redis client refuses to start a command on an interrupted
+     * thread, and an interrupted thread must still be able to release its locks.
      */
     <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return guarded(redisKey, () -> {
@@ -272,11 +221,8 @@ public final class ScriptTransport {
         }
     }
 
-    /**
-     * A failure of an asynchronous call as {@link #guarded} names it: a {@link LockException} as it is,
-     * anything else a {@link LockRedisException} naming the key; a missing reply says how long it was awaited.
-     */
-    Throwable named(String redisKey, Throwable failure) {
+    /** An asynchronous call's failure as {@link #guarded} names it. */
+    private Throwable named(String redisKey, Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         if (cause instanceof TimeoutException timeout) {
             cause = new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
@@ -294,7 +240,7 @@ public final class ScriptTransport {
             try {
                 return connectionFactory.getConnection();
             } catch (RuntimeException e) {
-                if (attempt == MAX_OPEN_ATTEMPTS || !causedByInterrupt(e)) {
+                if (attempt == 3 || !causedBy(e, t -> t instanceof InterruptedException)) {
                     throw e;
                 }
                 Thread.interrupted();
@@ -302,18 +248,13 @@ public final class ScriptTransport {
         }
     }
 
-    private static boolean causedByInterrupt(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException) {
-                return true;
-            }
-        }
-        return false;
+    private static boolean isNoScript(Throwable e) {
+        return causedBy(e, t -> t.getMessage() != null && t.getMessage().contains("NOSCRIPT"));
     }
 
-    static boolean isNoScript(Throwable e) {
+    private static boolean causedBy(Throwable e, java.util.function.Predicate<Throwable> test) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
+            if (test.test(t)) {
                 return true;
             }
         }

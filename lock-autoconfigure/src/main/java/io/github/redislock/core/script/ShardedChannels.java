@@ -13,6 +13,7 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -26,9 +27,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * <p>Sharded only on a Redis Cluster, reached through Lettuce, whose every master knows
  * {@code SPUBLISH} (Redis 7.0+, Valkey): the server is asked once ({@code COMMAND INFO SPUBLISH} on each
- * master), never the configuration alone. Standalone, Sentinel, Redis 6.2 and other clients stay
- * classic. The scripts and the subscriptions of one instance read the same decision, so they never
- * disagree. The per-instance inbox has no slot and is always classic.
+ * master), never the configuration alone. The scripts and the subscriptions of one instance read the
+ * same decision, so they never disagree. The per-instance inbox has no slot and is always classic.
  */
 public final class ShardedChannels {
 
@@ -54,25 +54,22 @@ public final class ShardedChannels {
     }
 
     /**
-     * Whether slot-bound channels are sharded; asks the cluster on the first call (and again after a
-     * failed one).
+     * Whether slot-bound channels are sharded; asks the cluster on the first call (and again after a failed one).
      *
      * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
      */
     public boolean sharded() {
         Boolean known = sharded;
-        if (known == null) {
-            synchronized (this) {
-                known = sharded;
-                if (known == null) {
-                    known = detect();
-                    sharded = known;
-                    log.info("Lock release channels use " + (known ? "sharded pub/sub (SPUBLISH/SSUBSCRIBE)" : "classic pub/sub (PUBLISH/SUBSCRIBE)")
-                            + " on this Redis Cluster");
-                }
-            }
+        return known != null ? known : detectOnce();
+    }
+
+    private synchronized boolean detectOnce() {
+        if (sharded == null) {
+            sharded = detect();
+            log.info("Lock release channels use " + (sharded ? "sharded pub/sub (SPUBLISH/SSUBSCRIBE)" : "classic pub/sub (PUBLISH/SUBSCRIBE)")
+                    + " on this Redis Cluster");
         }
-        return known;
+        return sharded;
     }
 
     /** The command the scripts publish on slot-bound channels with, passed to them as an argument. */
@@ -85,6 +82,7 @@ public final class ShardedChannels {
         return (RedisClusterClient) ((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient();
     }
 
+    /** An ACL that refuses {@code COMMAND INFO} leaves the channels classic, which works everywhere. */
     private boolean detect() {
         if (!(((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient() instanceof RedisClusterClient)) {
             return false;
@@ -94,14 +92,7 @@ public final class ShardedChannels {
                     || !(connection.getNativeConnection() instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
                 return false;
             }
-            return everyMasterKnowsSpublish(cluster);
-        }
-    }
-
-    /** An ACL that refuses {@code COMMAND INFO} leaves the channels classic, which works everywhere. */
-    private static boolean everyMasterKnowsSpublish(RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-        CompletableFuture<List<Object>>[] replies = cluster.masters().commands().commandInfo("spublish").futures();
-        try {
+            CompletableFuture<List<Object>>[] replies = cluster.masters().commands().commandInfo("spublish").futures();
             CompletableFuture.allOf(replies).get(DETECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             for (CompletableFuture<List<Object>> reply : replies) {
                 List<Object> info = reply.join();
@@ -110,19 +101,17 @@ public final class ShardedChannels {
                 }
             }
             return true;
-        } catch (ExecutionException e) {
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
             String message = ScriptTransport.rootMessage(e);
             if (message.contains("NOPERM")) {
                 log.warn("The Redis user may not run COMMAND INFO, so lock release channels stay classic (PUBLISH/SUBSCRIBE); "
                         + "allow +command|info for sharded pub/sub on Redis 7+: " + message);
                 return false;
             }
-            throw new org.springframework.dao.DataAccessResourceFailureException("Cannot ask the cluster whether it knows SPUBLISH: " + message, e);
-        } catch (TimeoutException e) {
-            throw new org.springframework.dao.QueryTimeoutException("No answer from the cluster to COMMAND INFO SPUBLISH within " + DETECTION_TIMEOUT, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new org.springframework.dao.DataAccessResourceFailureException("Interrupted while asking the cluster whether it knows SPUBLISH", e);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new DataAccessResourceFailureException("Cannot ask the cluster within " + DETECTION_TIMEOUT + " whether it knows SPUBLISH: " + message, e);
         }
     }
 }
