@@ -54,21 +54,14 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
         List<byte[]> names = new ArrayList<>(channels);
         names.add(0, inbox);
         ClassicSubscription subscription = new ClassicSubscription(listener);
-        List<CompletableFuture<Void>> confirmations = names.stream().map(subscription::expect).toList();
-        Thread opener = new Thread(() -> subscription.run(names), "redis-lock-subscription");
-        opener.setDaemon(true);
-        opener.start();
-        return subscription.opened(confirmations, CONNECTING.plus(timeout));
+        Runnable start = () -> PubSubConnection.daemon("redis-lock-subscription").newThread(() -> subscription.run(names)).start();
+        return subscription.open(names, CONNECTING.plus(timeout), start);
     }
 
     private final class ClassicSubscription extends PubSubConnection implements MessageListener, SubscriptionListener {
 
         /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
-        private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "redis-lock-subscriber");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-subscriber"));
         private volatile RedisConnection connection;
         /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
         private volatile boolean ended;
@@ -117,32 +110,27 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
 
         @Override
         void send(byte[] channel) {
-            onSender(() -> connection.getSubscription().subscribe(channel), channel);
+            onSender(() -> connection.getSubscription().subscribe(channel), List.of(channel), 0);
         }
 
         @Override
         public void unsubscribe(byte[] channel) {
-            onSender(() -> connection.getSubscription().unsubscribe(channel), null);
+            onSender(() -> connection.getSubscription().unsubscribe(channel), List.of(), 0);
         }
 
-        /** Runs {@code command} on the sender; a failure fails the confirmation of {@code channel}, or is logged when there is none. */
-        private void onSender(Runnable command, byte[] channel) {
+        /** Runs {@code command} on the sender after {@code delayNanos}; a failure fails the confirmations of {@code channels}. */
+        private void onSender(Runnable command, List<byte[]> channels, long delayNanos) {
             try {
-                sender.execute(() -> {
+                sender.schedule(() -> {
                     try {
                         command.run();
                     } catch (RuntimeException e) {
-                        if (channel != null) {
-                            failed(List.of(channel), e);
-                        } else {
-                            log.debug("Could not unsubscribe; the channel stays subscribed until the connection closes", e);
-                        }
+                        log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", e);
+                        failed(channels, e);
                     }
-                });
+                }, delayNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException closed) {
-                if (channel != null) {
-                    failed(List.of(channel), closed);
-                }
+                failed(channels, closed);
             }
         }
 
@@ -156,16 +144,11 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
                 closeRequested = true;
                 if (opening) {
                     onSender(() -> {
-                        RedisConnection current = connection;
-                        if (current != null && current.isSubscribed()) {
-                            current.getSubscription().close();
+                        if (isOpen()) {
+                            connection.getSubscription().close();
                         }
-                    }, null);
-                    try {
-                        sender.schedule(this::closeConnection, timeout.toNanos(), TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException alreadyEnded) {
-                        // the read loop ended meanwhile and closed the connection
-                    }
+                    }, List.of(), 0);
+                    onSender(this::closeConnection, List.of(), timeout.toNanos()); // unless the read loop ended and closed it
                     return;
                 }
             }

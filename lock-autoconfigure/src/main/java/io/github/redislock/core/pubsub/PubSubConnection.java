@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -50,9 +51,11 @@ abstract class PubSubConnection implements ChannelSubscriber.Subscription {
         return unconfirmed.compute(name(channel), (name, pending) -> pending == null || pending.isDone() ? new CompletableFuture<>() : pending);
     }
 
-    /** Completes with this subscription once Redis confirmed all of {@code confirmations}; closes it when it cannot within {@code bound}. */
-    final CompletableFuture<ChannelSubscriber.Subscription> opened(List<CompletableFuture<Void>> confirmations, Duration bound) {
-        return bounded(CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new)), bound, "SUBSCRIBE").handle((done, failure) -> {
+    /** Subscribes {@code names} by {@code send}: completes with this subscription once Redis confirmed them all, or closes it. */
+    final CompletableFuture<ChannelSubscriber.Subscription> open(List<byte[]> names, Duration bound, Runnable send) {
+        CompletableFuture<?>[] confirmations = names.stream().map(this::expect).toArray(CompletableFuture[]::new);
+        send.run();
+        return bounded(CompletableFuture.allOf(confirmations), bound, "SUBSCRIBE").handle((done, failure) -> {
             if (failure != null) {
                 close();
                 throw (RuntimeException) failure;
@@ -104,6 +107,15 @@ abstract class PubSubConnection implements ChannelSubscriber.Subscription {
 
     static DataAccessResourceFailureException failure(String what, Throwable cause) {
         return new DataAccessResourceFailureException("Pub/sub " + what + " failed: " + ScriptTransport.rootMessage(cause), cause);
+    }
+
+    /** Threads of the subscriptions, which never keep the JVM alive. */
+    static ThreadFactory daemon(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     static String name(byte[] channel) {

@@ -54,11 +54,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final ReentrantLock connectionLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "redis-lock-unsubscriber");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(PubSubConnection.daemon("redis-lock-unsubscriber"));
     private final Listener listener = new Listener();
     /** The pub/sub connection, opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
@@ -125,10 +121,18 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     private void onSubscriptionThread(Runnable work) {
-        try {
-            unsubscriber.execute(work);
-        } catch (RejectedExecutionException closedMeanwhile) {
+        if (!later(work, 0)) {
             work.run();
+        }
+    }
+
+    /** Runs {@code work} on the unsubscriber's thread after {@code delayNanos}; false when it is closed. */
+    private boolean later(Runnable work, long delayNanos) {
+        try {
+            unsubscriber.schedule(work, delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException closedMeanwhile) {
+            return false;
         }
     }
 
@@ -228,18 +232,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             if (entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
                 if (!entry.unsubscribeScheduled) {
-                    entry.unsubscribeScheduled = scheduleUnsubscribe(entry, LINGER.toNanos());
+                    entry.unsubscribeScheduled = later(() -> unsubscribeIfIdle(entry), LINGER.toNanos());
                 }
             }
-        }
-    }
-
-    private boolean scheduleUnsubscribe(ReleaseChannel entry, long delayNanos) {
-        try {
-            unsubscriber.schedule(() -> unsubscribeIfIdle(entry), delayNanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (RejectedExecutionException closedMeanwhile) {
-            return false;
         }
     }
 
@@ -252,7 +247,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
             long idleFor = System.nanoTime() - entry.idleSince;
             if (idleFor < LINGER.toNanos()) { // waited on again meanwhile: count the linger from the latest wait
-                entry.unsubscribeScheduled = scheduleUnsubscribe(entry, LINGER.toNanos() - idleFor);
+                entry.unsubscribeScheduled = later(() -> unsubscribeIfIdle(entry), LINGER.toNanos() - idleFor);
                 return;
             }
             entry.dropped = true;
@@ -272,7 +267,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Runs on the client's event loop: never takes a subscription monitor or the connection lock. */
     private final class Listener implements ChannelSubscriber.Listener {
 
-            @Override
+        @Override
         public void lost() {
             onSubscriptionThread(ReleaseSubscriptions.this::reconnect);
         }
@@ -326,13 +321,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             connectionLock.unlock();
         }
         reopened.whenComplete((open, failure) -> {
-            if (failure != null && !closed) {
+            if (failure != null && later(this::reconnect, RECONNECT_INTERVAL.toNanos())) {
                 log.debug("Could not open the pub/sub connection again; trying again in " + RECONNECT_INTERVAL.toMillis() + " ms", failure);
-                try {
-                    unsubscriber.schedule(this::reconnect, RECONNECT_INTERVAL.toNanos(), TimeUnit.NANOSECONDS);
-                } catch (RejectedExecutionException closedMeanwhile) {
-                    // closed: nothing to reconnect
-                }
             }
         });
     }
@@ -360,13 +350,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        connectionLock.lock();
-        try {
-            channels.clear();
-            closeConnection();
-        } finally {
-            connectionLock.unlock();
-        }
+        channels.clear();
+        disconnect();
         unsubscriber.shutdownNow();
     }
 

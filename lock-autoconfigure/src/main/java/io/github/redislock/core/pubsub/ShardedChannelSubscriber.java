@@ -61,13 +61,7 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
 
     @Override
     public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
-        CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connecting;
-        try {
-            connecting = client.connectPubSubAsync(ByteArrayCodec.INSTANCE);
-        } catch (RuntimeException e) {
-            connecting = CompletableFuture.failedFuture(e);
-        }
-        return connecting.handle((connection, failure) -> {
+        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).handle((connection, failure) -> {
             if (failure != null) {
                 throw PubSubConnection.failure("connection", failure);
             }
@@ -80,10 +74,8 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
         private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
         /** Shard channels by name that a reconnect or a slot move must bring back. */
         private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
-        /** The node id of the master that last confirmed each channel, where known. */
+        /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself (its slot moved). */
         private final Map<String, String> confirmedBy = new ConcurrentHashMap<>();
-        /** Channels Redis unsubscribed by itself (their slot moved) while they are still wanted. */
-        private final Set<String> detached = ConcurrentHashMap.newKeySet();
         /** Pub/sub connections of this client that dropped and have not come back. */
         private final Set<RedisChannelHandler<?, ?>> down = ConcurrentHashMap.newKeySet();
         private final AtomicBoolean reattachScheduled = new AtomicBoolean();
@@ -97,11 +89,12 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
         }
 
         CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels) {
-            List<CompletableFuture<Void>> confirmations = new ArrayList<>(List.of(expect(inbox)));
-            channels.forEach(channel -> confirmations.add(expect(channel)));
-            sent(() -> connection.async().subscribe(inbox), List.of(inbox));
-            ssubscribe(channels);
-            return opened(confirmations, timeout).thenApply(open -> {
+            List<byte[]> names = new ArrayList<>(channels);
+            names.add(0, inbox);
+            return open(names, timeout, () -> {
+                sent(() -> connection.async().subscribe(inbox), List.of(inbox));
+                ssubscribe(channels);
+            }).thenApply(open -> {
                 client.addListener(this);
                 return open;
             });
@@ -125,13 +118,7 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
 
         /** Sends {@code command} without waiting; a failure fails the confirmations of {@code channels}. */
         private CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command, List<byte[]> channels) {
-            CompletableFuture<Void> reply;
-            try {
-                reply = command.get().toCompletableFuture();
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
-            }
-            return reply.whenComplete((done, failure) -> {
+            return CompletableFuture.completedFuture(command).thenCompose(Supplier::get).whenComplete((done, failure) -> {
                 if (failure != null) {
                     log.debug("Sharded pub/sub command failed", failure);
                     failed(channels, failure);
@@ -149,7 +136,6 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             String name = name(channel);
             wanted.remove(name);
             confirmedBy.remove(name);
-            detached.remove(name);
             sent(() -> connection.async().sunsubscribe(channel), List.of());
         }
 
@@ -186,7 +172,7 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             }
         }
 
-        /** Reads the topology again and subscribes every channel Redis let go of, or whose slot moved, where it is served now. */
+        /** Reads the topology again and subscribes every channel not (or no longer) confirmed where its slot is served now. */
         private void reattach() {
             reattachScheduled.set(false);
             if (closed) {
@@ -197,7 +183,7 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
                 wanted.forEach((name, channel) -> {
                     RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
                     String by = confirmedBy.get(name);
-                    if (detached.contains(name) || master != null && by != null && !by.equals(master.getNodeId())) {
+                    if (by == null || master != null && !by.equals(master.getNodeId())) {
                         moved.add(channel);
                     }
                 });
@@ -236,7 +222,6 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
                 if (node != null && node.getNodeId() != null) {
                     confirmedBy.put(name(channel), node.getNodeId());
                 }
-                detached.remove(name(channel));
                 confirmed(channel);
             }
 
@@ -245,7 +230,6 @@ final class ShardedChannelSubscriber implements ChannelSubscriber {
             public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
                 if (wanted.containsKey(name(channel))) {
                     confirmedBy.remove(name(channel));
-                    detached.add(name(channel));
                     reattachPasses.set(0);
                     scheduleReattach(Duration.ZERO);
                 }
