@@ -8,15 +8,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Opens the pub/sub connection of {@link ReleaseSubscriptions}: classic ({@code SUBSCRIBE} through
- * Spring Data Redis, any client) or, on a cluster that supports it, sharded ({@code SSUBSCRIBE} on the
- * master of each channel's slot, through Lettuce). The inbox is always subscribed the classic way, as it
- * belongs to no slot.
+ * Spring Data Redis) or, on a cluster that supports it, sharded ({@code SSUBSCRIBE} on the master of
+ * each channel's slot, through Lettuce).
  *
- * <p>Opening and subscribing answer with futures and never block their caller: a wait runs on a
- * caller's thread or on one of the async locker's few threads, and a master that hangs with a
- * subscription to confirm must hold up no one but the waiters of its own channels. Each future
- * completes once Redis confirmed, or fails (a {@link org.springframework.dao.DataAccessException}) when
- * it could not within the client's command timeout.
+ * <p>Opening and subscribing never block their caller (a wait's own thread, or one of the async
+ * locker's few), so a master that hangs holds up only the waiters of its own channels. Their futures
+ * complete once Redis confirmed, or fail with a {@link org.springframework.dao.DataAccessException}
+ * when it did not within the client's command timeout.
  */
 public interface ChannelSubscriber {
 

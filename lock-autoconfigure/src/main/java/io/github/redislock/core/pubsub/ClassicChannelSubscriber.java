@@ -21,15 +21,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * {@code SUBSCRIBE} on a connection of the factory, whatever its client: standalone, Sentinel, and
- * clusters without sharded pub/sub, over Lettuce or Jedis.
+ * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis: standalone, Sentinel, and
+ * clusters without sharded pub/sub.
  *
  * <p>Spring Data Redis subscribes synchronously, and on Jedis its subscribe does not return at all: the
- * calling thread runs the subscription's read loop until the last channel is unsubscribed. So no caller
- * ever runs it. Each connection has a thread of its own that opens it and subscribes (on Jedis it then
- * reads the messages for as long as the connection lives), and one more that sends every later
- * subscribe and unsubscribe, in order. Lettuce reconnects a subscription by itself; a Jedis one that
- * breaks is reported ({@link Listener#lost()}) so that a new connection takes over its channels.
+ * calling thread runs the read loop until the last channel is unsubscribed. So no caller ever runs it:
+ * each connection has a thread that opens it and subscribes (and on Jedis reads), and one that sends
+ * every later subscribe and unsubscribe, in order. A Jedis subscription that breaks is reported
+ * ({@link Listener#lost()}), since nothing reconnects it.
  */
 final class ClassicChannelSubscriber implements ChannelSubscriber {
 
@@ -65,9 +64,8 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
         private volatile RedisConnection connection;
         /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
         private volatile boolean ended;
-        /** Whether the opening thread is still inside Spring Data's subscribe; guarded by this. */
+        /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
         private boolean opening = true;
-        /** Guarded by this. */
         private boolean closeRequested;
 
         ClassicSubscription(Listener listener) {

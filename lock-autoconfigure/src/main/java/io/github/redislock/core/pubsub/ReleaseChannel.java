@@ -17,9 +17,9 @@ public final class ReleaseChannel {
     final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
     /** Its waiters, the next one a release wakes first: the one that has waited longest. */
     final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
-    /** Guards the fields below that say so; never taken on the client's event loop. */
+    /** Guards the subscription state below; never taken on the client's event loop. */
     final Object subscriptionMonitor = new Object();
-    /** Waiters counted, those still waiting for the confirmation included; written under the subscription monitor. */
+    /** Waiters counted, those still waiting for the confirmation included. */
     volatile int waiters;
     /** Waiters whose join completed (their channel confirmed). */
     final AtomicInteger confirmedWaiters = new AtomicInteger();

@@ -60,7 +60,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
     private volatile boolean closed;
 
-    /** For a connection factory of its own; a Locker shares one {@link ShardedChannels} between its scripts and its subscriptions. */
+    /** With a {@link ShardedChannels} of its own; a Locker shares one between its scripts and its subscriptions. */
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
         this(ChannelSubscriber.of(connectionFactory, new ShardedChannels(connectionFactory)), anchorChannel);
     }
@@ -210,7 +210,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.parked).count();
     }
 
-    /** Local waiters now, parked threads and asynchronous waits alike, over all locks; joins still waiting for their channel's confirmation do not count. */
+    /** Local waiters now, parked or asynchronous, over all locks; joins still waiting for their confirmation do not count. */
     public int waiterCount() {
         return channels.values().stream().mapToInt(channel -> channel.confirmedWaiters.get()).sum();
     }
@@ -286,7 +286,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
         }
 
-        /** A channel with waiters confirmed again follows a reconnect: releases published meanwhile were never delivered. */
+        /** A confirmation after a channel's first follows a reconnect: releases published meanwhile were never delivered. */
         @Override
         public void subscribed(byte[] channel) {
             if (inbox.is(channel)) {
@@ -298,8 +298,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             if (entry != null && !entry.firstConfirmationPending.getAndSet(false)) {
                 entry.queue.forEach(Waiting::wake);
             } else if (entry == null && !closed) {
-                // An unsubscribe lost in an outage, which the reconnect subscribed again: nobody waits there.
-                // Atomic with any join of the channel: the unsubscribe is sent only while nobody registered it.
+                // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
                 onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
                     unsubscribe(name);
                     return null;

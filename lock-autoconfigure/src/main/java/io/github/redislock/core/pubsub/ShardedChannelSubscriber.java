@@ -30,20 +30,18 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection, which sends each channel's
- * subscription to the master of its slot; the inbox, which has no slot, is subscribed the classic way
- * on the same connection. Spring Data Redis has no sharded subscriptions, hence Lettuce's own API.
+ * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (Spring Data Redis has none), which
+ * sends each channel's subscription to the master of its slot; the inbox, which has no slot, is
+ * subscribed the classic way on the same connection.
  *
- * <p>After a reconnect Lettuce (6.6 and 7.x alike) sends all shard channels of a master in one
- * {@code SSUBSCRIBE}, which Redis refuses ({@code CROSSSLOT}) as soon as they lie in more than one
- * slot. So every reconnect of a pub/sub connection subscribes the channels again here, one command per
- * slot; a channel confirmed again wakes its waiters as after any reconnect.
+ * <p>After a reconnect Lettuce (6.6 and 7.x) sends all shard channels of a master in one
+ * {@code SSUBSCRIBE}, which Redis refuses ({@code CROSSSLOT}) once they span slots: so every reconnect
+ * subscribes the channels again here, one command per slot.
  *
- * <p>A channel also has to follow its slot. When a slot moves to another master (a resharding, or a
- * failover) Redis 7 unsubscribes its shard channels on the old master, and a dead master's channels
- * are on a connection that never comes back. So when Redis unsubscribes a channel still wanted, or a
- * pub/sub connection drops, the topology is read again and every channel whose slot another master
- * serves now than the one that confirmed it is subscribed there, again every {@link #REATTACH_INTERVAL}
+ * <p>A channel also has to follow its slot: when a slot moves to another master, Redis 7 unsubscribes
+ * its shard channels on the old one, and a dead master's connection never comes back. So when Redis
+ * unsubscribes a channel still wanted, or a pub/sub connection drops, the topology is read again and
+ * each such channel is subscribed where its slot is served now, again every {@link #REATTACH_INTERVAL}
  * while that fails or a connection stays down.
  */
 final class ShardedChannelSubscriber implements ChannelSubscriber {

@@ -19,7 +19,7 @@ public final class Waiting implements AutoCloseable {
     volatile boolean left;
     /** Whether a thread is parked in this wait now, for tests. */
     volatile boolean parked;
-    /** Whether the wake-ups last taken came from a release (not a hand-off), which {@link #passOnWakeUp} may pass on. Step threads only. */
+    /** Whether the wake-ups last taken came from a release, not a hand-off; step threads only. */
     private boolean woken;
 
     Waiting(ReleaseSubscriptions subscriptions, ReleaseChannel channel, String waitName, Runnable onWake) {
