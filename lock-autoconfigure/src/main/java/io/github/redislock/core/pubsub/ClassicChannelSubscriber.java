@@ -1,23 +1,16 @@
 package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.script.ScriptTransport;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -28,117 +21,72 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * {@code SUBSCRIBE} on a connection of the factory, whatever its client: standalone, Sentinel, and
- * clusters without sharded pub/sub, over Lettuce or Jedis.
+ * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis: standalone, Sentinel, and
+ * clusters without sharded pub/sub.
  *
  * <p>Spring Data Redis subscribes synchronously, and on Jedis its subscribe does not return at all: the
- * calling thread runs the subscription's read loop until the last channel is unsubscribed. So no caller
- * ever runs it. Each connection has a thread of its own that opens it and subscribes (on Jedis it then
- * reads the messages for as long as the connection lives), and one more that sends every later
- * subscribe and unsubscribe, in order; a confirmation from Redis completes the future its caller got.
- * A subscription that Redis does not confirm within the client's command timeout (a new connection:
- * 10 s more) fails its future.
- * Lettuce reconnects a subscription by itself; a Jedis one that breaks is reported
- * ({@link Listener#lost()}) so that a new connection takes over its channels.
+ * calling thread runs the read loop until the last channel is unsubscribed. So no caller ever runs it:
+ * each connection has a thread that opens it and subscribes (and on Jedis reads), and one that sends
+ * every later subscribe and unsubscribe, in order. A Jedis subscription that breaks is reported
+ * ({@link Listener#lost()}), since nothing reconnects it.
  */
 final class ClassicChannelSubscriber implements ChannelSubscriber {
 
     private static final Log log = LogFactory.getLog(ClassicChannelSubscriber.class);
     /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
     private static final Duration CONNECTING = Duration.ofSeconds(10);
-    /** Lettuce's own default command timeout, for a factory that names none. */
-    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
     private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicChannelSubscriber.class.getClassLoader());
 
     private final RedisConnectionFactory connectionFactory;
-    private final Duration confirmationTimeout;
+    /** The client's command (Lettuce) or read (Jedis) timeout, else Lettuce's default. */
+    private final Duration timeout;
 
     ClassicChannelSubscriber(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
-        this.confirmationTimeout = commandTimeout(connectionFactory);
-    }
-
-    /** The client's command (Lettuce) or read (Jedis) timeout: how long a subscription may wait for Redis to confirm it. */
-    static Duration commandTimeout(RedisConnectionFactory connectionFactory) {
-        if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
-            return lettuce.getClientConfiguration().getCommandTimeout();
-        }
-        if (JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis) {
-            return jedis.getClientConfiguration().getReadTimeout();
-        }
-        return DEFAULT_TIMEOUT;
+        this.timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
+                : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
+                : Duration.ofSeconds(60);
     }
 
     @Override
     public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
-        List<byte[]> names = new ArrayList<>();
-        names.add(inbox);
-        names.addAll(channels);
-        return new ClassicSubscription(listener).open(names);
+        List<byte[]> names = new ArrayList<>(channels);
+        names.add(0, inbox);
+        ClassicSubscription subscription = new ClassicSubscription(listener);
+        Runnable start = () -> PubSubConnection.daemon("redis-lock-subscription").newThread(() -> subscription.run(names)).start();
+        return subscription.open(names, CONNECTING.plus(timeout), start);
     }
 
-    private final class ClassicSubscription implements Subscription, MessageListener, SubscriptionListener {
+    private final class ClassicSubscription extends PubSubConnection implements MessageListener, SubscriptionListener {
 
-        private final Listener listener;
-        /** Confirmations not yet received, by channel name. */
-        private final Map<String, CompletableFuture<Void>> unconfirmed = new ConcurrentHashMap<>();
         /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
-        private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "redis-lock-subscriber");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-subscriber"));
         private volatile RedisConnection connection;
         /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
         private volatile boolean ended;
-        /** Whether the opening thread is still inside Spring Data's subscribe; guarded by this. */
-        private boolean opening;
-        /** Guarded by this. */
+        /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
+        private boolean opening = true;
         private boolean closeRequested;
-        /** Whether Redis confirmed anything on it: it was open. */
-        private volatile boolean confirmedOnce;
 
         ClassicSubscription(Listener listener) {
-            this.listener = listener;
-        }
-
-        CompletableFuture<Subscription> open(List<byte[]> names) {
-            List<CompletableFuture<Void>> confirmations = names.stream().map(this::expect).toList();
-            synchronized (this) {
-                opening = true;
-            }
-            Thread opener = new Thread(() -> run(names), "redis-lock-subscription");
-            opener.setDaemon(true);
-            opener.start();
-            return bounded(CompletableFuture.allOf(confirmations.toArray(CompletableFuture[]::new)), CONNECTING.plus(confirmationTimeout), "SUBSCRIBE")
-                    .handle((confirmed, failure) -> {
-                        if (failure != null) {
-                            close();
-                            throw failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
-                        }
-                        return this;
-                    });
+            super(listener, ClassicChannelSubscriber.this.timeout);
         }
 
         /** On the opening thread: subscribes, and on Jedis runs the read loop until the subscription ends. */
-        private void run(List<byte[]> names) {
+        void run(List<byte[]> names) {
             try {
-                RedisConnection opened = connectionFactory.getConnection();
-                connection = opened;
-                opened.subscribe(this, names.toArray(byte[][]::new));
+                connection = connectionFactory.getConnection();
+                connection.subscribe(this, names.toArray(byte[][]::new));
             } catch (RuntimeException e) {
                 ended = true;
-                failAll(new DataAccessResourceFailureException("Pub/sub subscription failed: " + ScriptTransport.rootMessage(e), e));
+                failed(names, e);
             } finally {
                 boolean closeNow;
                 boolean lost;
                 synchronized (this) {
                     opening = false;
-                    RedisConnection opened = connection;
                     // Lettuce returns here subscribed; Jedis once the subscription ended.
-                    if (opened == null || !opened.isSubscribed()) {
-                        ended = true;
-                    }
+                    ended |= connection == null || !connection.isSubscribed();
                     closeNow = ended || closeRequested;
                     lost = ended && !closeRequested && confirmedOnce;
                 }
@@ -152,28 +100,6 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
             }
         }
 
-        /** The confirmation of {@code channel} still to come, shared by everyone who subscribes it meanwhile. */
-        private CompletableFuture<Void> expect(byte[] channel) {
-            return unconfirmed.compute(name(channel), (name, pending) -> pending == null || pending.isDone() ? new CompletableFuture<>() : pending);
-        }
-
-        private CompletableFuture<Void> bounded(CompletableFuture<Void> confirmation, Duration bound, String what) {
-            return confirmation.copy().orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).handle((done, failure) -> {
-                if (failure instanceof TimeoutException) {
-                    throw new QueryTimeoutException("Redis did not confirm the " + what + " within " + bound);
-                }
-                if (failure != null) {
-                    throw failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
-                }
-                return null;
-            });
-        }
-
-        private void failAll(RuntimeException failure) {
-            unconfirmed.values().forEach(confirmation -> confirmation.completeExceptionally(failure));
-            unconfirmed.clear();
-        }
-
         @Override
         public boolean isOpen() {
             RedisConnection current = connection;
@@ -181,36 +107,28 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
         }
 
         @Override
-        public CompletableFuture<Void> subscribe(byte[] channel) {
-            CompletableFuture<Void> confirmation = expect(channel);
-            send(() -> connection.getSubscription().subscribe(channel), confirmation);
-            return bounded(confirmation, confirmationTimeout, "SUBSCRIBE of " + name(channel));
+        void send(byte[] channel) {
+            onSender(() -> connection.getSubscription().subscribe(channel), List.of(channel), 0);
         }
 
         @Override
         public void unsubscribe(byte[] channel) {
-            send(() -> connection.getSubscription().unsubscribe(channel), null);
+            onSender(() -> connection.getSubscription().unsubscribe(channel), List.of(), 0);
         }
 
-        /** Runs {@code command} on the sender; a failure fails {@code confirmation}, or is logged when there is none. */
-        private void send(Runnable command, CompletableFuture<Void> confirmation) {
+        /** Runs {@code command} on the sender after {@code delayNanos}; a failure fails the confirmations of {@code channels}. */
+        private void onSender(Runnable command, List<byte[]> channels, long delayNanos) {
             try {
-                sender.execute(() -> {
+                sender.schedule(() -> {
                     try {
                         command.run();
                     } catch (RuntimeException e) {
-                        if (confirmation != null) {
-                            confirmation.completeExceptionally(
-                                    new DataAccessResourceFailureException("Pub/sub command failed: " + ScriptTransport.rootMessage(e), e));
-                        } else {
-                            log.debug("Could not unsubscribe; the channel stays subscribed until the connection closes", e);
-                        }
+                        log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", e);
+                        failed(channels, e);
                     }
-                });
+                }, delayNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException closed) {
-                if (confirmation != null) {
-                    confirmation.completeExceptionally(new DataAccessResourceFailureException("The pub/sub connection is closed"));
-                }
+                failed(channels, closed);
             }
         }
 
@@ -223,17 +141,12 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
             synchronized (this) {
                 closeRequested = true;
                 if (opening) {
-                    send(() -> {
-                        RedisConnection current = connection;
-                        if (current != null && current.isSubscribed()) {
-                            current.getSubscription().close();
+                    onSender(() -> {
+                        if (isOpen()) {
+                            connection.getSubscription().close();
                         }
-                    }, null);
-                    try {
-                        sender.schedule(this::closeConnection, confirmationTimeout.toNanos(), TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException alreadyEnded) {
-                        // the read loop ended meanwhile and closed the connection
-                    }
+                    }, List.of(), 0);
+                    onSender(this::closeConnection, List.of(), timeout.toNanos()); // unless the read loop ended and closed it
                     return;
                 }
             }
@@ -243,7 +156,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
 
         private void closeConnection() {
             ended = true;
-            failAll(new DataAccessResourceFailureException("The pub/sub connection is closed"));
+            failAll();
             RedisConnection current = connection;
             if (current != null && !current.isClosed()) {
                 try {
@@ -261,16 +174,7 @@ final class ClassicChannelSubscriber implements ChannelSubscriber {
 
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
-            confirmedOnce = true;
-            CompletableFuture<Void> confirmation = unconfirmed.remove(name(channel));
-            if (confirmation != null) {
-                confirmation.complete(null);
-            }
-            listener.subscribed(channel);
-        }
-
-        private static String name(byte[] channel) {
-            return new String(channel, StandardCharsets.UTF_8);
+            confirmed(channel);
         }
     }
 }

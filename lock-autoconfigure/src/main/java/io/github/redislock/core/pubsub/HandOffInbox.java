@@ -12,23 +12,21 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * This instance's own channel, where a release that hands a lock to one of its queued waits says so
- * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}). The message wakes
- * the waiter of that wait alone, which then holds the lock without asking Redis again.
- *
- * <p>A wait queues in Redis before it joins here, so its hand-off may arrive first: the last
- * {@value #MAX_UNCLAIMED_HAND_OFFS} such hand-offs are kept for their waits. After a reconnect every
- * registered wait is woken, since hand-offs published while the connection was down never arrive.
+ * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}), waking that wait
+ * alone, which then holds the lock without asking Redis again. A wait queues in Redis before it joins
+ * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept. After a
+ * reconnect every registered wait is woken, since hand-offs published meanwhile never arrive.
  */
-public final class HandOffInbox {
+final class HandOffInbox {
 
     private static final Log log = LogFactory.getLog(HandOffInbox.class);
     private static final String GRANTED = "granted:";
 
-    /** Hand-offs kept for waits that have not joined yet; one is needed for a few microseconds. */
+    /** One is needed for a few microseconds. */
     private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
 
-    private final String name;
-    private final byte[] channel;
+    final String name;
+    final byte[] channel;
     /** The queued waits of this instance by wait name. Guarded by itself. */
     private final Map<String, Waiting> waits = new HashMap<>();
     /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
@@ -42,18 +40,9 @@ public final class HandOffInbox {
     private volatile long confirmedAt;
     private volatile boolean confirmedBefore;
 
-    /** @param anchorChannel the base of the inbox's name, under the lock key prefix so an ACL that allows the prefix's channels allows it */
     HandOffInbox(String anchorChannel) {
         this.name = anchorChannel + ":" + UUID.randomUUID();
         this.channel = name.getBytes(StandardCharsets.UTF_8);
-    }
-
-    String name() {
-        return name;
-    }
-
-    byte[] channel() {
-        return channel;
     }
 
     boolean is(byte[] channelName) {
@@ -63,8 +52,8 @@ public final class HandOffInbox {
     /** Makes a queued wait reachable by its hand-off, and gives it the one that came before it joined. */
     void register(Waiting waiting) {
         synchronized (waits) {
-            waits.put(waiting.waitName(), waiting);
-            Long token = unclaimed.remove(waiting.waitName());
+            waits.put(waiting.waitName, waiting);
+            Long token = unclaimed.remove(waiting.waitName);
             if (token != null) {
                 waiting.grant(token);
             }
@@ -73,11 +62,11 @@ public final class HandOffInbox {
 
     void unregister(Waiting waiting) {
         synchronized (waits) {
-            waits.remove(waiting.waitName(), waiting);
+            waits.remove(waiting.waitName, waiting);
         }
     }
 
-    /** A message on the inbox; runs on the client's event loop. */
+    /** On the client's event loop. */
     void received(String text) {
         if (!text.startsWith(GRANTED)) {
             log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
@@ -96,7 +85,7 @@ public final class HandOffInbox {
         }
     }
 
-    /** Redis confirmed the inbox subscription; a confirmation after the first one follows a reconnect. */
+    /** A confirmation after the first one follows a reconnect. */
     void confirmed() {
         confirmedAt = System.nanoTime();
         if (confirmedBefore) { // hand-offs published while the connection was down never arrive

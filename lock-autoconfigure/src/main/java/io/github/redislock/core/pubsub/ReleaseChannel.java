@@ -8,10 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One lock's release channel as this instance subscribes it: its local waiters, longest-waiting
- * first, its subscription and the bookkeeping of its lingering unsubscribe.
- *
- * <p>The subscription state has a monitor of its own, apart from the one that guards wake-ups, which
- * run on the client's event loop: nothing under it waits for Redis, but the event loop never takes it.
+ * first, its subscription and its lingering unsubscribe. The subscription state has a monitor of its
+ * own, apart from this object's, which guards wake-ups on the client's event loop.
  */
 public final class ReleaseChannel {
     final String name;
@@ -19,37 +17,27 @@ public final class ReleaseChannel {
     final AtomicBoolean firstConfirmationPending = new AtomicBoolean(true);
     /** Its waiters, the next one a release wakes first: the one that has waited longest. */
     final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
-    /** Guards the fields below that say so; never taken on the client's event loop. */
+    /** Guards the subscription state below; never taken on the client's event loop. */
     final Object subscriptionMonitor = new Object();
-    /** Waiters counted, those still waiting for the confirmation included. Written under the subscription monitor; read without it. */
+    /** Waiters counted, those still waiting for the confirmation included. */
     volatile int waiters;
     /** Waiters whose join completed (their channel confirmed). */
     final AtomicInteger confirmedWaiters = new AtomicInteger();
-    /** When the last waiter left (under the subscription monitor). */
+    /** When the last waiter left; whether an unsubscribe check is pending; whether it was unsubscribed and leaves the map. */
     long idleSince;
-    /** Whether a background unsubscribe check is pending (under the subscription monitor). */
     boolean unsubscribeScheduled;
-    /** Unsubscribed and leaving the map: a join must register the channel afresh (under the subscription monitor). */
     boolean dropped;
     /** Completes when Redis confirmed the latest subscribe of the channel; written under the subscription monitor. */
-    private volatile CompletableFuture<Void> confirmation;
+    volatile CompletableFuture<Void> confirmation;
 
     ReleaseChannel(String name) {
         this.name = name;
     }
 
-    CompletableFuture<Void> confirmation() {
-        return confirmation;
-    }
-
-    void confirmation(CompletableFuture<Void> confirmation) {
-        this.confirmation = confirmation;
-    }
-
     /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
     synchronized void wakeNext() {
         for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
-            if (!next.hasLeft()) {
+            if (!next.left) {
                 queue.addLast(next);
                 next.wake();
                 return;
@@ -57,11 +45,10 @@ public final class ReleaseChannel {
         }
     }
 
-    /** Under the same monitor as {@link #wakeNext}, so a wake-up never lands on a waiter that already left. */
     synchronized void remove(Waiting waiting) {
-        waiting.markLeft();
+        waiting.left = true;
         queue.remove(waiting);
-        if (waiting.tookUnusedWakeUp()) {
+        if (waiting.wakeUps.tryAcquire()) {
             wakeNext(); // it left without using this wake-up: the next waiter may need it
         }
     }

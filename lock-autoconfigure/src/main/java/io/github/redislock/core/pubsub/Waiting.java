@@ -8,14 +8,18 @@ public final class Waiting implements AutoCloseable {
 
     private final ReleaseChannel channel;
     private final ReleaseSubscriptions subscriptions;
-    private final String waitName;
-    private final Semaphore wakeUps = new Semaphore(0);
+    /** The name its wait queued under, whose hand-off wakes it alone; null for none. */
+    final String waitName;
+    /** Wake-ups delivered and not yet taken; one left unused when it leaves goes to the next waiter. */
+    final Semaphore wakeUps = new Semaphore(0);
     /** Told of every wake-up: it asks the wait for a step. */
     private final Runnable onWake;
     private volatile long grantedToken = -1;
-    private volatile boolean left;
-    private volatile boolean parked;
-    /** Whether the wake-ups last taken came from a release (not a hand-off), which {@link #passOnWakeUp} may pass on. Step threads only. */
+    /** Set under the channel's monitor, so that a wake-up never lands on a waiter that left. */
+    volatile boolean left;
+    /** Whether a thread is parked in this wait now, for tests. */
+    volatile boolean parked;
+    /** Whether the wake-ups last taken came from a release, not a hand-off; step threads only. */
     private boolean woken;
 
     Waiting(ReleaseSubscriptions subscriptions, ReleaseChannel channel, String waitName, Runnable onWake) {
@@ -25,12 +29,7 @@ public final class Waiting implements AutoCloseable {
         this.onWake = onWake;
     }
 
-    /**
-     * Consumes the wake-ups delivered so far (each also asked its wait for a step); one delivered after
-     * this call and never consumed is passed on when it leaves.
-     *
-     * @return whether there was any
-     */
+    /** Consumes the wake-ups delivered so far; one delivered after this and never consumed is passed on when it leaves. */
     public boolean takeWakeUps() {
         boolean wakeUp = wakeUps.drainPermits() > 0;
         woken = wakeUp && grantedToken < 0;
@@ -40,8 +39,7 @@ public final class Waiting implements AutoCloseable {
     /**
      * Hands the release's wake-up this waiter last consumed to the next local waiter of the lock: it
      * stops waiting for this lock having neither taken it nor seen it taken (a multi-lock that found
-     * another of its keys held), so the lock may be free and only one local waiter was woken for it.
-     * Without this, the others would sleep until the holder's lease would have ended.
+     * another of its keys held), and only one local waiter was woken for the release.
      */
     public void passOnWakeUp() {
         if (woken) {
@@ -51,18 +49,14 @@ public final class Waiting implements AutoCloseable {
     }
 
     /**
-     * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter:
-     * the inbox subscription was confirmed before then. A wait that queued after that moment need not
-     * look at the lock again after joining; a hand-off that came before the join was kept for it.
+     * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter, so
+     * a wait that queued after that moment need not look at its lock again after joining.
      */
     public boolean hearsEverythingSince(long nanos) {
         return subscriptions.inboxHeardSince(nanos);
     }
 
-    /**
-     * The fencing token of the hold a release handed to this wait, or -1 when none did:
-     * the owner then holds the lock in Redis already.
-     */
+    /** The fencing token of the hold a release handed to this wait (its owner holds the lock in Redis already), or -1. */
     public long grantedToken() {
         return grantedToken;
     }
@@ -77,28 +71,6 @@ public final class Waiting implements AutoCloseable {
     void grant(long token) {
         grantedToken = token;
         wake();
-    }
-
-    String waitName() {
-        return waitName;
-    }
-
-    boolean hasLeft() {
-        return left;
-    }
-
-    void markLeft() {
-        left = true;
-    }
-
-    /** Takes a wake-up delivered and never used, for a waiter leaving: the next waiter may need it. */
-    boolean tookUnusedWakeUp() {
-        return wakeUps.tryAcquire();
-    }
-
-    /** For diagnostics and tests: whether a thread is parked in this wait now. */
-    boolean hasParkedThread() {
-        return parked;
     }
 
     /** Said by the thread of a {@link ParkedWait} as it parks and wakes. */
