@@ -50,13 +50,16 @@ public final class CallerRuns implements Executor {
         try {
             return result.join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException failure) {
-                throw failure;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
+            throw unchecked(e);
         }
+    }
+
+    /** A failure as the call threw it, for a caller that rethrows it: an {@link Error} is thrown at once. */
+    public static RuntimeException unchecked(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -73,22 +72,18 @@ public final class HoldReleases {
         for (int i = 0; i < settled.length; i++) {
             List<Hold> group = groups.get(i);
             settled[i] = releaseInRedis(group, keepMillis).handleAsync((remaining, failure) -> {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                if (cause instanceof LockRedisException redisFailure) {
+                RuntimeException cause = failure == null ? null : CallerRuns.unchecked(failure);
+                if (cause == null) {
+                    settle(group, remaining, keepMillis, failures);
+                } else if (cause instanceof LockRedisException redisFailure) {
                     failed(group, redisFailure, failures);
-                } else if (cause instanceof RuntimeException other) {
-                    failures.add(other);
-                } else if (cause == null) {
-                    settle(group, remaining, failures);
+                } else {
+                    failures.add(cause);
                 }
                 return null;
             }, settleOn);
         }
-        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage()).thenRun(() -> {
-            if (held.size() == 1) {
-                kept(held.get(0), keepMillis);
-            }
-        });
+        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage());
     }
 
     /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
@@ -110,12 +105,6 @@ public final class HoldReleases {
         }
         groups.addAll(plainBySlot.values());
         return groups;
-    }
-
-    private static void kept(Hold hold, long keepMillis) {
-        if (keepMillis > 0 && hold.count == 0 && log.isDebugEnabled()) {
-            log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
-        }
     }
 
     /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
@@ -149,8 +138,11 @@ public final class HoldReleases {
         failures.add(failure);
     }
 
-    /** @param remaining per hold, what Redis counts left after the release, -1 when it was gone */
-    private void settle(List<Hold> group, long[] remaining, Failures failures) {
+    /**
+     * @param remaining  per hold, what Redis counts left after the release, -1 when it was gone
+     * @param keepMillis how long a final release keeps a single plain hold's lock (see {@link HoldAtLeast})
+     */
+    private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {
         for (int i = 0; i < group.size(); i++) {
             Hold hold = group.get(i);
             boolean finalRelease = hold.count <= 1;
@@ -169,6 +161,9 @@ public final class HoldReleases {
                 observer.released(HeldLocks.observed(hold), heldNanos);
                 if (log.isDebugEnabled()) {
                     log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                    if (keepMillis > 0) {
+                        log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+                    }
                 }
             } else if (finalRelease && hold.watched) {
                 watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
@@ -180,35 +175,20 @@ public final class HoldReleases {
         Hold first = group.get(0);
         return switch (first.kind) {
             case PLAIN -> {
-                PlainRelease call = new PlainRelease(group, keepMillis);
-                yield commands.releaseAsync(call.keys, first.owner, call.leases, call.tokens, call.keeps);
+                List<LockKeys> keys = new ArrayList<>(group.size());
+                long[] leases = new long[group.size()];
+                long[] tokens = new long[group.size()];
+                for (int i = 0; i < group.size(); i++) {
+                    Hold hold = group.get(i);
+                    keys.add(hold.keys);
+                    leases[i] = hold.count <= 1 ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever Redis counts
+                    tokens[i] = hold.token;
+                }
+                yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null);
             }
             case FAIR -> commands.releaseFairAsync(first.keys, first.owner, restoreLease(first)).thenApply(left -> new long[] {left});
             case READ, WRITE -> commands.releaseReadWriteAsync(first.keys, first.kind, first.owner).thenApply(left -> new long[] {left});
         };
-    }
-
-    /** What a release of plain holds sends per lock: its keys, the lease to restore when holds remain, its fencing token. */
-    private final class PlainRelease {
-        final List<LockKeys> keys;
-        final long[] leases;
-        final long[] tokens;
-        /** Per lock, how long a final release keeps it; null when none is kept. */
-        final long[] keeps;
-
-        /** @param keepMillis for a single hold, how long its final release keeps the lock; else 0 */
-        PlainRelease(List<Hold> group, long keepMillis) {
-            keeps = keepMillis > 0 ? new long[] {keepMillis} : null;
-            keys = new ArrayList<>(group.size());
-            leases = new long[group.size()];
-            tokens = new long[group.size()];
-            for (int i = 0; i < group.size(); i++) {
-                Hold hold = group.get(i);
-                keys.add(hold.keys);
-                leases[i] = hold.count <= 1 ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever Redis counts
-                tokens[i] = hold.token;
-            }
-        }
     }
 
     private long restoreLease(Hold hold) {

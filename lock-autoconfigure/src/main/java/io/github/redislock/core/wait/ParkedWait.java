@@ -1,5 +1,6 @@
 package io.github.redislock.core.wait;
 
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.pubsub.Waiting;
 
 import java.util.Queue;
@@ -73,14 +74,10 @@ public final class ParkedWait extends LockWait {
         try {
             return outcome.join();
         } catch (RuntimeException e) {
-            Throwable failure = unwrap(e);
-            if (failure instanceof InterruptedException interrupt) {
+            if (unwrap(e) instanceof InterruptedException interrupt) {
                 throw interrupt;
             }
-            if (failure instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw (Error) failure;
+            throw CallerRuns.unchecked(e);
         }
     }
 
