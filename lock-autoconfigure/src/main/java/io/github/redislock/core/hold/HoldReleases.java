@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
@@ -83,7 +84,7 @@ public final class HoldReleases {
                 return null;
             }, settleOn);
         }
-        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage());
+        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenApply(done -> failures.rethrow());
     }
 
     /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
@@ -92,19 +93,27 @@ public final class HoldReleases {
             return beforeRelease(held.get(0), failures) ? List.of(held) : List.of();
         }
         List<List<Hold>> groups = new ArrayList<>();
-        Map<Integer, List<Hold>> plainBySlot = new TreeMap<>();
+        List<Hold> plain = new ArrayList<>();
         for (Hold hold : held) {
-            if (!beforeRelease(hold, failures)) {
-                continue;
-            }
-            if (hold.kind == LockKind.PLAIN) {
-                plainBySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
-            } else {
-                groups.add(List.of(hold));
+            if (beforeRelease(hold, failures)) {
+                if (hold.kind == LockKind.PLAIN) {
+                    plain.add(hold);
+                } else {
+                    groups.add(List.of(hold));
+                }
             }
         }
-        groups.addAll(plainBySlot.values());
+        groups.addAll(bySlot(plain, hold -> hold.keys.name()));
         return groups;
+    }
+
+    /** Groups locks by cluster hash slot, slots ascending, keeping their order within one: every owner takes them in the same order. */
+    public static <T> List<List<T>> bySlot(List<T> locks, Function<T, String> redisName) {
+        Map<Integer, List<T>> groups = new TreeMap<>();
+        for (T lock : locks) {
+            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(redisName.apply(lock)), slot -> new ArrayList<>()).add(lock);
+        }
+        return new ArrayList<>(groups.values());
     }
 
     /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
@@ -181,18 +190,14 @@ public final class HoldReleases {
                 for (int i = 0; i < group.size(); i++) {
                     Hold hold = group.get(i);
                     keys.add(hold.keys);
-                    leases[i] = hold.count <= 1 ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever Redis counts
+                    leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog); // 0: the owner's last hold, freed whatever Redis counts
                     tokens[i] = hold.token;
                 }
                 yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null);
             }
-            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, restoreLease(first)).thenApply(left -> new long[] {left});
+            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, first.restoreLease(watchdog)).thenApply(left -> new long[] {left});
             case READ, WRITE -> commands.releaseReadWriteAsync(first.keys, first.kind, first.owner).thenApply(left -> new long[] {left});
         };
-    }
-
-    private long restoreLease(Hold hold) {
-        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
     }
 
     /** The first failure of a release of several holds, with the later ones attached. */
@@ -207,8 +212,11 @@ public final class HoldReleases {
             }
         }
 
-        synchronized CompletableFuture<Void> asStage() {
-            return first == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(first);
+        synchronized Void rethrow() {
+            if (first != null) {
+                throw first;
+            }
+            return null;
         }
     }
 }

@@ -5,15 +5,14 @@ import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,7 +22,6 @@ import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
  * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
@@ -127,7 +125,6 @@ public final class LockAttempts {
          */
         private volatile boolean triedWhileQueued;
         private final boolean sharedOwner;
-        private OwnerTurns.Turn turn;
 
         QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
             super(LockKind.PLAIN, keys, owner, leaseMillis, redisLease, keys.channel(), keepPlaceMillis(watchdog.timeout().toMillis()));
@@ -139,11 +136,8 @@ public final class LockAttempts {
         }
 
         @Override
-        public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
-            if (turn == null) {
-                turn = turns.take(keys.name(), owner, sharedOwner);
-            }
-            return turn;
+        public OwnerTurns.Turn turn() {
+            return turns.take(keys.name(), owner, sharedOwner);
         }
 
         /**
@@ -295,7 +289,7 @@ public final class LockAttempts {
     }
 
     private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        List<List<LockKeys>> groups = bySlot(keys);
+        List<List<LockKeys>> groups = HoldReleases.bySlot(keys, LockKeys::name);
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
     }
 
@@ -348,7 +342,7 @@ public final class LockAttempts {
     private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
         for (LockKeys keys : taken) {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
-            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
+            long restore = earlier == null ? redisLease : earlier.restoreLease(watchdog);
             try {
                 commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
             } catch (LockRedisException e) {
@@ -363,8 +357,7 @@ public final class LockAttempts {
         return new QueuedWait(LockKind.FAIR, keys, owner, leaseMillis, redisLease, keys.turnChannelPrefix() + owner, keepPlace) {
             @Override
             public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-                Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
-                lastTryFirstHold = known == null || known.lost;
+                lastTryFirstHold = holds.firstHold(keys, owner);
                 lastTryQueued = queue;
                 return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
                         .thenApply(attempt -> () -> settle(queue, attempt));
@@ -397,8 +390,12 @@ public final class LockAttempts {
             return commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
                 if (failure != null) {
                     RuntimeException e = CallerRuns.unchecked(failure);
-                    if (firstOfKind && e instanceof LockRedisException lost) { // the lost reply may have taken it: only this try can give it back
-                        giveBackReadWrite(keys, kind, owner, lost);
+                    if (firstOfKind && e instanceof LockRedisException) { // the lost reply may have taken it: only this try can give it back
+                        try {
+                            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
+                        } catch (LockRedisException giveBackFailure) {
+                            e.addSuppressed(giveBackFailure); // freed when its lease ends
+                        }
                     }
                     throw e;
                 }
@@ -411,14 +408,6 @@ public final class LockAttempts {
         };
     }
 
-    private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
-        try {
-            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
-        } catch (LockRedisException e) {
-            failure.addSuppressed(e); // freed when its lease ends
-        }
-    }
-
     /**
      * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
      * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
@@ -429,14 +418,5 @@ public final class LockAttempts {
     private long unqueuedRecheck(long holderTtlMillis) {
         long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
-    }
-
-    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
-    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
-        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
-        for (LockKeys lock : keys) {
-            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
-        }
-        return new ArrayList<>(groups.values());
     }
 }

@@ -79,7 +79,6 @@ public abstract class LockWait {
         this.what = what;
         this.waitNanos = waitNanos;
         this.giveBack = giveBack;
-        outcome.whenComplete((held, failure) -> locker.ended(this));
     }
 
     /** Asks for a step soon; tiny and non-blocking, as it runs on event-loop threads too (a reply, a release message). */
@@ -102,8 +101,8 @@ public abstract class LockWait {
     }
 
     /**
-     * Ends a wait whose steps can no longer run (its locker's threads have stopped, after everything in
-     * flight settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
+     * Ends a wait whose steps can no longer run (its locker's threads have stopped, or a step failed as it
+     * settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
      * acquisition is not kept waiting for it.
      */
     final void endWithoutSteps(Throwable failure) {
@@ -111,7 +110,7 @@ public abstract class LockWait {
         if (taken != null) {
             taken.end();
         }
-        outcome.completeExceptionally(failure);
+        complete(false, failure);
     }
 
     /**
@@ -122,7 +121,11 @@ public abstract class LockWait {
         locker.started(this);
         OwnerTurns.Turn taken = attempt.turn();
         turn = taken;
-        taken.ready().whenComplete((ready, failure) -> signal());
+        if (taken.ready().isDone()) {
+            signal(); // no stage for the usual case, an owner with no acquisition in flight
+        } else {
+            taken.ready().whenComplete((ready, failure) -> signal());
+        }
     }
 
     /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
@@ -137,8 +140,7 @@ public abstract class LockWait {
         } catch (RuntimeException | Error e) {
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
                 if (!outcome.isDone()) {
-                    turn.end();
-                    outcome.completeExceptionally(e);
+                    endWithoutSteps(e);
                 }
             } else {
                 end(stoppedFor(e), true);
@@ -408,11 +410,14 @@ public abstract class LockWait {
         try {
             turn.end();
         } finally {
-            if (failure != null) {
-                outcome.completeExceptionally(failure);
-            } else {
-                outcome.complete(held);
-            }
+            complete(held, failure);
+        }
+    }
+
+    /** Completes the outcome, whose dependents run first, then tells the locker the wait has ended. */
+    private void complete(boolean held, Throwable failure) {
+        if (failure != null ? outcome.completeExceptionally(failure) : outcome.complete(held)) {
+            locker.ended(this);
         }
     }
 
