@@ -814,7 +814,7 @@ confirmed:
         :: else
         fi;
 #endif
-        holdsAcquired(o, t, 1, token);                    /* LockAttempts.java "holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);" */
+        holdsAcquired(o, t, 1, token);                    /* LockAttempts.java "holds.acquired(keys, owner, kind, 1, token, leaseMillis);" */
         if :: bel[t] == 0 -> GRANTED(t, 1) :: else fi;
         ENDED_WAIT_CHECK(t);
         bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
@@ -926,7 +926,7 @@ releaseHold:
             if :: !final && hid[o] == myHid -> hcnt[o]-- :: else fi;
 #endif
             printf("T%d unlock(): LockRedisException\n", t)
-        :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, Failures failures) {" */
+        :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
                   hlc[o] = hcnt[o] - 1;
@@ -960,7 +960,7 @@ unlocked:
         goto idle
     }
 #ifdef ZERO_WAIT_TRIES
-    /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "long keep = queue ? keepPlace : 0;" */
+    /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "firstHolds, queue ? keepPlace : 0, member" */
 zeroTry:
     atomic {
         RUNNING(L);

@@ -1,10 +1,11 @@
 package io.github.redislock.core.hold;
 
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -14,9 +15,8 @@ import java.util.function.Function;
  */
 public final class CallerRuns implements Executor {
 
-    private static final Runnable WAKE = () -> { };
-
-    private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+    private final Thread caller = Thread.currentThread();
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
     private CallerRuns() {
     }
@@ -24,6 +24,14 @@ public final class CallerRuns implements Executor {
     @Override
     public void execute(Runnable task) {
         tasks.add(task);
+        wake();
+    }
+
+    /** Unparks the caller, unless it runs this itself: a permit left over would cut its next park short. */
+    private void wake() {
+        if (Thread.currentThread() != caller) {
+            LockSupport.unpark(caller);
+        }
     }
 
     /**
@@ -35,13 +43,16 @@ public final class CallerRuns implements Executor {
     public static <T> T await(Function<Executor, CompletableFuture<T>> call) {
         CallerRuns runs = new CallerRuns();
         CompletableFuture<T> result = call.apply(runs);
-        result.whenComplete((value, failure) -> runs.tasks.add(WAKE));
+        if (!result.isDone()) {
+            result.whenComplete((value, failure) -> runs.wake());
+        }
         boolean interrupted = false;
-        while (!result.isDone() || !runs.tasks.isEmpty()) {
-            try {
-                runs.tasks.take().run();
-            } catch (InterruptedException e) {
-                interrupted = true;
+        for (Runnable task; (task = runs.tasks.poll()) != null || !result.isDone(); ) {
+            if (task != null) {
+                task.run();
+            } else {
+                LockSupport.park(runs); // an unpark given since the poll returns at once
+                interrupted |= Thread.interrupted();
             }
         }
         if (interrupted) {
@@ -50,13 +61,16 @@ public final class CallerRuns implements Executor {
         try {
             return result.join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException failure) {
-                throw failure;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
+            throw unchecked(e);
         }
+    }
+
+    /** A failure as the call threw it, for a caller that rethrows it: an {@link Error} is thrown at once. */
+    public static RuntimeException unchecked(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 }

@@ -31,6 +31,8 @@ public final class HeldLocks {
     /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = LogFactory.getLog(RedisLocker.class);
 
+    private static final List<LockKind> SLOTS = List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE);
+
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private final RedisLocker locker;
     private final LockWatchdog watchdog;
@@ -121,7 +123,7 @@ public final class HeldLocks {
     void forgetFinal(Hold hold) {
         forget(hold);
         boolean holdsMore = false;
-        for (LockKind slot : List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE)) {
+        for (LockKind slot : SLOTS) {
             holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
         }
         if (!holdsMore) {
@@ -170,10 +172,15 @@ public final class HeldLocks {
     public boolean[] firstHolds(List<LockKeys> group, String owner) {
         boolean[] first = new boolean[group.size()];
         for (int i = 0; i < group.size(); i++) {
-            Hold known = get(group.get(i).name(), owner, LockKind.PLAIN);
-            first[i] = known == null || known.lost;
+            first[i] = firstHold(group.get(i), owner);
         }
         return first;
+    }
+
+    /** {@link #firstHolds} of one plain or fair lock. */
+    public boolean firstHold(LockKeys keys, String owner) {
+        Hold known = get(keys.name(), owner, LockKind.PLAIN);
+        return known == null || known.lost;
     }
 
     /**

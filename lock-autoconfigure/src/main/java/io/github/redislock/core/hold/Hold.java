@@ -1,5 +1,6 @@
 package io.github.redislock.core.hold;
 
+import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
@@ -77,6 +78,11 @@ public final class Hold implements WatchedLock {
     /** Whether Redis has ended this hold's lease by now, as far as the local clock can tell. */
     public boolean leaseSurelyEnded() {
         return leaseMillis > 0 && System.nanoTime() - leaseEndsNanos > 0;
+    }
+
+    /** The lease a release that leaves holds in place sets again: the watchdog's for a watched hold, else its own. */
+    public long restoreLease(LockWatchdog watchdog) {
+        return watched ? watchdog.timeout().toMillis() : leaseMillis;
     }
 
     @Override

@@ -6,20 +6,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The shortest hold of a lock ({@code holdAtLeast}): how long a final release keeps the lock in Redis,
- * owned by nobody, so that it ends {@code holdAtLeast} after it was taken. A scheduled job needs it:
- * a run shorter than the clock skew between two instances is over before the other instance's trigger
- * fires, and without it that trigger finds the lock free and runs the job a second time.
+ * owned by nobody, so that a scheduled job's run shorter than the clock skew between two instances
+ * does not let the other instance's trigger find the lock free and run the job a second time.
  *
- * <p><b>Why the time left is measured here and sent as a relative time.</b> "Since it was taken" is
- * measured on this instance's monotonic clock ({@link System#nanoTime()}), from the moment this
- * instance learnt it holds the lock (the acquisition's reply or the hand-off message) to the release;
- * the rest is sent along and Redis applies it as a relative {@code PEXPIRE}. No wall clock is compared
- * with another's: not the other instances' (their skew is the very problem), not this host's (a wall
- * clock step moves nothing) and not the Redis host's. The start is taken a little after Redis granted
- * the lock and the release reaches Redis a little after the time left was computed, so Redis keeps
- * the lock at least {@code holdAtLeast} after it granted it, and longer by at most those two trips.
- * Asking Redis for the time instead (its clock at the grant) would be as good on one Redis, but needs a
- * field written by every acquisition of every lock, for a feature few locks use.
+ * <p>The time since the lock was taken is measured on this instance's monotonic clock, from the reply
+ * (or hand-off message) that granted it to the release, and the rest is sent as a relative
+ * {@code PEXPIRE}: no wall clock is compared with another's (their skew is the very problem), and Redis
+ * keeps the lock at least {@code holdAtLeast} after it granted it, longer by at most two trips. Redis's
+ * own clock at the grant would need a field written by every acquisition, for a feature few locks use.
  */
 public final class HoldAtLeast {
 

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockObserver;
@@ -73,22 +73,18 @@ public final class HoldReleases {
         for (int i = 0; i < settled.length; i++) {
             List<Hold> group = groups.get(i);
             settled[i] = releaseInRedis(group, keepMillis).handleAsync((remaining, failure) -> {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                if (cause instanceof LockRedisException redisFailure) {
+                RuntimeException cause = failure == null ? null : CallerRuns.unchecked(failure);
+                if (cause == null) {
+                    settle(group, remaining, keepMillis, failures);
+                } else if (cause instanceof LockRedisException redisFailure) {
                     failed(group, redisFailure, failures);
-                } else if (cause instanceof RuntimeException other) {
-                    failures.add(other);
-                } else if (cause == null) {
-                    settle(group, remaining, failures);
+                } else {
+                    failures.add(cause);
                 }
                 return null;
             }, settleOn);
         }
-        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenCompose(done -> failures.asStage()).thenRun(() -> {
-            if (held.size() == 1) {
-                kept(held.get(0), keepMillis);
-            }
-        });
+        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenApply(done -> failures.rethrow());
     }
 
     /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
@@ -97,25 +93,27 @@ public final class HoldReleases {
             return beforeRelease(held.get(0), failures) ? List.of(held) : List.of();
         }
         List<List<Hold>> groups = new ArrayList<>();
-        Map<Integer, List<Hold>> plainBySlot = new TreeMap<>();
+        List<Hold> plain = new ArrayList<>();
         for (Hold hold : held) {
-            if (!beforeRelease(hold, failures)) {
-                continue;
-            }
-            if (hold.kind == LockKind.PLAIN) {
-                plainBySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.keys.name()), slot -> new ArrayList<>()).add(hold);
-            } else {
-                groups.add(List.of(hold));
+            if (beforeRelease(hold, failures)) {
+                if (hold.kind == LockKind.PLAIN) {
+                    plain.add(hold);
+                } else {
+                    groups.add(List.of(hold));
+                }
             }
         }
-        groups.addAll(plainBySlot.values());
+        groups.addAll(bySlot(plain, hold -> hold.keys.name()));
         return groups;
     }
 
-    private static void kept(Hold hold, long keepMillis) {
-        if (keepMillis > 0 && hold.count == 0 && log.isDebugEnabled()) {
-            log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+    /** Groups locks by cluster hash slot, slots ascending, keeping their order within one: every owner takes them in the same order. */
+    public static <T> List<List<T>> bySlot(List<T> locks, Function<T, String> redisName) {
+        Map<Integer, List<T>> groups = new TreeMap<>();
+        for (T lock : locks) {
+            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(redisName.apply(lock)), slot -> new ArrayList<>()).add(lock);
         }
+        return new ArrayList<>(groups.values());
     }
 
     /** @return false when the hold was found lost before the unlock (it is settled, and the loss added) */
@@ -149,8 +147,11 @@ public final class HoldReleases {
         failures.add(failure);
     }
 
-    /** @param remaining per hold, what Redis counts left after the release, -1 when it was gone */
-    private void settle(List<Hold> group, long[] remaining, Failures failures) {
+    /**
+     * @param remaining  per hold, what Redis counts left after the release, -1 when it was gone
+     * @param keepMillis how long a final release keeps a single plain hold's lock (see {@link HoldAtLeast})
+     */
+    private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {
         for (int i = 0; i < group.size(); i++) {
             Hold hold = group.get(i);
             boolean finalRelease = hold.count <= 1;
@@ -169,6 +170,9 @@ public final class HoldReleases {
                 observer.released(HeldLocks.observed(hold), heldNanos);
                 if (log.isDebugEnabled()) {
                     log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                    if (keepMillis > 0) {
+                        log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+                    }
                 }
             } else if (finalRelease && hold.watched) {
                 watchdog.watch(hold); // Redis counted more holds than we did; keep it alive
@@ -180,39 +184,20 @@ public final class HoldReleases {
         Hold first = group.get(0);
         return switch (first.kind) {
             case PLAIN -> {
-                PlainRelease call = new PlainRelease(group, keepMillis);
-                yield commands.releaseAsync(call.keys, first.owner, call.leases, call.tokens, call.keeps);
+                List<LockKeys> keys = new ArrayList<>(group.size());
+                long[] leases = new long[group.size()];
+                long[] tokens = new long[group.size()];
+                for (int i = 0; i < group.size(); i++) {
+                    Hold hold = group.get(i);
+                    keys.add(hold.keys);
+                    leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog); // 0: the owner's last hold, freed whatever Redis counts
+                    tokens[i] = hold.token;
+                }
+                yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null);
             }
-            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, restoreLease(first)).thenApply(left -> new long[] {left});
+            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, first.restoreLease(watchdog)).thenApply(left -> new long[] {left});
             case READ, WRITE -> commands.releaseReadWriteAsync(first.keys, first.kind, first.owner).thenApply(left -> new long[] {left});
         };
-    }
-
-    /** What a release of plain holds sends per lock: its keys, the lease to restore when holds remain, its fencing token. */
-    private final class PlainRelease {
-        final List<LockKeys> keys;
-        final long[] leases;
-        final long[] tokens;
-        /** Per lock, how long a final release keeps it; null when none is kept. */
-        final long[] keeps;
-
-        /** @param keepMillis for a single hold, how long its final release keeps the lock; else 0 */
-        PlainRelease(List<Hold> group, long keepMillis) {
-            keeps = keepMillis > 0 ? new long[] {keepMillis} : null;
-            keys = new ArrayList<>(group.size());
-            leases = new long[group.size()];
-            tokens = new long[group.size()];
-            for (int i = 0; i < group.size(); i++) {
-                Hold hold = group.get(i);
-                keys.add(hold.keys);
-                leases[i] = hold.count <= 1 ? 0 : restoreLease(hold); // 0: the owner's last hold, freed whatever Redis counts
-                tokens[i] = hold.token;
-            }
-        }
-    }
-
-    private long restoreLease(Hold hold) {
-        return hold.watched ? watchdog.timeout().toMillis() : hold.leaseMillis;
     }
 
     /** The first failure of a release of several holds, with the later ones attached. */
@@ -227,8 +212,11 @@ public final class HoldReleases {
             }
         }
 
-        synchronized CompletableFuture<Void> asStage() {
-            return first == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(first);
+        synchronized Void rethrow() {
+            if (first != null) {
+                throw first;
+            }
+            return null;
         }
     }
 }

@@ -43,7 +43,7 @@ public final class LostLockEvents implements AutoCloseable {
 
     /** Returns at once; the event reaches the listeners on the publishing thread. */
     public void publish(LockLostEvent event) {
-        publisher.execute(new Delivery(event));
+        publisher.execute(new Delivery(events, event));
     }
 
     @Override
@@ -51,13 +51,7 @@ public final class LostLockEvents implements AutoCloseable {
         publisher.shutdown();
     }
 
-    private final class Delivery implements Runnable {
-        private final LockLostEvent event;
-
-        Delivery(LockLostEvent event) {
-            this.event = event;
-        }
-
+    private record Delivery(ApplicationEventPublisher events, LockLostEvent event) implements Runnable {
         @Override
         public void run() {
             try {

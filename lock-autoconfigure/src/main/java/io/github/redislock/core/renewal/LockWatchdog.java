@@ -78,11 +78,7 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
         watched.add(lock);
     }
 
-    /**
-     * Stops renewing {@code lock}. When a tick is sending its renewals this waits until they are sent
-     * (never for their replies), so a release the caller sends next on the same connection reaches
-     * Redis after them.
-     */
+    /** Stops renewing {@code lock}; waits for a tick that is sending its renewals (see the class comment). */
     public void unwatch(WatchedLock lock) {
         renewalGate.readLock().lock();
         try {
@@ -112,53 +108,41 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
         return failingSince;
     }
 
-    /**
-     * Runs one renewal tick now, on the calling thread. Locks cannot be unwatched only while the tick
-     * takes its batch and sends it; the replies are awaited without holding anything up.
-     */
+    /** Runs one renewal tick now, on the calling thread; the replies are awaited outside the gate. */
     public void renewNow() {
-        if (watched.isEmpty()) {
-            succeeded(); // nothing is at risk any more
-            return;
-        }
         List<WatchedLock> batch;
-        RenewalClient.Sent sent;
+        RenewalClient.Sent sent = null;
+        Set<WatchedLock> lost;
         renewalGate.writeLock().lock();
         try {
             dropLocksOfEndedThreads();
             batch = new ArrayList<>(watched);
-            if (batch.isEmpty()) {
-                succeeded();
-                return;
+            if (!batch.isEmpty()) {
+                sent = client.send(batch, timeout.toMillis());
             }
-            sent = sendOrReport(batch);
+        } catch (PartialRenewalException e) {
+            stopRenewing(e.lost()); // a client that renews in full while sending
+            throw e;
         } finally {
             renewalGate.writeLock().unlock();
         }
-        Set<WatchedLock> lost;
         try {
-            lost = sent.lost();
+            lost = sent == null ? Set.of() : sent.lost(); // nothing watched: nothing is at risk any more
         } catch (PartialRenewalException e) {
             stopRenewing(e.lost()); // found by the batches that did answer
             throw e;
         }
-        listener.renewed(batch.size() - lost.size(), lost.size());
-        stopRenewing(lost);
-        if (lost.isEmpty()) {
-            // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
-            // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
-            lastRenewal = Instant.now();
+        if (sent != null) {
+            listener.renewed(batch.size() - lost.size(), lost.size());
+            stopRenewing(lost);
+            if (lost.isEmpty()) {
+                // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
+                // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
+                lastRenewal = Instant.now();
+            }
         }
-        succeeded();
-    }
-
-    private RenewalClient.Sent sendOrReport(List<WatchedLock> batch) {
-        try {
-            return client.send(batch, timeout.toMillis());
-        } catch (PartialRenewalException e) {
-            stopRenewing(e.lost()); // a client that renews in full while sending
-            throw e;
-        }
+        consecutiveFailures = 0;
+        failingSince = null;
     }
 
     private void stopRenewing(Set<WatchedLock> lost) {
@@ -166,7 +150,11 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
             if (watched.remove(lock)) {
                 log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
                         + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
-                notifyLost(lock);
+                try {
+                    lock.lost();
+                } catch (RuntimeException e) {
+                    log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
+                }
             }
         }
     }
@@ -201,19 +189,6 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
             } catch (RuntimeException listenerFailure) {
                 log.warn("Renewal listener failed; the watchdog goes on", listenerFailure); // a throwing task would end the schedule
             }
-        }
-    }
-
-    private void succeeded() {
-        consecutiveFailures = 0;
-        failingSince = null;
-    }
-
-    private static void notifyLost(WatchedLock lock) {
-        try {
-            lock.lost();
-        } catch (RuntimeException e) {
-            log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
         }
     }
 

@@ -10,7 +10,6 @@ public class PartialRenewalException extends RuntimeException {
 
     private final transient Set<WatchedLock> lost;
 
-    /** @param lost the locks the batches that did answer found no longer owned */
     public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost) {
         super(message, cause);
         this.lost = Set.copyOf(lost);

@@ -16,26 +16,19 @@ public interface RenewalClient {
     Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis);
 
     /**
-     * Like {@link #renew}, in two steps: the calls are sent when this returns and the replies are awaited
-     * by {@link Sent#lost()}. The watchdog keeps locks from being unwatched only while this runs, so a
-     * client whose sending never waits for Redis never makes an unlock wait for a slow or hanging node.
-     * By default the renewal is done here in full.
+     * {@link #renew} in two steps: the calls are sent when this returns, and {@link Sent#lost()} awaits
+     * the replies, so a client whose sending never waits for Redis never makes an unlock wait for a
+     * hanging node (see {@link LockWatchdog}). By default the renewal is done here in full.
      */
     default Sent send(List<WatchedLock> locks, long leaseMillis) {
         Set<WatchedLock> lost = renew(locks, leaseMillis);
         return () -> lost;
     }
 
-    /** A renewal on its way. */
     @FunctionalInterface
     interface Sent {
 
-        /**
-         * Waits for the replies.
-         *
-         * @return the locks whose owner no longer holds them
-         * @throws PartialRenewalException when some calls failed; it carries what the others found lost
-         */
+        /** @throws PartialRenewalException when some calls failed; it carries what the others found lost */
         Set<WatchedLock> lost();
     }
 }

@@ -3,16 +3,12 @@ package io.github.redislock.core.renewal;
 /** A lock held without a lease, whose expiry the watchdog keeps pushing back until it is released. */
 public interface WatchedLock {
 
-    /** The Redis key of the lock. */
     String redisKey();
 
     /** The owner that must still hold the lock for a renewal to count: its hash field, or its member of {@link #leaseSet()}. */
     String ownerField();
 
-    /**
-     * The sorted set that keeps one lease deadline per owner (a read-write lock, where each reader's
-     * lease must end alone), or null when the lock hash's own expiry is the lease.
-     */
+    /** The sorted set of per-owner lease deadlines (a read-write lock's readers each end alone), or null when the key's expiry is the lease. */
     default String leaseSet() {
         return null;
     }
@@ -21,9 +17,8 @@ public interface WatchedLock {
     void lost();
 
     /**
-     * The name of the thread that owns the lock when that thread has ended without releasing it; null
-     * while it runs, and always for a lock owned by a token rather than a thread. Nobody can release
-     * such a lock, so the watchdog stops renewing it and Redis frees it within the timeout.
+     * The name of the owner thread once it ended without releasing the lock, else null (always for a
+     * token owner): nobody can release the lock then, so the watchdog stops renewing it.
      */
     default String terminatedOwnerThread() {
         return null;

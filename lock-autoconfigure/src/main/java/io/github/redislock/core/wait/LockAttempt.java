@@ -1,29 +1,23 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.script.ScriptTransport;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One lock request as a {@link LockWait} sees it, whatever the lock kind: tried again after every
- * release message or lease end. The per-kind attempts live with the holds they register
- * ({@link LockAttempts}).
- *
- * <p>A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send} puts
- * the script on its way, and the {@link Try} it completes with reads the answer on the wait's own thread
- * (never the event loop that read the reply: registering a hold may wait for the watchdog, and belongs
- * to the caller's {@link io.github.redislock.LockNameScope}).
+ * One lock request as a {@link LockWait} sees it, whatever the lock kind ({@link LockAttempts} builds
+ * them). A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send}
+ * puts the script on its way, and its {@link Try} reads the answer on the wait's own thread (never the
+ * event loop that read the reply: registering a hold may wait for the watchdog, and belongs to the
+ * caller's {@link io.github.redislock.LockNameScope}).
  */
 public interface LockAttempt {
 
-    /** A try Redis answered; {@link #settle} reads the answer. */
+    /** A try Redis answered. */
     interface Try {
         /** @return null when the locks are now held (and their holds registered), else what blocks them */
         Blocked settle();
     }
 
     /**
-     * Puts one try on its way.
-     *
      * @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue)
      * @return completes, on whatever thread read the reply, when Redis answered; fails as the script call failed
      */
@@ -45,7 +39,6 @@ public interface LockAttempt {
         throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
     }
 
-    /** What became of a hand-off this wait heard of. */
     enum HandOff { HELD, EXPIRED, WITHDRAWN }
 
     /**
@@ -53,15 +46,14 @@ public interface LockAttempt {
      * hold a try whose reply was lost may have taken.
      *
      * @param replyLost whether the last try failed after it may have run in Redis
-     * @return completes once withdrawn (at once when there was nothing to withdraw)
      */
     default CompletableFuture<Void> abandon(boolean replyLost) {
-        return CompletableFuture.completedFuture(null);
+        return OwnerTurns.NOW;
     }
 
     /**
-     * This attempt's place in its owner's line: its first try waits until the owner's acquisition
-     * before it has settled, and it ends once this one has (see {@link OwnerTurns}).
+     * Takes this attempt's place in its owner's line (see {@link OwnerTurns}), once, as its wait begins:
+     * an attempt that never waits holds no one up.
      */
     default OwnerTurns.Turn turn() {
         return OwnerTurns.NONE;

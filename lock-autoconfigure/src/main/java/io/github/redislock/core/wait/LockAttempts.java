@@ -2,19 +2,18 @@ package io.github.redislock.core.wait;
 
 import io.github.redislock.core.AbstractLocker;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -23,7 +22,6 @@ import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
  * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
@@ -87,19 +85,19 @@ public final class LockAttempts {
     }
 
     /**
-     * A single lock. Once blocked it keeps a place in the lock's wait queue and a release gives it the
-     * lock directly. The place lasts a third of the watchdog timeout and is refreshed on every try, so a
-     * waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a release
-     * may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
-     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is
-     * free again within the watchdog timeout, whatever lease that waiter asked for.
+     * How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog
+     * timeout, so a waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a
+     * release may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
+     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is free
+     * again within the watchdog timeout, whatever lease that waiter asked for.
      */
-    /** How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog timeout. */
     public static long keepPlaceMillis(long watchdogTimeoutMillis) {
         return Math.max(3, watchdogTimeoutMillis / 3);
     }
 
     /**
+     * A single lock, which keeps a place in the lock's wait queue once blocked (see {@link #keepPlaceMillis}).
+     *
      * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
      *                    a lock handle): its acquisitions then take turns (see {@link LockAttempt#turn})
      */
@@ -109,17 +107,10 @@ public final class LockAttempts {
 
     /** The attempt of {@link #queuing}. */
     private final class QueuedPlainLock extends QueuedWait {
-        private final LockKeys keys;
         private final List<LockKeys> group;
-        private final String owner;
-        private final long leaseMillis;
-        private final long redisLease;
-        private final long keepPlace;
         private final long claimLease;
         private final String waitName;
         private final String member;
-        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
-        private volatile boolean lastTryFirstHold;
         /**
          * Whether a try of this wait asked for a queue place: every later try may find its member queued
          * (also one whose reply was lost, which the wait never marked queued), and takes it out when it
@@ -134,29 +125,26 @@ public final class LockAttempts {
          */
         private volatile boolean triedWhileQueued;
         private final boolean sharedOwner;
-        private OwnerTurns.Turn turn;
 
         QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-            this.keys = keys;
+            super(LockKind.PLAIN, keys, owner, leaseMillis, redisLease, keys.channel(), keepPlaceMillis(watchdog.timeout().toMillis()));
             this.group = List.of(keys);
-            this.owner = owner;
-            this.leaseMillis = leaseMillis;
-            this.redisLease = redisLease;
             this.sharedOwner = sharedOwner;
-            this.keepPlace = keepPlaceMillis(watchdog.timeout().toMillis());
             this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
             this.waitName = waitIds.incrementAndGet() + ":" + owner;
             this.member = LockCommands.queueMember(inboxField, waitName, claimLease);
         }
 
         @Override
-        public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
-            if (turn == null) {
-                turn = turns.take(keys.name(), owner, sharedOwner);
-            }
-            return turn;
+        public OwnerTurns.Turn turn() {
+            return turns.take(keys.name(), owner, sharedOwner);
         }
 
+        /**
+         * A closing locker that withdrew the wait while the try was on its way (or before it went out)
+         * may have run first: the try then re-added the place, or took the lock and the withdrawal freed
+         * it again. Either way the try gives back what it got (see {@link #giveBackClosing}).
+         */
         @Override
         public CompletableFuture<LockAttempt.Try> send(boolean queue) {
             boolean queuedBefore = placeSought;
@@ -166,47 +154,13 @@ public final class LockAttempts {
             }
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
-            long keep = queue ? keepPlace : 0;
-            return commands.acquireAsync(group, owner, redisLease, firstHolds, keep, member, queuedBefore, queue)
-                    .thenApply(answer -> () -> settle(queue, answer));
-        }
-
-        /**
-         * Marks the wait queued only now that its reply is in. A closing locker that withdrew the wait
-         * while the try was on its way (or before it went out) may have run first: the try then re-added
-         * the place, or took the lock and the withdrawal freed it again. Either way the try gives back
-         * what it got, withdrawing with its own member (which also releases a hold it took), and the
-         * wait ends.
-         */
-        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
-            if (closing.getAsBoolean()) {
-                giveBackClosing();
-            }
-            if (attempt.acquired()) {
-                unmarkQueued();
-                holds.acquired(keys, owner, LockKind.PLAIN, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                return null;
-            }
-            if (queue) {
-                try {
-                    markQueued();
-                } catch (IllegalStateException closing) { // the close began after the look above
-                    giveBackClosing();
-                }
-            }
-            long ttl = attempt.holderTtlMillis();
-            // Come back before the place in the queue lapses, as the watchdog does for a lease.
-            long refresh = Math.max(1, keepPlace / 3);
-            return new LockAttempt.Blocked(keys.channel(), !queue ? ttl : ttl < 0 ? refresh : Math.min(ttl, refresh));
-        }
-
-        /** The locker closes as a try settles: withdraws the place (freeing a hold the try took) and ends the wait. */
-        private void giveBackClosing() {
-            unmarkQueued();
-            withdraw();
-            lastTryFirstHold = false; // withdrawn here: the wait's abandon has nothing left to do
-            throw new IllegalStateException("Locker is closed (its application context has shut down) while taking "
-                    + LockKind.PLAIN.describe(keys.key()));
+            return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue)
+                    .thenApply(answer -> () -> {
+                        if (closing.getAsBoolean()) {
+                            giveBackClosing();
+                        }
+                        return settle(queue, answer);
+                    });
         }
 
         @Override
@@ -224,35 +178,27 @@ public final class LockAttempts {
             String requeued = triedWhileQueued ? member : null;
             triedWhileQueued = false;
             if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
-                log.warn("The hand-off of " + LockKind.PLAIN.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                log.warn("The hand-off of " + kind.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
             }
-            holds.acquired(keys, owner, LockKind.PLAIN, 1, token, leaseMillis);
+            holds.acquired(keys, owner, kind, 1, token, leaseMillis);
             return HandOff.HELD;
         }
 
+        /** Withdraws with the wait's own member, which also passes on a lock handed to it or releases a hold its try took. */
         @Override
-        void withdraw() {
-            withdrawn(commands.await(commands.withdrawAsync(keys, owner, member, redisLease)));
+        CompletableFuture<Void> withdrawAsync() {
+            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(handedOver -> {
+                if (handedOver && log.isDebugEnabled()) {
+                    log.debug("Passed on " + kind.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
+                }
+            });
         }
 
-        /**
-         * Withdraws with the wait's own member whenever it may have a place or a hold: a lost reply of a
-         * first hold may have queued it or taken the lock, and the member removes the one or releases the other.
-         */
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost) {
-            if (!unmarkQueued() && !(replyLost && lastTryFirstHold)) {
-                return OwnerTurns.NOW;
-            }
-            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(this::withdrawn);
-        }
-
-        private void withdrawn(boolean handedOver) {
-            if (handedOver && log.isDebugEnabled()) {
-                log.debug("Passed on " + LockKind.PLAIN.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
-            }
+            return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;
         }
     }
 
@@ -261,25 +207,70 @@ public final class LockAttempts {
      * closing Locker, withdraws the place, once; a hand-off is taken only by a wait that still had it.
      */
     private abstract class QueuedWait implements LockAttempt {
+        final LockKind kind;
+        final LockKeys keys;
+        final String owner;
+        final long leaseMillis;
+        final long redisLease;
+        /** Where the release that may unblock the wait is announced. */
+        private final String channel;
+        final long keepPlace;
         /** Written by the waiting thread and a closing Locker. */
         private volatile boolean queued;
+        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+        volatile boolean lastTryFirstHold;
+        /** Whether the last try asked for a place: its lost reply may have queued it. */
+        volatile boolean lastTryQueued;
 
-        boolean queued() {
-            return queued;
+        QueuedWait(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, String channel, long keepPlace) {
+            this.kind = kind;
+            this.keys = keys;
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+            this.redisLease = redisLease;
+            this.channel = channel;
+            this.keepPlace = keepPlace;
         }
 
-        /** @throws IllegalStateException when the Locker closes: its close withdraws no place queued after it looked */
-        synchronized void markQueued() {
+        /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see. */
+        final LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+            if (attempt.acquired()) {
+                unmarkQueued();
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
+            }
+            if (queue && !markQueued()) {
+                giveBackClosing();
+            }
+            // Come back before the place in the queue lapses, as the watchdog does for a lease.
+            long refresh = Math.max(1, keepPlace / 3);
+            long ttl = attempt.holderTtlMillis();
+            return new LockAttempt.Blocked(channel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+        }
+
+        /** @return false when the Locker closes: its close withdraws no place queued after it looked */
+        private synchronized boolean markQueued() {
             queued = true;
             queuedWaits.add(this);
-            if (closing.getAsBoolean()) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+            // Read after the add, as close() reads the waits after setting it: one of the two sees the other.
+            if (closing.getAsBoolean()) {
                 unmarkQueued();
-                throw new IllegalStateException("Locker is closed (its application context has shut down); cannot queue for a lock");
+                return false;
             }
+            return true;
+        }
+
+        /** The locker closes as a try settles: withdraws what the try got and ends the wait. */
+        final void giveBackClosing() {
+            unmarkQueued();
+            commands.await(withdrawAsync());
+            lastTryFirstHold = false; // withdrawn here: the wait's abandon has nothing left to do
+            lastTryQueued = false;
+            throw new IllegalStateException("Locker is closed (its application context has shut down) while taking " + kind.describe(keys.key()));
         }
 
         /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
-        synchronized boolean unmarkQueued() {
+        final synchronized boolean unmarkQueued() {
             boolean was = queued;
             queued = false;
             queuedWaits.remove(this);
@@ -289,16 +280,16 @@ public final class LockAttempts {
         /** For a closing Locker: withdraws the place now, unless the wait has already let go of it. */
         final void withdrawIfQueued() {
             if (unmarkQueued()) {
-                withdraw();
+                commands.await(withdrawAsync());
             }
         }
 
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
-        abstract void withdraw();
+        abstract CompletableFuture<Void> withdrawAsync();
     }
 
     private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        List<List<LockKeys>> groups = bySlot(keys);
+        List<List<LockKeys>> groups = HoldReleases.bySlot(keys, LockKeys::name);
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
     }
 
@@ -319,7 +310,7 @@ public final class LockAttempts {
                 }
                 return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
-                    throw unwrapped(failure);
+                    throw CallerRuns.unchecked(failure);
                 });
             }
             if (!attempt.acquired()) {
@@ -347,20 +338,11 @@ public final class LockAttempts {
         }).thenCompose(next -> next);
     }
 
-    /** A failure as the script call threw it, for a try that settles with it. */
-    private static RuntimeException unwrapped(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
-    }
-
     /** Undoes the part of a multi-lock taken before a later slot group was found held (or its reply lost). */
     private void giveBack(List<LockKeys> taken, String owner, long redisLease) {
         for (LockKeys keys : taken) {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
-            long restore = earlier == null ? redisLease : earlier.watched ? watchdog.timeout().toMillis() : earlier.leaseMillis;
+            long restore = earlier == null ? redisLease : earlier.restoreLease(watchdog);
             try {
                 commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
             } catch (LockRedisException e) {
@@ -372,58 +354,28 @@ public final class LockAttempts {
 
     public LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
         long keepPlace = watchdog.timeout().toMillis();
-        String turnChannel = keys.turnChannelPrefix() + owner;
-        class FairWait extends QueuedWait {
-            /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
-            private volatile boolean lastTryFirstHold;
-            /** Whether the last try asked for a place: its lost reply may have queued it. */
-            private volatile boolean lastTryQueued;
-
+        return new QueuedWait(LockKind.FAIR, keys, owner, leaseMillis, redisLease, keys.turnChannelPrefix() + owner, keepPlace) {
             @Override
             public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-                Hold known = holds.get(keys.name(), owner, LockKind.PLAIN);
-                lastTryFirstHold = known == null || known.lost;
+                lastTryFirstHold = holds.firstHold(keys, owner);
                 lastTryQueued = queue;
                 return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
                         .thenApply(attempt -> () -> settle(queue, attempt));
             }
 
-            /** Marks the wait queued only once the reply is in; a locker that closed meanwhile gets the place back at once. */
-            private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
-                if (attempt.acquired()) {
-                    unmarkQueued();
-                    holds.acquired(keys, owner, LockKind.FAIR, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                    return null;
-                }
-                if (queue) {
-                    try {
-                        markQueued();
-                    } catch (IllegalStateException closing) { // the close did not see the place this try took
-                        withdraw();
-                        lastTryQueued = false;
-                        throw closing;
-                    }
-                }
-                // Come back before the place in the queue lapses, as the watchdog does for a lease.
-                long refresh = Math.max(1, keepPlace / 3);
-                long ttl = attempt.holderTtlMillis();
-                return new LockAttempt.Blocked(turnChannel, ttl < 0 ? refresh : Math.min(ttl, refresh));
-            }
-
             /** Leaves the queue as any queued wait does; after a lost reply, also the place or the first hold it may have taken. */
             @Override
             public CompletableFuture<Void> abandon(boolean replyLost) {
-                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? commands.leaveFairQueueAsync(keys, owner) : OwnerTurns.NOW;
+                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? withdrawAsync() : OwnerTurns.NOW;
                 return replyLost && lastTryFirstHold
                         ? left.thenCompose(done -> commands.releaseFairAsync(keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
             }
 
             @Override
-            void withdraw() {
-                commands.await(commands.leaveFairQueueAsync(keys, owner));
+            CompletableFuture<Void> withdrawAsync() {
+                return commands.leaveFairQueueAsync(keys, owner);
             }
-        }
-        return new FairWait();
+        };
     }
 
     public LockAttempt readWrite(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
@@ -437,9 +389,13 @@ public final class LockAttempts {
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
             return commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
                 if (failure != null) {
-                    RuntimeException e = unwrapped(failure);
-                    if (firstOfKind && e instanceof LockRedisException lost) { // the lost reply may have taken it: only this try can give it back
-                        giveBackReadWrite(keys, kind, owner, lost);
+                    RuntimeException e = CallerRuns.unchecked(failure);
+                    if (firstOfKind && e instanceof LockRedisException) { // the lost reply may have taken it: only this try can give it back
+                        try {
+                            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
+                        } catch (LockRedisException giveBackFailure) {
+                            e.addSuppressed(giveBackFailure); // freed when its lease ends
+                        }
                     }
                     throw e;
                 }
@@ -452,28 +408,6 @@ public final class LockAttempts {
         };
     }
 
-    private void giveBackReadWrite(LockKeys keys, LockKind kind, String owner, LockRedisException failure) {
-        try {
-            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
-        } catch (LockRedisException e) {
-            failure.addSuppressed(e); // freed when its lease ends
-        }
-    }
-
-    /** An attempt whose try waits for Redis on the thread that runs it: the Redlock rounds, on a {@link ParkedWait} only. */
-    @FunctionalInterface
-    public interface Synchronous extends LockAttempt {
-
-        /** @return null when the locks are now held (and their holds registered), else what blocks them */
-        LockAttempt.Blocked tryOnce(boolean queue);
-
-        @Override
-        default CompletableFuture<LockAttempt.Try> send(boolean queue) {
-            LockAttempt.Blocked blocked = tryOnce(queue);
-            return CompletableFuture.completedFuture(() -> blocked);
-        }
-    }
-
     /**
      * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
      * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
@@ -484,14 +418,5 @@ public final class LockAttempts {
     private long unqueuedRecheck(long holderTtlMillis) {
         long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
-    }
-
-    /** Groups keys by cluster hash slot, slots ascending and keys sorted within one: every owner takes them in the same order. */
-    private static List<List<LockKeys>> bySlot(List<LockKeys> keys) {
-        Map<Integer, List<LockKeys>> groups = new TreeMap<>();
-        for (LockKeys lock : keys) {
-            groups.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(lock.name()), slot -> new ArrayList<>()).add(lock);
-        }
-        return new ArrayList<>(groups.values());
     }
 }

@@ -34,6 +34,8 @@ public abstract class LockWait {
 
     /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = LogFactory.getLog(RedisLocker.class);
+    /** How soon a waiter whose try failed on Redis tries again. */
+    private static final long RETRY_AFTER_OUTAGE_MILLIS = 100;
 
     final WaitHost locker;
     private final LockAttempt attempt;
@@ -42,7 +44,6 @@ public abstract class LockWait {
     /** {@link Locker#WAIT_FOREVER} or 0 and more. */
     private final long waitNanos;
     private final long startNanos = System.nanoTime();
-    private final OutageRideOut outage;
     /** Releases what this wait took after it was told to stop. */
     private final Supplier<CompletableFuture<Void>> giveBack;
     /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
@@ -64,6 +65,9 @@ public abstract class LockWait {
     /** The try in flight, or answered and not yet settled; null between tries. */
     private CompletableFuture<LockAttempt.Try> trying;
     private long firstTryNanos;
+    /** The latest failure of a Redis outage the wait rides out, and since when it fails; null once a try was answered. */
+    private LockRedisException outage;
+    private long outageSinceNanos;
 
     /**
      * @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline
@@ -75,8 +79,6 @@ public abstract class LockWait {
         this.what = what;
         this.waitNanos = waitNanos;
         this.giveBack = giveBack;
-        this.outage = new OutageRideOut(locker.watchdogTimeout().toNanos());
-        outcome.whenComplete((held, failure) -> locker.ended(this));
     }
 
     /** Asks for a step soon; tiny and non-blocking, as it runs on event-loop threads too (a reply, a release message). */
@@ -99,8 +101,8 @@ public abstract class LockWait {
     }
 
     /**
-     * Ends a wait whose steps can no longer run (its locker's threads have stopped, after everything in
-     * flight settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
+     * Ends a wait whose steps can no longer run (its locker's threads have stopped, or a step failed as it
+     * settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
      * acquisition is not kept waiting for it.
      */
     final void endWithoutSteps(Throwable failure) {
@@ -108,7 +110,7 @@ public abstract class LockWait {
         if (taken != null) {
             taken.end();
         }
-        outcome.completeExceptionally(failure);
+        complete(false, failure);
     }
 
     /**
@@ -119,7 +121,11 @@ public abstract class LockWait {
         locker.started(this);
         OwnerTurns.Turn taken = attempt.turn();
         turn = taken;
-        taken.ready().whenComplete((ready, failure) -> signal());
+        if (taken.ready().isDone()) {
+            signal(); // no stage for the usual case, an owner with no acquisition in flight
+        } else {
+            taken.ready().whenComplete((ready, failure) -> signal());
+        }
     }
 
     /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
@@ -134,8 +140,7 @@ public abstract class LockWait {
         } catch (RuntimeException | Error e) {
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
                 if (!outcome.isDone()) {
-                    turn.end();
-                    outcome.completeExceptionally(e);
+                    endWithoutSteps(e);
                 }
             } else {
                 end(stoppedFor(e), true);
@@ -210,7 +215,7 @@ public abstract class LockWait {
             }
         }
         if (remainingNanos() <= 0) {
-            end(outage.failure(), false);
+            end(outage, false);
             return;
         }
         send(true);
@@ -257,22 +262,31 @@ public abstract class LockWait {
             blocked = reply.join().settle();
         } catch (RuntimeException e) {
             Throwable failure = unwrap(e);
-            if (!first && failure instanceof LockRedisException redisFailure && outage.rideOut(redisFailure) && !locker.isClosed()) {
-                blocked = new LockAttempt.Blocked(previous.channel(), OutageRideOut.RETRY_AFTER_MILLIS);
+            if (!first && failure instanceof LockRedisException redisFailure && ridesOut(redisFailure) && !locker.isClosed()) {
+                blocked = new LockAttempt.Blocked(previous.channel(), RETRY_AFTER_OUTAGE_MILLIS);
                 sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
             } else {
                 end(stoppedFor(failure), true);
             }
             return false;
         }
-        if (!first) {
-            outage.answered();
-        }
+        outage = null;
         if (blocked == null) {
             acquired();
             return false;
         }
         return true;
+    }
+
+    /**
+     * Whether the wait goes on after this failed try: its place in the wait queue outlasts a few failed
+     * tries, so it tries again soon instead of failing; an outage longer than the watchdog timeout ends it.
+     */
+    private boolean ridesOut(LockRedisException failure) {
+        long now = System.nanoTime();
+        outageSinceNanos = outage == null ? now : outageSinceNanos;
+        outage = failure;
+        return now - outageSinceNanos < locker.watchdogTimeout().toNanos();
     }
 
     /** Joins the channel of the lock in the way; the step after Redis confirmed it goes on, see {@link #joined()}. */
@@ -396,11 +410,14 @@ public abstract class LockWait {
         try {
             turn.end();
         } finally {
-            if (failure != null) {
-                outcome.completeExceptionally(failure);
-            } else {
-                outcome.complete(held);
-            }
+            complete(held, failure);
+        }
+    }
+
+    /** Completes the outcome, whose dependents run first, then tells the locker the wait has ended. */
+    private void complete(boolean held, Throwable failure) {
+        if (failure != null ? outcome.completeExceptionally(failure) : outcome.complete(held)) {
+            locker.ended(this);
         }
     }
 

@@ -73,21 +73,6 @@ public final class OwnerTurns {
         return held == null || held.lost ? null : take(redisKey, owner, true);
     }
 
-    /** Runs a shared owner's release in its turn (see {@link #forRelease}); at once when it has none to wait for. */
-    public void release(String redisKey, String owner, Hold held, Runnable release) {
-        Turn turn = forRelease(redisKey, owner, held);
-        if (turn == null) {
-            release.run();
-            return;
-        }
-        try {
-            turn.ready().join(); // an acquisition of a live hold is a re-entry: it settles within its round trip
-            release.run();
-        } finally {
-            turn.end();
-        }
-    }
-
     /**
      * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
      *                    a lock handle); a thread owner needs no line: {@link #NONE}

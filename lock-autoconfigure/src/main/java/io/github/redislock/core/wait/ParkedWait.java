@@ -1,12 +1,10 @@
 package io.github.redislock.core.wait;
 
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.pubsub.Waiting;
 
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -18,9 +16,12 @@ public final class ParkedWait extends LockWait {
 
     private static final long NO_TIMER = Long.MAX_VALUE;
 
-    private final Semaphore signals = new Semaphore(0);
-    /** Work that completed elsewhere (a withdrawal's reply) and runs on the waiting thread at its next step. */
-    private final Queue<Runnable> handedIn = new ConcurrentLinkedQueue<>();
+    /** The thread that waits, once {@link #await} runs; a signal unparks it. */
+    private volatile Thread waiter;
+    /** Whether something happened since the last step (a reply, a wake-up, a stop). */
+    private volatile boolean signalled;
+    /** What completed elsewhere and runs at the next step: the withdrawal's reply, at most one, as the wait ends. */
+    private volatile Runnable handedIn;
     // The timer, waiting thread only: it fires timerNanos after timerSetAt (a System.nanoTime()); NO_TIMER = none.
     private long timerSetAt;
     private long timerNanos = NO_TIMER;
@@ -40,11 +41,12 @@ public final class ParkedWait extends LockWait {
         if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
             throw new InterruptedException("Interrupted before trying to take " + what.get());
         }
+        waiter = Thread.currentThread();
         boolean interrupted = false;
         begin();
         try {
             while (!outcome.isDone()) {
-                if (!signals.tryAcquire()) { // a signal already given is taken without looking at the interrupt flag
+                if (!signalled) { // a signal already given is taken without looking at the interrupt flag
                     try {
                         park();
                     } catch (InterruptedException e) {
@@ -57,8 +59,10 @@ public final class ParkedWait extends LockWait {
                         }
                     }
                 }
-                signals.drainPermits(); // signals given meanwhile fold into this step
-                for (Runnable work; (work = handedIn.poll()) != null; ) {
+                signalled = false; // signals given meanwhile fold into this step
+                Runnable work = handedIn;
+                if (work != null) {
+                    handedIn = null;
                     work.run();
                 }
                 if (!outcome.isDone()) {
@@ -73,27 +77,34 @@ public final class ParkedWait extends LockWait {
         try {
             return outcome.join();
         } catch (RuntimeException e) {
-            Throwable failure = unwrap(e);
-            if (failure instanceof InterruptedException interrupt) {
+            if (unwrap(e) instanceof InterruptedException interrupt) {
                 throw interrupt;
             }
-            if (failure instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw (Error) failure;
+            throw CallerRuns.unchecked(e);
         }
     }
 
+    /** Parks until a signal, the timer or an interrupt; an unpark given since the last look returns at once. */
     private void park() throws InterruptedException {
         Waiting waiting = waiting();
         if (waiting != null) {
             waiting.parked(true);
         }
         try {
-            if (timerNanos == NO_TIMER) {
-                signals.acquire();
-            } else if (!signals.tryAcquire(timerNanos - (System.nanoTime() - timerSetAt), TimeUnit.NANOSECONDS)) {
-                timerNanos = NO_TIMER; // the timer fired
+            while (!signalled) {
+                if (timerNanos == NO_TIMER) {
+                    LockSupport.park(this);
+                } else {
+                    long left = timerNanos - (System.nanoTime() - timerSetAt);
+                    if (left <= 0) {
+                        timerNanos = NO_TIMER; // the timer fired
+                        return;
+                    }
+                    LockSupport.parkNanos(this, left);
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
             }
         } finally {
             if (waiting != null) {
@@ -104,7 +115,11 @@ public final class ParkedWait extends LockWait {
 
     @Override
     public void signal() {
-        signals.release();
+        signalled = true;
+        Thread parked = waiter;
+        if (parked != null && parked != Thread.currentThread()) { // a permit left over would cut a later park short
+            LockSupport.unpark(parked);
+        }
     }
 
     @Override
@@ -120,7 +135,7 @@ public final class ParkedWait extends LockWait {
 
     @Override
     void onStepThread(Runnable work) {
-        handedIn.add(work);
+        handedIn = work;
         signal();
     }
 }
