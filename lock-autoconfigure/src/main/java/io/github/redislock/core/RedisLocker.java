@@ -33,6 +33,7 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -107,7 +108,7 @@ public class RedisLocker extends AbstractLocker {
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
-        this.holds = new HeldLocks(this, watchdog, this.observer, lostEvents);
+        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, lostEvents);
         this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
@@ -240,9 +241,35 @@ public class RedisLocker extends AbstractLocker {
         return subscriptions;
     }
 
+    /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
     @Override
     public WatchdogState watchdogState() {
-        return watchdog;
+        return new WatchdogState() {
+            @Override
+            public Duration timeout() {
+                return watchdog.timeout();
+            }
+
+            @Override
+            public int watchedCount() {
+                return watchdog.watchedCount();
+            }
+
+            @Override
+            public Instant lastRenewal() {
+                return watchdog.lastRenewal();
+            }
+
+            @Override
+            public int consecutiveFailures() {
+                return watchdog.consecutiveFailures();
+            }
+
+            @Override
+            public Instant failingSince() {
+                return watchdog.failingSince();
+            }
+        };
     }
 
     /** Threads of this instance waiting for a release message now, for diagnostics. */
@@ -584,7 +611,7 @@ public class RedisLocker extends AbstractLocker {
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }
 
-    public static String describe(List<String> keys) {
+    private static String describe(List<String> keys) {
         return keys.size() == 1 ? keys.get(0) : keys.toString();
     }
 

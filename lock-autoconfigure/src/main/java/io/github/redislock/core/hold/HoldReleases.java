@@ -1,7 +1,6 @@
 package io.github.redislock.core.hold;
 
 
-import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -20,7 +19,6 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
@@ -31,7 +29,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 public final class HoldReleases {
 
     /** The Locker's own logger: its lines are documented under that name. */
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
+    private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;

@@ -1,6 +1,5 @@
 package io.github.redislock.core.redlock;
 
-import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import java.time.Duration;
@@ -19,7 +18,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The independent masters of a {@link RedlockLocker} and the fan-out over them: every call goes to all
+ * The independent masters of a {@code RedlockLocker} and the fan-out over them: every call goes to all
  * masters at once, and a master that fails or has not answered by the node timeout counts as no answer. Apart from the algorithm, so that what "asking a majority" costs and
  * how a slow master is cut off can be read in one place.
  */

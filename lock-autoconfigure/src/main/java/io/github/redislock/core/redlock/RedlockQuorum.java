@@ -1,7 +1,5 @@
 package io.github.redislock.core.redlock;
 
-import io.github.redislock.core.RedisLocker;
-import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
@@ -24,8 +22,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The script calls of a {@link RedlockLocker}, on a quorum of independent masters: the shared holds,
- * releases and watchdog of {@link RedisLocker} call it as they call one Redis, and each call goes to
+ * The script calls of a {@code RedlockLocker}, on a quorum of independent masters: the shared holds,
+ * releases and watchdog of {@code RedisLocker} call it as they call one Redis, and each call goes to
  * every master at once and counts when a majority answered within the node timeout. The algorithm's
  * own rules live here, once: an acquisition holds when a majority took it while the lease still has
  * time left (validity = lease - elapsed - clock drift), and what a failed round took is undone on the

@@ -1,6 +1,5 @@
 package io.github.redislock.core.script;
 
-import io.github.redislock.core.AbstractLocker;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
