@@ -71,7 +71,7 @@ public final class RedlockRenewal {
             sent.add(masters.send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
         }
         return () -> lost(locks, leaseMillis, roundStart,
-                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.fanOut())).join());
+                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.thread(index))).join());
     }
 
     /**
