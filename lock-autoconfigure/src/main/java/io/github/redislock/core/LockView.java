@@ -10,15 +10,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
-/** One key of a Locker as a {@link RedisLock} of one kind; the calling thread is the owner, as with the Locker. */
+/** One key of a {@link RedisLocker} as a {@link RedisLock} of one kind; the calling thread is the owner. */
 final class LockView implements RedisLock {
 
-    private final AbstractLocker locker;
+    private final RedisLocker locker;
     private final LockKind kind;
     private final String key;
     private final List<String> keys;
 
-    LockView(AbstractLocker locker, LockKind kind, String key) {
+    LockView(RedisLocker locker, LockKind kind, String key) {
         LockKeys.validate(key);
         this.locker = locker;
         this.kind = kind;

@@ -164,7 +164,9 @@ public final class HoldReleases {
             if (remaining[i] == 0) {
                 holds.forgetFinal(hold);
                 long heldNanos = System.nanoTime() - hold.sinceNanos;
-                observer.released(HeldLocks.observed(hold), heldNanos);
+                if (observer != LockObserver.NONE) { // no observation built for nobody (see RedisLocker#observe)
+                    observer.released(HeldLocks.observed(hold), heldNanos);
+                }
                 if (log.isDebugEnabled()) {
                     log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
                 }

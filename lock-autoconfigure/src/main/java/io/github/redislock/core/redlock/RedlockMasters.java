@@ -34,10 +34,7 @@ public final class RedlockMasters implements AutoCloseable {
     /** Per master, the one thread on which its calls that block run. */
     private final List<ExecutorService> threads;
 
-    /**
-     * Connects to every master at once, in the background: the first lock attempt should not spend its
-     * node timeout on connecting.
-     */
+    /** Connects to every master in the background: the first attempt should not spend its node timeout connecting. */
     public RedlockMasters(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, String keyPrefix) {
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
@@ -119,10 +116,7 @@ public final class RedlockMasters implements AutoCloseable {
         }
     }
 
-    /**
-     * The answers in by the deadline, null for a master that failed or is late. The calls themselves
-     * are left as they are: whoever must act on a late answer (an undo) still sees it.
-     */
+    /** The answers in by the deadline, null for a master that failed or is late; the calls go on (an undo acts on a late answer). */
     <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
         List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {

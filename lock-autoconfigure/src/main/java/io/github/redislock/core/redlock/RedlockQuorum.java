@@ -1,6 +1,5 @@
 package io.github.redislock.core.redlock;
 
-import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -22,17 +21,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The script calls of a {@code RedlockLocker}, on a quorum of independent masters: the shared holds,
- * releases and watchdog of {@code RedisLocker} call it as they call one Redis, and each call goes to
- * every master at once and counts when a majority answered within the node timeout. The algorithm's
- * own rules live here, once: an acquisition holds when a majority took it while the lease still has
- * time left (validity = lease - elapsed - clock drift), and what a failed round took is undone on the
- * masters that granted it; a release goes to every master; a renewal keeps a lock while a majority
- * renews it ({@link RedlockRenewal}).
- *
- * <p>Acquire, release and renewal are built on each master's future forms (a blocking release of the
- * shared machinery waits on them); {@code exists} and {@code holdCount}, which have none, run on the
- * fan-out threads.
+ * The script calls of a {@code RedlockLocker} on a quorum of independent masters, which the shared
+ * holds, releases and watchdog call as they call one Redis. The algorithm's rules live here, once: an
+ * acquisition holds when a majority took it while the lease still has time left (validity = lease -
+ * elapsed - clock drift), and what a failed round took is undone; a release goes to every master; a
+ * renewal keeps a lock while a majority renews it ({@link RedlockRenewal}).
  */
 public final class RedlockQuorum extends LockCommands {
 
@@ -56,10 +49,8 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * One round of the algorithm on a single plain lock: asks every master at once and counts the ones
-     * that took it in time. A master still undoing this owner's previous failed round (see
-     * {@link #undo}) is not asked and counts as failed: sent before that undo, this round's acquire
-     * could be the one the undo deletes.
+     * One round on a single plain lock. A master still undoing this owner's previous failed round (see
+     * {@link #undo}) is not asked and counts as failed: that undo could delete this round's acquire.
      *
      * @param firstHold whether the owner holds no hold of the lock as far as its locker knows (the masters then count from 1)
      * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold
@@ -108,11 +99,9 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Gives back exactly what a failed round took, on each master once its answer is in, also when it
-     * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo. A
-     * first hold whose reply was lost is given back too: whatever that master counts for the owner is
-     * nobody's. Until an undo is done, the owner's next rounds leave that master out (see
-     * {@link #acquire}), so the undo cannot land after their acquire and delete the hold they counted.
+     * Gives back what a failed round took, on each master once its answer is in, even after the node
+     * timeout: a late acquire is undone after it ran, never raced by its undo. A first hold whose reply
+     * was lost is given back too: whatever that master counts for the owner is nobody's.
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
      * @return per master, its undo
@@ -144,8 +133,7 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Releases on every master (the shared {@link HoldReleases} decide the leases: 0 for the owner's last
-     * hold, which every master then frees whatever it counts).
+     * Releases on every master (the shared holds decide the leases: 0 for the owner's last hold).
      *
      * @return per lock, the holds a majority still counts; -1 when masters enough to leave no majority no
      *         longer had it (lost); fails with {@link LockRedisException} when too few answered to tell

@@ -2,7 +2,6 @@ package io.github.redislock.core.redlock;
 
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
-import io.github.redislock.core.script.LeaseRenewals;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,22 +17,17 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The watchdog's renewal for Redlock: a lock stays while a majority of the masters renews it. A round in
- * which too few masters answer in time (a pause of this JVM, a slow network) proves nothing: the lock is
- * kept and renewed again on the next tick, and reported lost only when masters enough to leave no
- * majority said they no longer have it, or when its validity since the last round a majority confirmed
- * has run out (lease - clock drift).
+ * The watchdog's renewal for Redlock: a lock stays while a majority of the masters renews it. A round
+ * too few masters answer in time proves nothing (a pause, a slow network): the lock is kept and renewed
+ * on the next tick, and reported lost only when no majority can still have it, or when its validity
+ * since the last round a majority confirmed has run out.
  */
 public final class RedlockRenewal {
 
     private static final Log log = LogFactory.getLog(RedlockRenewal.class);
 
     private final RedlockMasters masters;
-    /**
-     * Per lock and owner ({@link #id}), when the last majority confirmation was asked for
-     * (System.nanoTime()): its validity runs from there. Kept by lock and owner, not by hold, so that the
-     * acquisition confirms it before the shared holds register (and the watchdog watches) its hold.
-     */
+    /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
 
     public RedlockRenewal(RedlockMasters masters) {
@@ -59,11 +53,7 @@ public final class RedlockRenewal {
         confirmedAt.remove(id(redisKey, owner));
     }
 
-    /**
-     * Sends the round to every master without waiting for any (each master's own batches, see
-     * {@link LeaseRenewals#send}); the result waits for the answers, each master up to the node
-     * timeout, so a hung master holds up neither the watchdog's unwatches nor the others' answers.
-     */
+    /** Sends the round to every master without waiting; the result waits for each answer up to the node timeout. */
     RenewalClient.Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
         List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(masters.size());
