@@ -327,10 +327,8 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Unlocks a shared owner's plain lock (a token, a handle) in its turn (see
-     * {@link OwnerTurns#forRelease}), without a thread waiting for Redis (see
-     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event
-     * loop. The lock is kept like {@link #unlock(String, Duration)} keeps it.
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease})
+     * without a thread waiting for Redis; call it from a thread that may wait briefly, never an event loop.
      *
      * @param settleOn where the hold is settled once Redis answered
      */
@@ -463,11 +461,7 @@ public class RedisLocker extends AbstractLocker {
         return onThread ? observer.acquisitionStarted(lock) : observer.acquisitionStartedWithoutThread(lock);
     }
 
-    /**
-     * Tells the observer and the debug log how an acquisition that began at {@code startNanos} ended. The
-     * observer is fail-safe ({@link FailSafeLockObserver}): its failure never leaves an acquisition
-     * unsettled, or a lock held by a caller told it failed.
-     */
+    /** Tells the observer (fail-safe: {@link FailSafeLockObserver}) and the debug log how an acquisition begun at {@code startNanos} ended. */
     void ended(LockObserver.Acquisition acquisition, LockKind kind, List<LockKeys> keys, long startNanos, boolean held, Throwable failure) {
         if (failure != null) {
             acquisition.failed(failure);
