@@ -1,5 +1,6 @@
 package io.github.redislock;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +54,17 @@ class LayeringTest {
     @Test
     void theInternalPackagesOfCoreHaveNoDependencyCycle() {
         slices().matching("io.github.redislock.core.(*)..").should().beFreeOfCycles().check(LIBRARY);
+    }
+
+    /**
+     * The parts beneath the lockers know nothing of them: a part needs the locker's owner or its events'
+     * source handed to it, not the locker. Only the benchmarks' seam builds a locker, so it sits above it.
+     */
+    @Test
+    void noInternalPackageOfCoreDependsOnTheLockersAbove() {
+        noClasses().that().resideInAPackage("io.github.redislock.core.*..")
+                .and().resideOutsideOfPackage("io.github.redislock.core.bench..")
+                .should().dependOnClassesThat().resideInAPackage("io.github.redislock.core").check(LIBRARY);
     }
 
     @Test

@@ -1,17 +1,15 @@
 package io.github.redislock.core;
 
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.Locker;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.script.LockKeys;
-import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.WaitHost;
-import io.github.redislock.Locker;
-import io.github.redislock.LockAcquisitionException;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -23,9 +21,14 @@ import java.util.function.Supplier;
 
 /**
  * What every {@link Locker} of this library shares: its client id and owner fields, the key checks,
- * and the convenience methods defined by the primitive ones.
+ * the convenience methods defined by the primitive ones, and the one close protocol.
  */
 public abstract class AbstractLocker implements Locker, WatchdogState.Source, AutoCloseable {
+
+    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
+    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
+    static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
     /** Prepended to every key to form its Redis key. */
     final String keyPrefix;
@@ -37,6 +40,8 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
     volatile boolean closed;
     /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
     private final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
+    /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
+    private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
     /** What this locker's waits ask of it, without making it public. */
     final WaitHost waitHost = new WaitHost() {
         @Override
@@ -85,6 +90,10 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
         return keyPrefix;
     }
 
+    public String currentOwner() {
+        return threadOwners.get();
+    }
+
     /** How long the watchdog keeps a lock without a lease, and so how long a wait rides out an outage. */
     abstract Duration watchdogTimeout();
 
@@ -98,22 +107,6 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
 
     /** Takes the plain lock on {@code key} for the calling thread, waiting as long as needed and keeping interrupts for later. */
     abstract void lockUninterruptibly(String key, long leaseMillis);
-
-    // What a LockView calls: one kind of lock on its keys (FAIR, READ and WRITE take exactly one), the calling thread the owner.
-
-    abstract void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis);
-
-    abstract void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException;
-
-    abstract boolean tryLock(LockKind kind, List<String> keys);
-
-    abstract boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
-
-    abstract void unlock(LockKind kind, String key);
-
-    abstract int holdCount(LockKind kind, String key);
-
-    abstract long fencingToken(LockKind kind, String key);
 
     @Override
     public void lock(String key) {
@@ -163,15 +156,10 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
 
     /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
     LockKeys keys(String key) {
-        requireOpen(key);
+        if (closing) {
+            throw closedException(key);
+        }
         return LockKeys.of(keyPrefix, key);
-    }
-
-    /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
-    private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
-
-    public String currentOwner() {
-        return threadOwners.get();
     }
 
     /** The keys of {@code key} for a release, which a closing locker still lets through. */
@@ -182,10 +170,7 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
         return LockKeys.of(keyPrefix, key);
     }
 
-    /**
-     * The Redis key of {@code key} alone, for finding a hold: cheaper than all of {@link #keys(String)}'s
-     * names. A closing locker still finds holds, so their owners can release them.
-     */
+    /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */
     String redisName(String key) {
         if (closed) {
             throw closedException(key);
@@ -194,20 +179,9 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
         return keyPrefix + key;
     }
 
-    private void requireOpen(String key) {
-        if (closing) {
-            throw closedException(key);
-        }
-    }
-
     private static IllegalStateException closedException(String key) {
         return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
     }
-
-    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
-    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
-    static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
     /**
      * The one close protocol of every locker: it stops taking new acquisitions; withdraws and ends every
@@ -217,7 +191,8 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
      * anyway); only then stops renewal and subscriptions and forgets the holds. A Spring Integration
      * leader whose initiator was stopped unlocks from its own thread a moment later: its role passes on
      * at once instead of when its lease ends. Holds of the closing thread and of threads that ended are
-     * not waited for: nobody will release them now.
+     * not waited for: nobody will release them now. Locks still held then expire in Redis within the
+     * watchdog timeout.
      */
     @Override
     public void close() {
@@ -229,8 +204,7 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
         }
         withdrawQueuedWaits();
         waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
-        long start = System.nanoTime();
-        awaitUntil(waits::isEmpty, start + WAITS_GRACE_NANOS);
+        awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
         long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), watchdogTimeout().toNanos());
         String closingOwner = currentOwner();
         awaitUntil(() -> !heldByOthers(closingOwner), System.nanoTime() + releaseGrace);

@@ -22,9 +22,8 @@ final class Handle implements LockHandle {
     }
 
     /**
-     * The handle as {@code locker} issued it. A handle of another implementation, or of another locker
-     * (another application context, another Redis), names no owner there: its holds are not known to
-     * that locker, and a release through it would fail or, worse, an acquisition start a second owner.
+     * The handle as {@code locker} issued it. Another locker's handle names no owner here: a release
+     * through it would fail or, worse, an acquisition start a second owner.
      */
     static Handle of(LockHandle handle, RedisLocker locker) {
         Objects.requireNonNull(handle, "Lock handle must not be null");

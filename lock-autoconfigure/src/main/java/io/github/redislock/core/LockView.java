@@ -1,59 +1,26 @@
 package io.github.redislock.core;
 
+import io.github.redislock.RedisLock;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
-import io.github.redislock.Locker;
-import io.github.redislock.RedisLock;
 
 import java.util.Collections;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
-/** One key of a Locker as a {@link RedisLock} of one kind; the calling thread is the owner, as with the Locker. */
-final class LockView implements RedisLock {
+/** One key of a {@link RedisLocker} as a {@link RedisLock} of one kind; the calling thread is the owner. */
+final class LockView extends KeysView implements RedisLock {
 
-    private final AbstractLocker locker;
-    private final LockKind kind;
     private final String key;
-    private final List<String> keys;
 
-    LockView(AbstractLocker locker, LockKind kind, String key) {
+    LockView(RedisLocker locker, LockKind kind, String key) {
+        super(locker, kind, Collections.singletonList(key));
         LockKeys.validate(key);
-        this.locker = locker;
-        this.kind = kind;
         this.key = key;
-        this.keys = Collections.singletonList(key);
     }
 
     @Override
     public String getKey() {
         return key;
-    }
-
-    @Override
-    public void lock() {
-        locker.lockUninterruptibly(kind, keys, Locker.WATCHDOG_LEASE);
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        locker.lockInterruptibly(kind, keys);
-    }
-
-    @Override
-    public boolean tryLock() {
-        return locker.tryLock(kind, keys);
-    }
-
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return locker.tryLock(kind, keys, Math.max(0, time), Locker.WATCHDOG_LEASE, unit);
-    }
-
-    @Override
-    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return locker.tryLock(kind, keys, waitTime, leaseTime, unit);
     }
 
     @Override

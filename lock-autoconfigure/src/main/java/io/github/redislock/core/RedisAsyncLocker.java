@@ -1,5 +1,10 @@
 package io.github.redislock.core;
 
+import io.github.redislock.AsyncLocker;
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockObserver;
+import io.github.redislock.Locker;
 import io.github.redislock.core.hold.HoldAtLeast;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
@@ -8,21 +13,13 @@ import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.wait.ExecutorWait;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
-import io.github.redislock.AsyncLocker;
-import io.github.redislock.LockHandle;
-import io.github.redislock.Locker;
-
-import io.github.redislock.LockAcquisitionException;
-import io.github.redislock.LockObserver;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,16 +35,12 @@ import java.util.function.Function;
  *
  * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
  * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
- * timers of the waits. The script calls of an acquisition and a release go out on Lettuce's
- * asynchronous API and no thread waits for their replies, so any number of them can be in flight at
- * once; a reply only hands the rest of the work back to these threads (see {@link ExecutorWait} and
- * {@link HoldReleases#releaseAsync} for why that work does not run on Lettuce's event loop).
- *
- * <p>Some calls still wait for Redis on one of these threads, as they did before: every call when the
- * connection factory has no shared native Lettuce connection (sharing is switched off, or it is not
- * Lettuce's), an acquisition with {@code redis-lock.replica-sync}, the first call on a new connection,
- * and in a wait that found the lock held its subscription and the confirmation of a hand-off with a
- * lease beyond the watchdog timeout.
+ * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait} and
+ * {@link HoldReleases#releaseAsync} for why a reply's work does not run on Lettuce's event loop).
+ * Some calls still wait for Redis on one of these threads: every call when the connection factory has
+ * no shared native Lettuce connection, an acquisition with {@code redis-lock.replica-sync}, the first
+ * call on a new connection, and a wait's subscription and its confirmation of a hand-off with a lease
+ * beyond the watchdog timeout.
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
@@ -99,16 +92,41 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         LockKeys keys = keys(key);
         String owner = locker.tokenOwner(handle.id());
         String what = "'" + key + "' for lock handle " + handle.id();
-        LockObserver.Acquisition observation = locker.observeAcquisition(keys);
+        List<LockKeys> observed = List.of(keys);
+        LockObserver.Acquisition observation = locker.observe(LockKind.PLAIN, observed, false);
+        long start = System.nanoTime();
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> locker.giveBack(LockKind.PLAIN, List.of(keys), owner, executor));
+                () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor));
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
                 acquisition.stop(new CancellationException("Cancelled while waiting for " + what)); // withdraws, or gives back a grant in flight
             }
         });
-        acquisition.outcome.whenComplete((held, failure) -> settle(acquisition, handle, owner, waitNanos, observation, result, held, failure));
+        acquisition.outcome.whenComplete((held, failure) -> {
+            Throwable cause = failure == null ? null : LockWait.unwrap(failure);
+            boolean acquired = cause == null && held;
+            boolean givenBack = false;
+            try {
+                if (acquired) {
+                    handle.fencingToken(locker.heldToken(key, owner));
+                    givenBack = result.isCancelled();
+                    if (givenBack) {
+                        release(handle);
+                    }
+                }
+                locker.ended(observation, LockKind.PLAIN, observed, start, acquired, cause);
+            } finally {
+                waits.remove(acquisition); // before the caller's code runs on the result, after a give-back started: a close waits for either
+            }
+            if (acquired) {
+                if (!result.complete(handle) && !givenBack) { // cancelled just now
+                    release(handle);
+                }
+            } else {
+                result.completeExceptionally(cause != null ? cause : new LockAcquisitionException(key, Duration.ofNanos(waitNanos)));
+            }
+        });
         waits.add(acquisition);
         acquisition.begin();
         if (closing) { // closed between the check and the registration: close() may not have seen it
@@ -118,42 +136,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Hands the outcome of an acquisition to its caller; a lock the caller no longer wants goes back.
-     * The wait leaves {@link #waits} before the caller's code runs on the result, and after a give-back
-     * started: a closing locker waits for either.
-     */
-    private void settle(ExecutorWait acquisition, Handle handle, String owner, long waitNanos, LockObserver.Acquisition observation,
-                        CompletableFuture<LockHandle> result, Boolean held, Throwable failure) {
-        Throwable cause = failure == null ? null : LockWait.unwrap(failure);
-        boolean acquired = cause == null && held;
-        boolean givenBack = false;
-        try {
-            if (acquired) {
-                handle.fencingToken(locker.heldToken(handle.key(), owner));
-                givenBack = result.isCancelled();
-                if (givenBack) {
-                    release(handle);
-                }
-            }
-            RedisLocker.tellObserver(observation, acquired, cause);
-        } finally {
-            waits.remove(acquisition);
-        }
-        if (acquired) {
-            if (!result.complete(handle) && !givenBack) { // cancelled just now
-                release(handle);
-            }
-        } else if (cause == null) {
-            result.completeExceptionally(new LockAcquisitionException(handle.key(), Duration.ofNanos(waitNanos)));
-        } else {
-            result.completeExceptionally(cause);
-        }
-    }
-
-    /**
-     * Starts on one of the locker's threads, since stopping the watchdog's renewal may wait for a renewal
-     * in flight (never on the caller's thread, which may be an event loop); the release script's reply
-     * is awaited by no thread, and the hold is settled back on the locker's threads.
+     * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
+     * flight, and the caller's thread may be an event loop); the hold is settled back on them.
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued) {
@@ -179,9 +163,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         } catch (RejectedExecutionException e) {
             released = CompletableFuture.failedFuture(closedException(handle.key()));
         }
-        released.whenComplete((done, failure) -> {
-            releasing.decrementAndGet();
-        });
+        released.whenComplete((done, failure) -> releasing.decrementAndGet());
         return released;
     }
 
@@ -197,7 +179,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         });
         acquiring.whenComplete((handle, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(unwrap(failure));
+                result.completeExceptionally(LockWait.unwrap(failure));
                 return;
             }
             CompletionStage<T> stage;
@@ -207,18 +189,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                 stage = CompletableFuture.failedFuture(e);
             }
             stage.whenComplete((value, workFailure) -> release(handle).whenComplete((released, releaseFailure) -> {
-                Throwable error = workFailure != null ? unwrap(workFailure) : null;
-                if (releaseFailure != null) {
-                    if (error == null) {
-                        error = unwrap(releaseFailure);
-                    } else {
-                        error.addSuppressed(unwrap(releaseFailure));
-                    }
+                Throwable error = workFailure != null ? LockWait.unwrap(workFailure) : releaseFailure != null ? LockWait.unwrap(releaseFailure) : null;
+                if (workFailure != null && releaseFailure != null) {
+                    error.addSuppressed(LockWait.unwrap(releaseFailure));
                 }
-                if (error != null) {
-                    result.completeExceptionally(error);
-                } else {
+                if (error == null) {
                     result.complete(value);
+                } else {
+                    result.completeExceptionally(error);
                 }
             }));
         });
@@ -244,12 +222,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Ends every wait (see {@link #stopAcquiring()}) and stops the threads. Holds stay with the
+     * Ends every wait (see {@link #stopAcquiring()}), waits up to {@value #CLOSE_GRACE_SECONDS} s for the
+     * acquisitions and releases in flight to be settled (a reply that came after the threads stopped
+     * would find no one to register or give back its lock), and stops the threads. Holds stay with the
      * {@link RedisLocker}, which stops renewing them when it closes.
-     *
-     * <p>No thread waits for a script in flight, so before the threads stop it waits (up to
-     * {@value #CLOSE_GRACE_SECONDS} s) for the acquisitions and releases still in flight to be settled:
-     * a reply that came after the threads stopped would find no one to register or give back its lock.
      */
     @Override
     public void close() {
@@ -303,9 +279,5 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         } catch (ArithmeticException e) {
             return Long.MAX_VALUE;
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

@@ -1,8 +1,15 @@
 package io.github.redislock.core;
 
-import io.github.redislock.core.hold.CallerRuns;
-
+import io.github.redislock.HeldLock;
+import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockObserver;
+import io.github.redislock.LockRedisException;
+import io.github.redislock.Locker;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisMultiLock;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.core.bench.LockInternals;
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HoldAtLeast;
@@ -16,23 +23,15 @@ import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.script.ScriptTransport;
-import io.github.redislock.core.wait.ExecutorWait;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 import io.github.redislock.core.wait.ParkedWait;
-import io.github.redislock.Locker;
-import io.github.redislock.RedisLock;
-import io.github.redislock.RedisMultiLock;
-import io.github.redislock.RedisReadWriteLock;
-import io.github.redislock.HeldLock;
-import io.github.redislock.LockRedisException;
-import io.github.redislock.LockLostEvent;
-import io.github.redislock.LockObserver;
 import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -40,14 +39,9 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
-
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,14 +50,11 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The {@link Locker} of one application instance. Its client id, a random UUID, tells its owners
- * apart from those of every other instance: an owner is {@code <clientId>:<threadId>}.
- *
- * <p>It is the facade over its parts: {@link LockAttempts} tries each lock kind in Redis,
- * a {@link LockWait} repeats a try until it holds or its wait runs out (on the calling thread, a
- * {@link ParkedWait}; for the thread-free lockers, an {@link ExecutorWait}), {@link HeldLocks} keeps
- * what this instance holds, {@link HoldReleases} gives it back, and the {@link LockWatchdog} and {@link ReleaseSubscriptions} it owns renew holds and
- * wake waiters.
+ * The {@link Locker} of one application instance: the facade over its parts, which it owns and
+ * closes. {@link LockAttempts} tries each lock kind in Redis, a {@link LockWait} repeats a try until
+ * it holds or its wait runs out, {@link HeldLocks} keeps what this instance holds and
+ * {@link HoldReleases} gives it back; its {@link LockWatchdog} renews holds and its
+ * {@link ReleaseSubscriptions} wake waiters.
  */
 public class RedisLocker extends AbstractLocker {
 
@@ -80,10 +71,7 @@ public class RedisLocker extends AbstractLocker {
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     private final OwnerTurns turns = new OwnerTurns();
 
-    /**
-     * A Locker on {@code connectionFactory}: the auto-configuration builds one, and an application
-     * without Spring Boot builds its own the same way.
-     */
+    /** A Locker on {@code connectionFactory}, as the auto-configuration builds it; an application without Spring Boot builds its own. */
     public static RedisLockerBuilder builder(RedisConnectionFactory connectionFactory) {
         return new RedisLockerBuilder(connectionFactory);
     }
@@ -93,8 +81,6 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Takes ownership of its parts: {@link #close()} closes them.
-     *
      * @param keyPrefix prepended to every key to form its Redis key
      * @param events    receives {@link LockLostEvent}s
      * @param observer  hears acquisitions, releases and losses (metrics, traces)
@@ -107,7 +93,7 @@ public class RedisLocker extends AbstractLocker {
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
-        this.holds = new HeldLocks(this, watchdog, this.observer, lostEvents);
+        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, lostEvents);
         this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
@@ -187,24 +173,15 @@ public class RedisLocker extends AbstractLocker {
 
     @Override
     public RedisReadWriteLock getReadWriteLock(String key) {
-        RedisLock read = new LockView(this, LockKind.READ, key);
-        RedisLock write = new LockView(this, LockKind.WRITE, key);
-        return new RedisReadWriteLock() {
-            @Override
-            public RedisLock readLock() {
-                return read;
-            }
+        return new ReadWriteView(new LockView(this, LockKind.READ, key), new LockView(this, LockKind.WRITE, key), key);
+    }
 
-            @Override
-            public RedisLock writeLock() {
-                return write;
-            }
+    private record ReadWriteView(RedisLock readLock, RedisLock writeLock, String key) implements RedisReadWriteLock {
 
-            @Override
-            public String toString() {
-                return "RedisReadWriteLock[" + key + "]";
-            }
-        };
+        @Override
+        public String toString() {
+            return "RedisReadWriteLock[" + key + "]";
+        }
     }
 
     @Override
@@ -240,9 +217,35 @@ public class RedisLocker extends AbstractLocker {
         return subscriptions;
     }
 
+    /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
     @Override
     public WatchdogState watchdogState() {
-        return watchdog;
+        return new WatchdogState() {
+            @Override
+            public Duration timeout() {
+                return watchdog.timeout();
+            }
+
+            @Override
+            public int watchedCount() {
+                return watchdog.watchedCount();
+            }
+
+            @Override
+            public Instant lastRenewal() {
+                return watchdog.lastRenewal();
+            }
+
+            @Override
+            public int consecutiveFailures() {
+                return watchdog.consecutiveFailures();
+            }
+
+            @Override
+            public Instant failingSince() {
+                return watchdog.failingSince();
+            }
+        };
     }
 
     /** Threads of this instance waiting for a release message now, for diagnostics. */
@@ -273,13 +276,6 @@ public class RedisLocker extends AbstractLocker {
         return holds.list();
     }
 
-    /**
-     * Closes as every locker does (see {@link AbstractLocker#close()}): queued waits withdrawn first, so
-     * no release hands a lock to a waiter that is going away; waits ended (they fail with
-     * {@link IllegalStateException}, and one that got its lock meanwhile gives it back); holders still
-     * running given a moment to unlock; then renewal stops, and locks still held expire in Redis within
-     * the watchdog timeout.
-     */
     @Override
     void withdrawQueuedWaits() {
         attempts.withdrawQueued();
@@ -298,7 +294,8 @@ public class RedisLocker extends AbstractLocker {
         watchdog.close();
     }
 
-    @Override
+    // What a LockView or MultiLockView calls: one kind of lock on its keys (FAIR, READ and WRITE take exactly one), the calling thread the owner.
+
     void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis) {
         try {
             acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, leaseMillis, false);
@@ -307,12 +304,10 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    @Override
     void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException {
         acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
     }
 
-    @Override
     boolean tryLock(LockKind kind, List<String> keys) {
         try {
             return acquire(kind, keys(keys), currentOwner(), 0, WATCHDOG_LEASE, false);
@@ -321,31 +316,21 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    @Override
     boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String name = describe(keys);
         List<LockKeys> lockKeys = keys(keys);
         return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), true);
     }
 
-    @Override
     void unlock(LockKind kind, String key) {
-        unlock(kind, key, currentOwner());
-    }
-
-    /** @param owner a thread's or a token's owner field */
-    void unlock(LockKind kind, String key, String owner) {
-        releases.release(List.of(heldToUnlock(kind, key, owner)));
+        releases.release(List.of(heldToUnlock(kind, key, currentOwner())));
     }
 
     /**
-     * Unlocks a shared owner's plain lock (a token, a handle) in its turn (see
-     * {@link OwnerTurns#forRelease}), without a thread waiting for Redis (see
-     * {@link HoldReleases#releaseAsync}); call it from a thread that may wait briefly, never an event
-     * loop. The lock is kept like {@link #unlock(String, Duration)} keeps it.
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease})
+     * without a thread waiting for Redis; call it from a thread that may wait briefly, never an event loop.
      *
      * @param settleOn where the hold is settled once Redis answered
-     * @return fails as {@link #unlock(LockKind, String, String)} throws
      */
     CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
@@ -409,8 +394,6 @@ public class RedisLocker extends AbstractLocker {
         releases.release(held);
     }
 
-
-    @Override
     int holdCount(LockKind kind, String key) {
         String owner = currentOwner();
         return commands.holdCount(heldKeys(key), switch (kind) {
@@ -420,17 +403,11 @@ public class RedisLocker extends AbstractLocker {
         });
     }
 
-    @Override
     long fencingToken(LockKind kind, String key) {
-        return fencingToken(kind, key, currentOwner());
-    }
-
-    /** @param owner a thread's or a token's owner field */
-    long fencingToken(LockKind kind, String key, String owner) {
-        Hold hold = holds.get(redisName(key), owner, kind.holdSlot());
+        Hold hold = holds.get(redisName(key), currentOwner(), kind.holdSlot());
         if (hold == null) {
             throw new IllegalMonitorStateException("No fencing token for " + kind.describe(key) + ": it is not held by owner "
-                    + owner + " (thread " + Thread.currentThread().getName() + ")");
+                    + currentOwner() + " (thread " + Thread.currentThread().getName() + ")");
         }
         if (hold.lost) {
             throw holds.lostException(hold, "the watchdog found it gone");
@@ -443,42 +420,28 @@ public class RedisLocker extends AbstractLocker {
         lockUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), leaseMillis);
     }
 
-    /** {@link #tryAcquire}, told to the observer and logged with its wait. */
+    /** Waits for the attempt of the lock kind on the calling thread ({@link ParkedWait}), observed (see {@link #observe}). */
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
-        LockObserver.Acquisition acquisition = observer.acquisitionStarted(HeldLocks.observed(kind, keys));
+        LockObserver.Acquisition acquisition = observe(kind, keys, true);
         long start = System.nanoTime();
         boolean acquired;
         try {
-            acquired = tryAcquire(kind, keys, owner, waitNanos, leaseMillis, interruptible);
+            leaseMillis = holds.reentryLease(kind, keys, owner, leaseMillis);
+            long redisLease = redisLease(leaseMillis);
+            LockAttempt attempt = switch (kind) {
+                case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
+                case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
+                case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
+            };
+            acquired = new ParkedWait(waitHost, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
+                    () -> giveBack(kind, keys, owner, null)).await(interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
-            tellObserver(acquisition, false, e);
+            ended(acquisition, kind, keys, start, false, e);
             throw e;
         }
-        tellObserver(acquisition, acquired, null);
-        if (log.isDebugEnabled()) {
-            log.debug((acquired ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
-                    + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
-        }
+        ended(acquisition, kind, keys, start, acquired, null);
         return acquired;
-    }
-
-    /**
-     * Builds the attempt of the lock kind and waits for it on the calling thread ({@link ParkedWait}).
-     *
-     * @param waitNanos 0 tries once, {@link #WAIT_FOREVER} has no deadline
-     */
-    private boolean tryAcquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
-            throws InterruptedException {
-        leaseMillis = holds.reentryLease(kind, keys, owner, leaseMillis);
-        long redisLease = redisLease(leaseMillis);
-        LockAttempt attempt = switch (kind) {
-            case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
-            case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
-            case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
-        };
-        Supplier<String> what = () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())); // for messages only
-        return new ParkedWait(waitHost, attempt, what, waitNanos, () -> giveBack(kind, keys, owner, null)).await(interruptible);
     }
 
     /** The attempt of a plain lock on the calling thread: on one Redis it queues; a Redlock's does not ({@link RedlockLocker}). */
@@ -487,16 +450,31 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * Tells the observer how an acquisition ended. The observer is a {@link FailSafeLockObserver}, so its
-     * failure is logged there and never leaves an acquisition unsettled, or a lock held by a caller told it failed.
+     * Starts the observation of an acquisition, parked ({@code onThread}) or not. With no observer
+     * registered nothing is built: the uncontended pair pays for no observation it does not use.
      */
-    static void tellObserver(LockObserver.Acquisition acquisition, boolean held, Throwable failure) {
+    LockObserver.Acquisition observe(LockKind kind, List<LockKeys> keys, boolean onThread) {
+        if (observer == LockObserver.NONE) {
+            return LockObserver.Acquisition.NONE;
+        }
+        LockObserver.ObservedLock lock = HeldLocks.observed(kind, keys);
+        return onThread ? observer.acquisitionStarted(lock) : observer.acquisitionStartedWithoutThread(lock);
+    }
+
+    /** Tells the observer (fail-safe: {@link FailSafeLockObserver}) and the debug log how an acquisition begun at {@code startNanos} ended. */
+    void ended(LockObserver.Acquisition acquisition, LockKind kind, List<LockKeys> keys, long startNanos, boolean held, Throwable failure) {
         if (failure != null) {
             acquisition.failed(failure);
-        } else if (held) {
+            return;
+        }
+        if (held) {
             acquisition.acquired();
         } else {
             acquisition.timedOut();
+        }
+        if (log.isDebugEnabled()) {
+            log.debug((held ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
+                    + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
         }
     }
 
@@ -525,7 +503,6 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-
     @Override
     Duration watchdogTimeout() {
         return watchdog.timeout();
@@ -541,20 +518,14 @@ public class RedisLocker extends AbstractLocker {
     }
 
     /**
-     * The attempt of a wait that parks no thread ({@link ExecutorWait}) for a single plain lock of a
-     * shared owner (a lock handle): the same attempt, queue place and hand-off as a blocking wait's.
+     * The attempt of a single plain lock for a wait that parks no thread (a lock handle's, see
+     * {@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's.
      *
      * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
      */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         leaseMillis = holds.reentryLease(LockKind.PLAIN, List.of(keys), owner, leaseMillis);
-        long redisLease = redisLease(leaseMillis);
-        return attempts.queuing(keys, owner, leaseMillis, redisLease, true);
-    }
-
-    /** Starts the observation of a single plain lock's acquisition, as {@link #acquire} does. */
-    LockObserver.Acquisition observeAcquisition(LockKeys keys) {
-        return observer.acquisitionStartedWithoutThread(HeldLocks.observed(LockKind.PLAIN, List.of(keys)));
+        return attempts.queuing(keys, owner, leaseMillis, redisLease(leaseMillis), true);
     }
 
     /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
@@ -562,9 +533,6 @@ public class RedisLocker extends AbstractLocker {
         Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
         return hold == null ? 0 : hold.token;
     }
-
-
-
 
     private List<String> inTakingOrder(List<String> keys) {
         if (keys.size() == 1) {
@@ -575,7 +543,6 @@ public class RedisLocker extends AbstractLocker {
         return keys.stream().sorted(order).toList();
     }
 
-
     private List<LockKeys> keys(List<String> keys) {
         if (keys.size() == 1) {
             return List.of(keys(keys.get(0)));
@@ -584,9 +551,7 @@ public class RedisLocker extends AbstractLocker {
         return inTakingOrder(keys).stream().map(this::keys).toList();
     }
 
-    public static String describe(List<String> keys) {
+    private static String describe(List<String> keys) {
         return keys.size() == 1 ? keys.get(0) : keys.toString();
     }
-
-
 }

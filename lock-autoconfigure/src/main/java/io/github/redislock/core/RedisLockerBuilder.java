@@ -5,20 +5,16 @@ import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.ShardedChannels;
-import java.time.Duration;
-import java.util.Objects;
-
 import io.github.redislock.LockObserver;
 import io.github.redislock.observation.FailSafeLockObserver;
+
+import java.time.Duration;
+import java.util.Objects;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-/**
- * Builds a {@link RedisLocker} with its parts (script calls, watchdog, release subscriptions), which
- * stay package-private: the Locker owns them and closes them with itself. Each setting has the
- * default of its {@code redis-lock.*} property.
- */
+/** Builds a {@link RedisLocker} with its parts, which it owns and closes; each setting defaults as its {@code redis-lock.*} property. */
 public final class RedisLockerBuilder {
 
     private final RedisConnectionFactory connectionFactory;

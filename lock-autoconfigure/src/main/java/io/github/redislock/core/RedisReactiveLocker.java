@@ -19,17 +19,13 @@ import reactor.core.publisher.Mono;
 
 /**
  * The {@link ReactiveLocker} over an {@link AsyncLocker}: a thin adapter, so an application without
- * Reactor never loads it. A Mono's cancellation cancels the acquisition's future, which the async
- * locker turns into a withdrawal of the queue place or the release of a late grant.
+ * Reactor never loads it. A Mono's cancellation cancels the acquisition's future (the async locker
+ * withdraws the queue place or releases a late grant).
  *
- * <p>One race is the adapter's own: a cancellation that arrives as the acquisition completes. The
- * future can then no longer be cancelled, and Reactor drops the handle it brings, as it drops every
- * value a cancelled subscriber no longer takes; nobody would release that lock, and the watchdog
- * would renew it for ever. Reactor hands such a value to the subscriber's discard hook, so the
- * acquisition's Mono carries one that releases a dropped handle.
- *
- * <p>The {@link LockNameScope} an acquisition is named by is the one its Mono was built in, as a Mono
- * is mostly subscribed on another thread, outside the caller's scope.
+ * <p>A cancellation that arrives as the acquisition completes is the adapter's own race: Reactor drops
+ * the handle, which nobody would release and the watchdog would renew for ever; so the acquisition's
+ * Mono carries a discard hook that releases a dropped handle. An acquisition is named by the
+ * {@link LockNameScope} its Mono was built in, as a Mono is mostly subscribed on another thread.
  */
 public final class RedisReactiveLocker implements ReactiveLocker {
 

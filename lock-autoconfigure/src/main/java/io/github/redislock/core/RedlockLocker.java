@@ -1,31 +1,20 @@
 package io.github.redislock.core;
 
-import io.github.redislock.core.hold.HeldLocks;
-import io.github.redislock.core.pubsub.ChannelSubscriber;
-import io.github.redislock.core.pubsub.ReleaseSubscriptions;
-import io.github.redislock.core.redlock.RedlockQuorum;
-import io.github.redislock.core.wait.LockWait;
-
-import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldAtLeast;
-import io.github.redislock.core.hold.LostLockEvents;
-import io.github.redislock.core.pubsub.Waiting;
-import io.github.redislock.core.redlock.RedlockMasters;
-import io.github.redislock.core.redlock.RedlockRenewal;
-import io.github.redislock.core.renewal.LockWatchdog;
-import io.github.redislock.core.script.LockCommands;
-import io.github.redislock.core.script.LockKeys;
-import io.github.redislock.core.script.LockKind;
-import io.github.redislock.core.script.LockTimes;
-import io.github.redislock.core.wait.LockAttempt;
-import io.github.redislock.core.wait.LockAttempts;
-import io.github.redislock.core.wait.OwnerTurns;
-import io.github.redislock.core.wait.ParkedWait;
-import io.github.redislock.Locker;
 import io.github.redislock.LockObserver;
+import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
 import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.core.hold.Hold;
+import io.github.redislock.core.pubsub.ChannelSubscriber;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions;
+import io.github.redislock.core.redlock.RedlockMasters;
+import io.github.redislock.core.redlock.RedlockQuorum;
+import io.github.redislock.core.renewal.LockWatchdog;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.wait.LockAttempt;
+import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
 import java.util.List;
@@ -37,20 +26,11 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: the same owner
- * field is written to every node with a short per-node timeout, and the lock counts as taken only when
- * a majority took it while the lease still has time left (validity = lease - elapsed - clock drift,
- * drift = 1% of the lease + 2 ms). Failed attempts are undone on every node and retried after a random
- * delay, as the algorithm prescribes, so competing clients do not retry in lock-step. The watchdog's
- * renewals must also reach a majority; a round too few masters answer in time is retried, and the
- * lock is reported lost only when a majority denies having it or its validity has run out.
- *
- * <p>It is a {@link RedisLocker} whose script calls go to a quorum of masters ({@link RedlockQuorum})
- * instead of one Redis: its holds, releases, owner turns, watchdog, lost-lock events and close are the
- * shared ones, so every rule of those (the owner's last unlock frees the lock whatever the masters
- * count, a token's unlock waits for its acquisition in flight, a lost hold is reported and never
- * silently forgotten) holds here by construction. Only its attempt differs: it does not queue (see
- * {@link #plainAttempt} for why).
+ * A {@link Locker} that follows the Redlock algorithm over independent Redis masters (the algorithm's
+ * rules: {@link RedlockQuorum}). It is a {@link RedisLocker} whose script calls go to a quorum of
+ * masters instead of one Redis: its holds, releases, owner turns, watchdog, lost-lock events and close
+ * are the shared ones, so every rule of those holds here by construction. Only its attempt differs: it
+ * does not queue (see {@link #plainAttempt}).
  *
  * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
  * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
@@ -90,14 +70,10 @@ public class RedlockLocker extends RedisLocker {
     }
 
     /**
-     * One try of a single plain lock, as the shared wait repeats it ({@link LockWait}): a round on every
-     * master ({@link RedlockQuorum#acquire}), whose hold the shared {@link HeldLocks} register.
-     *
-     * <p>It queues nowhere, and asks to be woken by no release message. A wait queue would have to be
-     * agreed on by a majority of independent masters, and a release that hands the lock over on one
-     * master hands it over on none of the others; a release message from one master says nothing about
-     * the majority. So a blocked try asks to be tried again after a random pause around the retry delay,
-     * as the algorithm prescribes: competing clients do not retry in lock-step.
+     * One try of a single plain lock: a round on every master ({@link RedlockQuorum#acquire}). It queues
+     * nowhere and listens for no release message: a queue or a hand-off on one master means nothing to
+     * the others. A blocked try is retried after a random pause around the retry delay, as the algorithm
+     * prescribes, so competing clients do not retry in lock-step.
      */
     @Override
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
@@ -139,7 +115,7 @@ public class RedlockLocker extends RedisLocker {
     }
 
     @Override
-    long fencingToken(LockKind kind, String key, String owner) {
+    long fencingToken(LockKind kind, String key) {
         throw unsupported("fencing tokens", "each master counts its own tokens, and no majority rule makes them one increasing sequence");
     }
 

@@ -1,11 +1,9 @@
 /**
- * The lockers on Redis: {@link io.github.redislock.core.RedisLocker} (one Redis, Sentinel or Cluster,
- * built with {@link io.github.redislock.core.RedisLockerBuilder}) and
- * {@link io.github.redislock.core.RedlockLocker} (several independent masters), the thread-free
+ * The lockers on Redis: {@link io.github.redislock.core.RedisLocker} (one Redis, Sentinel or Cluster) and
+ * {@link io.github.redislock.core.RedlockLocker} (independent masters), the thread-free
  * {@link io.github.redislock.core.RedisAsyncLocker} and {@link io.github.redislock.core.RedisReactiveLocker}
  * over a RedisLocker, the operator's {@link io.github.redislock.core.LockAdmin} and the read-only
- * {@link io.github.redislock.core.WatchdogState}; with their shared {@code AbstractLocker} and the views
- * {@code LockView}, {@code MultiLockView}, {@code Handle}.
+ * {@link io.github.redislock.core.WatchdogState}.
  *
  * <p>Only those named public here are meant for applications. The parts they are made of live in internal
  * sub-packages by role, whose types are public only for one another and carry no compatibility promise:
@@ -21,6 +19,6 @@
  * <li>{@link io.github.redislock.core.bench}: the seam the {@code lock-benchmarks} module measures through.</li>
  * </ul>
  * An architecture test ({@code LayeringTest}) checks that no API package and no public member of the
- * auto-configuration exposes an internal type.
+ * auto-configuration exposes an internal type, and that no sub-package depends on the lockers here.
  */
 package io.github.redislock.core;

@@ -145,6 +145,37 @@ class RedlockTest {
         assertThat(copiesOf(key)).isZero();
     }
 
+    /**
+     * A call that waits for each master's reply on a thread (isLocked, getHoldCount) ties up the thread
+     * of a hung master until its command timeout: many such calls must not each leave a thread behind.
+     */
+    @Test
+    void aHungMasterTiesUpOneFanOutThreadNotOnePerCall() throws Exception {
+        RedlockLocker client = locker(Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(3));
+        client.isLocked(key); // connected to every master
+        long threadsBefore = fanOutThreads();
+        masters.get(0).command("CLIENT", "PAUSE", "1500");
+        ExecutorService callers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                calls.add(callers.submit(() -> {
+                    for (int call = 0; call < 5; call++) {
+                        assertThat(client.isLocked(key)).as("a majority answers that the lock is free").isFalse();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> call : calls) {
+                call.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(fanOutThreads()).as("fan-out threads alive after 40 calls while a master hangs").isLessThanOrEqualTo(threadsBefore);
+        } finally {
+            callers.shutdownNow();
+            masters.get(0).command("CLIENT", "UNPAUSE");
+        }
+    }
+
     /** A holder still at work when its locker starts closing unlocks a moment later: the unlock still reaches the masters. */
     @Test
     void aHolderThatUnlocksWhileItsLockerClosesFreesTheLockOnEveryMaster() throws Exception {
@@ -501,6 +532,10 @@ class RedlockTest {
                 });
         lockers.add(locker);
         return locker;
+    }
+
+    private static long fanOutThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(thread -> thread.getName().startsWith("redis-lock-redlock")).count();
     }
 
     private long copiesOf(String lockKey) {

@@ -1,6 +1,5 @@
 package io.github.redislock.core.hold;
 
-import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
@@ -8,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.redislock.FencingTokens;
 import io.github.redislock.HeldLock;
@@ -21,26 +21,30 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The holds a {@link RedisLocker} knows of, by lock, owner and slot: an acquisition adds or counts
+ * The holds a locker knows of, by lock, owner and slot: an acquisition adds or counts
  * one, a final release or a loss forgets it, the watchdog renews the watched ones, and diagnostics
  * list them. A lost hold stays until its owner unlocks (and learns of the loss), unless its owner
  * thread ended.
  */
 public final class HeldLocks {
 
-    /** The Locker's own logger: its lines are documented under that name. */
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
+    /** The lockers' logger: their lines are documented under RedisLocker's name (docs/observability.md). */
+    public static final Log LOCKER_LOG = LogFactory.getLog("io.github.redislock.core.RedisLocker");
+    private static final Log log = LOCKER_LOG;
 
     private static final List<LockKind> SLOTS = List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE);
 
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
-    private final RedisLocker locker;
+    private final Locker locker;
+    private final Supplier<String> currentOwner;
     private final LockWatchdog watchdog;
     private final LockObserver observer;
     private final LostLockEvents lostEvents;
 
-    public HeldLocks(RedisLocker locker, LockWatchdog watchdog, LockObserver observer, LostLockEvents lostEvents) {
+    /** @param currentOwner the calling thread's owner field in {@code locker}, the source of the lost-lock events */
+    public HeldLocks(Locker locker, Supplier<String> currentOwner, LockWatchdog watchdog, LockObserver observer, LostLockEvents lostEvents) {
         this.locker = locker;
+        this.currentOwner = currentOwner;
         this.watchdog = watchdog;
         this.observer = observer;
         this.lostEvents = lostEvents;
@@ -75,7 +79,7 @@ public final class HeldLocks {
 
     public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
         Hold.Id id = new Hold.Id(keys.name(), owner, kind.holdSlot());
-        boolean threadOwned = owner.equals(locker.currentOwner());
+        boolean threadOwned = owner.equals(currentOwner.get());
         Hold[] replaced = new Hold[1];
         boolean[] leasedReentry = new boolean[1];
         // One atomic step per hold: two registrations at once (a token owner on two threads) must not both put a hold, one then renewed by nobody.
@@ -155,7 +159,7 @@ public final class HeldLocks {
         if (keys.size() == 1) {
             return new LockObserver.ObservedLock(keys.get(0).key(), keys.get(0).name(), kind.metricName(), LockNameScope.current());
         }
-        return new LockObserver.ObservedLock(RedisLocker.describe(keys.stream().map(LockKeys::key).toList()), keys.get(0).name(), "multi",
+        return new LockObserver.ObservedLock(keys.stream().map(LockKeys::key).toList().toString(), keys.get(0).name(), "multi",
                 LockNameScope.current());
     }
 

@@ -1,7 +1,6 @@
 package io.github.redislock.core.hold;
 
 
-import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -20,7 +19,6 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
@@ -31,7 +29,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 public final class HoldReleases {
 
     /** The Locker's own logger: its lines are documented under that name. */
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
+    private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
@@ -167,7 +165,9 @@ public final class HoldReleases {
             if (remaining[i] == 0) {
                 holds.forgetFinal(hold);
                 long heldNanos = System.nanoTime() - hold.sinceNanos;
-                observer.released(HeldLocks.observed(hold), heldNanos);
+                if (observer != LockObserver.NONE) { // no observation built for nobody (see RedisLocker#observe)
+                    observer.released(HeldLocks.observed(hold), heldNanos);
+                }
                 if (log.isDebugEnabled()) {
                     log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
                     if (keepMillis > 0) {

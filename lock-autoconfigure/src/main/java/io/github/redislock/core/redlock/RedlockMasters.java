@@ -1,6 +1,5 @@
 package io.github.redislock.core.redlock;
 
-import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import java.time.Duration;
@@ -19,9 +18,11 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The independent masters of a {@link RedlockLocker} and the fan-out over them: every call goes to all
- * masters at once, and a master that fails or has not answered by the node timeout counts as no answer. Apart from the algorithm, so that what "asking a majority" costs and
- * how a slow master is cut off can be read in one place.
+ * The independent masters of a {@code RedlockLocker} and the fan-out over them: every call goes to all
+ * masters at once, and a master that fails or has not answered by the node timeout counts as no answer.
+ * A call that waits for a master's reply on a thread runs on that master's one thread: a hung master
+ * ties up one thread, however many calls are made meanwhile, and those left queued behind it past
+ * their node timeout are skipped.
  */
 public final class RedlockMasters implements AutoCloseable {
 
@@ -30,12 +31,10 @@ public final class RedlockMasters implements AutoCloseable {
     private final List<LockCommands> nodes;
     private final List<String> names;
     private final Duration nodeTimeout;
-    private final ExecutorService fanOut;
+    /** Per master, the one thread on which its calls that block run. */
+    private final List<ExecutorService> threads;
 
-    /**
-     * Connects to every master at once, in the background: the first lock attempt should not spend its
-     * node timeout on connecting.
-     */
+    /** Connects to every master in the background: the first attempt should not spend its node timeout connecting. */
     public RedlockMasters(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, String keyPrefix) {
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
@@ -43,18 +42,21 @@ public final class RedlockMasters implements AutoCloseable {
         this.nodes = nodes.stream().map(LockCommands::new).toList();
         this.names = List.copyOf(names);
         this.nodeTimeout = nodeTimeout;
-        this.fanOut = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, "redis-lock-redlock");
+        this.threads = this.names.stream().map(name -> Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-redlock " + name);
             thread.setDaemon(true);
             return thread;
-        });
-        this.nodes.forEach(node -> fanOut.execute(() -> {
-            try {
-                node.exists(LockKeys.of(keyPrefix, "__connect"));
-            } catch (RuntimeException e) {
-                log.debug("Redlock master not reachable yet: " + e);
-            }
-        }));
+        })).toList();
+        for (int i = 0; i < nodes.size(); i++) {
+            LockCommands node = this.nodes.get(i);
+            threads.get(i).execute(() -> {
+                try {
+                    node.exists(LockKeys.of(keyPrefix, "__connect"));
+                } catch (RuntimeException e) {
+                    log.debug("Redlock master not reachable yet: " + e);
+                }
+            });
+        }
         if (nodes.size() % 2 == 0) {
             log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
                     + (nodes.size() - 1) + " would; an odd count is recommended");
@@ -79,9 +81,9 @@ public final class RedlockMasters implements AutoCloseable {
         return names.get(index);
     }
 
-    /** The fan-out threads: where a master's call runs when its connection factory shares no native connection (Jedis). */
-    Executor fanOut() {
-        return fanOut;
+    /** The thread of master {@code index}, on which its calls that wait for its reply run. */
+    Executor thread(int index) {
+        return threads.get(index);
     }
 
     /**
@@ -98,9 +100,11 @@ public final class RedlockMasters implements AutoCloseable {
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
-    /** Runs a blocking {@code command} on every master at once, on the fan-out threads, and waits for the answers (see {@link #onEvery}). */
+    /** Runs a blocking {@code command} on every master at once, each on its master's thread, and waits for the answers (see {@link #onEvery}). */
     <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
-        return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> command.apply(node), fanOut)).join();
+        long deadline = System.nanoTime() + nodeTimeout.toNanos();
+        return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,
+                threads.get(index))).join();
     }
 
     /** One master's call; a call that fails to start is a failed future. */
@@ -112,10 +116,7 @@ public final class RedlockMasters implements AutoCloseable {
         }
     }
 
-    /**
-     * The answers in by the deadline, null for a master that failed or is late. The calls themselves
-     * are left as they are: whoever must act on a late answer (an undo) still sees it.
-     */
+    /** The answers in by the deadline, null for a master that failed or is late; the calls go on (an undo acts on a late answer). */
     <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
         List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
@@ -131,6 +132,6 @@ public final class RedlockMasters implements AutoCloseable {
 
     @Override
     public void close() {
-        fanOut.shutdownNow();
+        threads.forEach(ExecutorService::shutdownNow);
     }
 }

@@ -1,8 +1,6 @@
 package io.github.redislock.core.redlock;
 
-import io.github.redislock.core.RedisLocker;
-import io.github.redislock.core.RedlockLocker;
-import io.github.redislock.core.hold.HoldReleases;
+import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -10,6 +8,7 @@ import io.github.redislock.core.wait.OwnerTurns;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,31 +23,29 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The script calls of a {@link RedlockLocker}, on a quorum of independent masters: the shared holds,
- * releases and watchdog of {@link RedisLocker} call it as they call one Redis, and each call goes to
- * every master at once and counts when a majority answered within the node timeout. The algorithm's
- * own rules live here, once: an acquisition holds when a majority took it while the lease still has
- * time left (validity = lease - elapsed - clock drift), and what a failed round took is undone on the
- * masters that granted it; a release goes to every master; a renewal keeps a lock while a majority
- * renews it ({@link RedlockRenewal}).
+ * The script calls of a {@code RedlockLocker} on a quorum of independent masters, which the shared
+ * holds, releases and watchdog call as they call one Redis. The algorithm's rules live here, once: an
+ * acquisition holds when a majority took it while the lease still has time left (validity = lease -
+ * elapsed - clock drift), and what a failed round took is undone; a release goes to every master.
  *
- * <p>Acquire, release and renewal are built on each master's future forms (a blocking release of the
- * shared machinery waits on them); {@code exists} and {@code holdCount}, which have none, run on the
- * fan-out threads.
+ * <p>A renewal keeps a lock while a majority renews it. A round too few masters answer in time proves
+ * nothing (a pause, a slow network): the lock is kept and renewed on the next tick, and reported lost
+ * only when no majority can still have it, or when its validity since the last round a majority
+ * confirmed has run out.
  */
 public final class RedlockQuorum extends LockCommands {
 
     private static final Log log = LogFactory.getLog(RedlockQuorum.class);
 
     private final RedlockMasters masters;
-    private final RedlockRenewal renewal;
     private final int quorum;
-    /** Per owner of a key ({@link RedlockRenewal#id}), the undos of its failed round still running, one future per master. */
+    /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
+    private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
+    /** Per owner of a key ({@link #id}), the undos of its failed round still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
     public RedlockQuorum(RedlockMasters masters) {
         this.masters = masters;
-        this.renewal = new RedlockRenewal(masters);
         this.quorum = masters.quorum();
     }
 
@@ -58,10 +55,8 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * One round of the algorithm on a single plain lock: asks every master at once and counts the ones
-     * that took it in time. A master still undoing this owner's previous failed round (see
-     * {@link #undo}) is not asked and counts as failed: sent before that undo, this round's acquire
-     * could be the one the undo deletes.
+     * One round on a single plain lock. A master still undoing this owner's previous failed round (see
+     * {@link #undo}) is not asked and counts as failed: that undo could delete this round's acquire.
      *
      * @param firstHold whether the owner holds no hold of the lock as far as its locker knows (the masters then count from 1)
      * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold
@@ -70,7 +65,7 @@ public final class RedlockQuorum extends LockCommands {
      */
     public CompletableFuture<Acquisition> acquire(LockKeys keys, String owner, long leaseMillis, boolean firstHold, long undoLease) {
         long start = System.nanoTime();
-        String id = RedlockRenewal.id(keys.name(), owner);
+        String id = id(keys.name(), owner);
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<LockKeys> group = List.of(keys);
         boolean[] firstHolds = {firstHold};
@@ -81,7 +76,7 @@ public final class RedlockQuorum extends LockCommands {
                     : masters.send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
         }
         return masters.answersBy(calls, start + masters.nodeTimeout().toNanos()).thenCompose(answers -> {
-            long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - RedlockRenewal.drift(leaseMillis);
+            long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
             int took = 0;
             long holdCount = 0;
             for (Acquisition answer : answers) {
@@ -91,7 +86,7 @@ public final class RedlockQuorum extends LockCommands {
                 }
             }
             if (took >= quorum && validity > 0) {
-                renewal.confirmed(keys.name(), owner, start);
+                confirmed(keys.name(), owner, start);
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(keys, owner, firstHold, undoLease, calls, undoing);
@@ -110,11 +105,9 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Gives back exactly what a failed round took, on each master once its answer is in, also when it
-     * arrives after the node timeout: a late acquire is undone after it ran, never raced by its undo. A
-     * first hold whose reply was lost is given back too: whatever that master counts for the owner is
-     * nobody's. Until an undo is done, the owner's next rounds leave that master out (see
-     * {@link #acquire}), so the undo cannot land after their acquire and delete the hold they counted.
+     * Gives back what a failed round took, on each master once its answer is in, even after the node
+     * timeout: a late acquire is undone after it ran, never raced by its undo. A first hold whose reply
+     * was lost is given back too: whatever that master counts for the owner is nobody's.
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
      * @return per master, its undo
@@ -129,7 +122,7 @@ public final class RedlockQuorum extends LockCommands {
                     .thenCompose(took -> took ? undoOn(index, keys, owner, undoLease) : OwnerTurns.NOW);
             undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
         }
-        String id = RedlockRenewal.id(keys.name(), owner);
+        String id = id(keys.name(), owner);
         pendingUndos.put(id, undos);
         CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
         return undos;
@@ -146,8 +139,7 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Releases on every master (the shared {@link HoldReleases} decide the leases: 0 for the owner's last
-     * hold, which every master then frees whatever it counts).
+     * Releases on every master (the shared holds decide the leases: 0 for the owner's last hold).
      *
      * @return per lock, the holds a majority still counts; -1 when masters enough to leave no majority no
      *         longer had it (lost); fails with {@link LockRedisException} when too few answered to tell
@@ -178,7 +170,7 @@ public final class RedlockQuorum extends LockCommands {
                         + masters.nodeTimeout().toMillis() + " ms; it frees itself when its lease ends", null);
             }
             if (left[i] <= 0) {
-                renewal.forget(redisKey, owner);
+                forget(redisKey, owner);
             }
         }
         return left;
@@ -199,16 +191,76 @@ public final class RedlockQuorum extends LockCommands {
         return counts.get(quorum - 1);
     }
 
-    /** A lock stays while a majority renews it: see {@link RedlockRenewal}. */
+    /** A lock stays while a majority renews it (see the class comment). */
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
         return send(locks, leaseMillis).lost();
     }
 
-    /** Sends the round to every master; the answers are awaited (and counted) by {@link Sent#lost()}. */
+    /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        return renewal.send(locks, leaseMillis);
+        long roundStart = System.nanoTime();
+        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
+            sent.add(masters.send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
+        }
+        return () -> lost(locks, leaseMillis, roundStart,
+                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.thread(index))).join());
+    }
+
+    /** The clock drift the algorithm allows for over {@code leaseMillis}: 1% of it plus 2 ms. */
+    private static long drift(long leaseMillis) {
+        return leaseMillis / 100 + 2;
+    }
+
+    private static String id(String redisKey, String owner) {
+        return redisKey + " " + owner;
+    }
+
+    /** A majority took or renewed the lock in a round that started at {@code roundStartNanos}: its validity runs from then. */
+    private void confirmed(String redisKey, String owner, long roundStartNanos) {
+        confirmedAt.put(id(redisKey, owner), roundStartNanos);
+    }
+
+    /** The owner holds the lock no more (released, or found lost). */
+    private void forget(String redisKey, String owner) {
+        confirmedAt.remove(id(redisKey, owner));
+    }
+
+    /**
+     * @param notRenewed per master, the locks it no longer has; null for a master that failed or did not answer in time
+     * @return the locks to report lost
+     */
+    private Set<WatchedLock> lost(List<WatchedLock> locks, long leaseMillis, long roundStart, List<Set<WatchedLock>> notRenewed) {
+        long unanswered = notRenewed.stream().filter(Objects::isNull).count();
+        long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
+        Set<WatchedLock> lost = new HashSet<>();
+        int undecided = 0;
+        long soonestEndNanos = Long.MAX_VALUE;
+        for (WatchedLock lock : locks) {
+            long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
+            if (renewed >= quorum) {
+                confirmed(lock.redisKey(), lock.ownerField(), roundStart);
+                continue;
+            }
+            Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
+            boolean goneOnAMajority = renewed + unanswered < quorum;
+            long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
+            if (goneOnAMajority || leftNanos <= 0) {
+                lost.add(lock);
+                forget(lock.redisKey(), lock.ownerField());
+            } else {
+                undecided++;
+                soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
+            }
+        }
+        if (undecided > 0) {
+            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + masters.size()
+                    + " masters did not answer within " + masters.nodeTimeout().toMillis() + " ms. Kept while still valid (the first validity ends in "
+                    + TimeUnit.NANOSECONDS.toMillis(soonestEndNanos) + " ms); retried on the next tick");
+        }
+        return lost;
     }
 
     /** Lets the undos still running finish (up to the node timeout) before the masters' threads stop. */

@@ -1,6 +1,5 @@
 package io.github.redislock.core.renewal;
 
-import io.github.redislock.core.WatchdogState;
 import io.github.redislock.LockObserver;
 
 import java.time.Duration;
@@ -27,7 +26,7 @@ import org.apache.commons.logging.LogFactory;
  * connection ahead of the unlock that unwatched first, so Redis runs it before the release. A node
  * that hangs holds up the tick's wait for that node's reply, not the unlocks of locks on the others.
  */
-public final class LockWatchdog implements WatchdogState, AutoCloseable {
+public final class LockWatchdog implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(LockWatchdog.class);
 
@@ -64,7 +63,6 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
-    @Override
     public Duration timeout() {
         return timeout;
     }
@@ -88,22 +86,18 @@ public final class LockWatchdog implements WatchdogState, AutoCloseable {
         }
     }
 
-    @Override
     public int watchedCount() {
         return watched.size();
     }
 
-    @Override
     public Instant lastRenewal() {
         return lastRenewal;
     }
 
-    @Override
     public int consecutiveFailures() {
         return consecutiveFailures;
     }
 
-    @Override
     public Instant failingSince() {
         return failingSince;
     }

@@ -1,7 +1,5 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.AbstractLocker;
-import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
@@ -21,7 +19,6 @@ import java.util.function.BooleanSupplier;
 import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
@@ -32,7 +29,7 @@ import org.apache.commons.logging.LogFactory;
 public final class LockAttempts {
 
     /** The Locker's own logger: its lines are documented under that name. */
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
+    private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
@@ -47,7 +44,7 @@ public final class LockAttempts {
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
 
-    /** @param closing whether the Locker closes (see {@link AbstractLocker#close()}), set before it calls {@link #withdrawQueued()} */
+    /** @param closing whether the Locker closes (see {@code AbstractLocker.close()}), set before it calls {@link #withdrawQueued()} */
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.closing = closing;
         this.turns = turns;

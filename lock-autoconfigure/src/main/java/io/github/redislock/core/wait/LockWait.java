@@ -1,6 +1,6 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.pubsub.Waiting;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -11,7 +11,6 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * The wait for a lock, any kind, any owner (a thread, a token, a {@link io.github.redislock.LockHandle}):
@@ -33,7 +32,7 @@ import org.apache.commons.logging.LogFactory;
 public abstract class LockWait {
 
     /** The Locker's own logger: its lines are documented under that name. */
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
+    private static final Log log = HeldLocks.LOCKER_LOG;
     /** How soon a waiter whose try failed on Redis tries again. */
     private static final long RETRY_AFTER_OUTAGE_MILLIS = 100;
 
