@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
@@ -14,9 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What Redis runs for the everyday case, one {@code lock(key)} and {@code unlock(key)} nobody else
- * wants: on a machine where Redis and the application share cores, every command inside the two
- * scripts is time the pair waits for. Counted from {@code INFO commandstats} on a server of its own,
- * so no other test's commands can be mixed in.
+ * wants, and for a re-entry and a try that finds the lock held: on a machine where Redis and the
+ * application share cores, every command inside the scripts is time the caller waits for. Counted
+ * from {@code INFO commandstats} on a server of its own, so no other test's commands can be mixed in.
  */
 class UncontendedCostTest {
 
@@ -43,6 +44,46 @@ class UncontendedCostTest {
             assertThat(inside).as("commands inside the scripts of one uncontended pair: %s", calls).isLessThanOrEqualTo(MAX_COMMANDS_PER_PAIR);
             assertThat(redis.command("KEYS", "*")).as("keys left after the pair").asList().isEmpty();
         }
+    }
+
+    @Test
+    void aReentryReadsTheLocksRemainingLifeOnceAndLengthensIt() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            instance.locker.lock("reentered");
+            redis.resetStats();
+
+            instance.locker.lock("reentered");
+            Map<String, Long> calls = commandsSinceReset();
+            instance.locker.unlock("reentered");
+            instance.locker.unlock("reentered");
+
+            assertThat(calls).isEqualTo(Map.of("evalsha", 1L, "pttl", 1L, "hexists", 1L, "hincrby", 1L, "pexpire", 1L));
+        }
+    }
+
+    @Test
+    void aTryThatFindsTheLockHeldReadsOnlyItsRemainingLifeAndTheOwnerField() throws InterruptedException {
+        try (LockerFixture holder = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30));
+             LockerFixture other = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            holder.locker.lock("held");
+            other.locker.lock("warm-up"); // connections open, scripts loaded: only the measured try is counted below
+            other.locker.unlock("warm-up");
+            redis.resetStats();
+
+            boolean taken = other.locker.tryLock("held", 0, 10, TimeUnit.SECONDS);
+            Map<String, Long> calls = commandsSinceReset();
+            holder.locker.unlock("held");
+
+            assertThat(taken).isFalse();
+            assertThat(calls).isEqualTo(Map.of("evalsha", 1L, "pttl", 1L, "hexists", 1L));
+        }
+    }
+
+    /** {@link #commandCalls} without the reset itself ('config|resetstat' on Redis 7). */
+    private static Map<String, Long> commandsSinceReset() {
+        Map<String, Long> calls = commandCalls();
+        calls.keySet().removeIf(command -> command.startsWith("config"));
+        return calls;
     }
 
     /** Calls per command since the reset, {@code INFO} itself left out. */

@@ -1,8 +1,9 @@
 -- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
 -- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
--- The uncontended first acquisition, the everyday case, runs 4 commands (EXISTS, TIME, HSET, PEXPIRE):
+-- The uncontended first acquisition, the everyday case, runs 4 commands (PTTL, HSET, TIME, PEXPIRE):
 -- its fencing token is the Redis clock, read once per call, so no counter key has to be written,
--- expired or deleted.
+-- expired or deleted. Each lock's remaining life is read once, up front: it tells a free lock (-2),
+-- is the blocked reply, and decides whether a re-entry or a restarted count lengthens the lease.
 -- KEYS[i]     lock hash i (<key-prefix><key>); one field per owner, value = hold count; a 'waiters'
 --             field (see below) once a waiter blocked on it
 -- KEYS[2], KEYS[3]  only when ARGV[3] > 0 (then there is exactly one lock, KEYS[1]): its wait queue (a
@@ -40,10 +41,11 @@ local keepPlace = tonumber(ARGV[3])
 local locks = keepPlace > 0 and 1 or #KEYS
 local owner = ARGV[2]
 local member = ARGV[4]
+local pttls = {}
 for i = 1, locks do
     local hash = KEYS[i]
-    if redis.call('exists', hash) == 1 and redis.call('hexists', hash, owner) == 0 then
-        local pttl = redis.call('pttl', hash)
+    local pttl = redis.call('pttl', hash)
+    if pttl ~= -2 and redis.call('hexists', hash, owner) == 0 then
         if keepPlace > 0 then
             local queue, deadlines = KEYS[2], KEYS[3]
             local clock = redis.call('time')
@@ -62,6 +64,7 @@ for i = 1, locks do
         end
         return {0, i, pttl}
     end
+    pttls[i] = pttl
 end
 -- A waiter that leaves the queue for a free lock leaves the others behind it: its release must look for them.
 local othersQueued = false
@@ -97,10 +100,10 @@ for i = 1, locks do
             micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
         end
         token = micros
-        if not restarted or redis.call('pttl', hash) < lease then
+        if not restarted or pttls[i] < lease then
             redis.call('pexpire', hash, lease)
         end
-    elseif redis.call('pttl', hash) < lease then
+    elseif pttls[i] < lease then
         redis.call('pexpire', hash, lease)
     end
     reply[#reply + 1] = holdCount
