@@ -515,10 +515,10 @@ public class RedisLocker extends AbstractLocker {
             }
         }
         if (settleOn != null) {
-            return releases.releaseAsync(taken, 0, settleOn);
+            return releases.giveBack(taken, settleOn);
         }
         try {
-            releases.release(taken);
+            CallerRuns.await(onCaller -> releases.giveBack(taken, onCaller));
             return CompletableFuture.completedFuture(null);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

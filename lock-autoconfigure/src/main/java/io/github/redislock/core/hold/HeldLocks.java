@@ -117,6 +117,26 @@ public final class HeldLocks {
         }
     }
 
+    /**
+     * Keeps the unlocks owed to a lost hold after a give-back released the hold that had replaced it: on
+     * the owner's hold if it still has one, else on the lost hold, put back (its next unlock reports the loss).
+     */
+    void stillOwed(Hold released, long owed) {
+        boolean[] putBack = new boolean[1];
+        Hold now = holds.computeIfAbsent(released.id(), id -> {
+            putBack[0] = true;
+            released.watched = false;
+            released.lost = true;
+            released.count = owed;
+            return released;
+        });
+        if (!putBack[0]) {
+            synchronized (now) {
+                now.owedToLost += owed;
+            }
+        }
+    }
+
     /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
     void forgetFinal(Hold hold) {
         forget(hold);

@@ -91,6 +91,29 @@ public final class HoldReleases {
         });
     }
 
+    /**
+     * Releases in Redis the holds an acquisition took as its wait was told to stop: its caller never got
+     * them, so nobody would unlock them. Unlike an unlock it pays none of the unlocks owed to a lost hold
+     * one of them replaced ({@link Hold#owedToLost}): those stay owed (see {@link HeldLocks#stillOwed}).
+     */
+    public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {
+        long[] owed = new long[taken.size()];
+        for (int i = 0; i < owed.length; i++) {
+            Hold hold = taken.get(i);
+            synchronized (hold) {
+                owed[i] = hold.owedToLost;
+                hold.owedToLost = 0;
+            }
+        }
+        return releaseAsync(taken, 0, settleOn).whenComplete((done, failure) -> {
+            for (int i = 0; i < owed.length; i++) {
+                if (owed[i] > 0) {
+                    holds.stillOwed(taken.get(i), owed[i]);
+                }
+            }
+        });
+    }
+
     /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
     private List<List<Hold>> groups(List<Hold> held, Failures failures) {
         if (held.size() == 1) { // the common unlock needs no grouping by slot
