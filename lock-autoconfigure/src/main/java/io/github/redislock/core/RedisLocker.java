@@ -263,6 +263,15 @@ public class RedisLocker extends AbstractLocker {
         subscriptions.disconnect();
     }
 
+    /**
+     * Opens the connection {@link #disconnectSubscriptions()} closed again when waits still listen (the
+     * auto-configuration calls it when the context starts again): their hand-offs and wake-ups arrive
+     * at once again, instead of at their next look at the lock.
+     */
+    public void reconnectSubscriptions() {
+        subscriptions.reconnect();
+    }
+
     /** Locks this instance holds now, for diagnostics. */
     public int heldLockCount() {
         return holds.count();

@@ -406,11 +406,12 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     /**
      * Opens a new connection carrying every channel still registered, in place of one that broke and
-     * that its client does not reconnect; tried again every {@link #RECONNECT_INTERVAL} while that
+     * that its client does not reconnect, or that {@link #disconnect()} closed while waits went on (a
+     * context stopped and started again); tried again every {@link #RECONNECT_INTERVAL} while that
      * fails and a channel is still registered. Its confirmations wake every waiter of those channels and
      * every wait the inbox knows, which then look at their locks, as after a client's own reconnect.
      */
-    private void reconnect() {
+    public void reconnect() {
         if (closed || channels.isEmpty()) {
             return; // nobody waits: the next wait opens a connection
         }
@@ -451,8 +452,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /**
      * Closes the pub/sub connection now, while its connection factory still runs (see
      * {@code LockersLifecycle}); {@link #close()} would come too late, after the factory
-     * stopped. Not final: the next {@link #join} opens a new connection carrying every channel that
-     * still has waiters. Threads waiting meanwhile wake when the holder's lease runs out instead.
+     * stopped. Not final: {@link #reconnect()} or the next {@link #join} opens a new connection carrying
+     * every channel that still has waiters.
      */
     public void disconnect() {
         connectionLock.lock();
