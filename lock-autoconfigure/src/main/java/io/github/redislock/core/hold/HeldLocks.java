@@ -137,6 +137,23 @@ public final class HeldLocks {
         }
     }
 
+    /**
+     * An unlock of a lost hold: it goes with its last nest; until then it stays, lost, so that every
+     * remaining unlock reports the loss and a hold taken again since counts them as owed.
+     */
+    void lostNestUnlocked(Hold hold) {
+        if (hold.count <= 1) {
+            forgetFinal(hold);
+            return;
+        }
+        hold.count--;
+        hold.lost = true;
+        if (hold.watched) {
+            hold.watched = false;
+            watchdog.unwatch(hold);
+        }
+    }
+
     /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
     void forgetFinal(Hold hold) {
         forget(hold);

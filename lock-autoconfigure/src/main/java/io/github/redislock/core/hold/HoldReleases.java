@@ -152,7 +152,7 @@ public final class HoldReleases {
             }
         }
         if (hold.lost) {
-            holds.forgetFinal(hold);
+            holds.lostNestUnlocked(hold);
             failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));
             return false;
         }
@@ -178,7 +178,7 @@ public final class HoldReleases {
             Hold hold = group.get(i);
             boolean finalRelease = hold.count <= 1;
             if (remaining[i] < 0) {
-                holds.forgetFinal(hold);
+                holds.lostNestUnlocked(hold);
                 observer.lost(HeldLocks.observed(hold), false);
                 LockLostException lost = holds.lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
                 log.warn(lost.getMessage());
