@@ -98,14 +98,17 @@ public final class HoldReleases {
      */
     public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {
         long[] owed = new long[taken.size()];
+        boolean anyOwed = false;
         for (int i = 0; i < owed.length; i++) {
             Hold hold = taken.get(i);
             synchronized (hold) {
                 owed[i] = hold.owedToLost;
                 hold.owedToLost = 0;
             }
+            anyOwed |= owed[i] > 0;
         }
-        return releaseAsync(taken, 0, settleOn).whenComplete((done, failure) -> {
+        CompletableFuture<Void> released = releaseAsync(taken, 0, settleOn);
+        return !anyOwed ? released : released.whenComplete((done, failure) -> {
             for (int i = 0; i < owed.length; i++) {
                 if (owed[i] > 0) {
                     holds.stillOwed(taken.get(i), owed[i]);
