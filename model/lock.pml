@@ -602,7 +602,7 @@ byte cancels = ASYNC_CANCELS;
 #ifdef BROKEN_GIVE_BACK_TAKES_TURN
 #define GIVE_BACK_TURN(o) REL_FREE(o)   /* broken (e189b0e): the give-back waits for the turn its own acquisition holds */
 #else
-#define GIVE_BACK_TURN(o) true          /* RedisLocker.java "return releases.releaseAsync(taken, 0, settleOn);": no turn */
+#define GIVE_BACK_TURN(o) true          /* RedisLocker.java "return releases.giveBack(taken, settleOn);": no turn */
 #endif
 #endif
 

@@ -29,7 +29,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <p>Web servers stop in higher phases (graceful shutdown first), so requests still running finish and
  * release their locks before this; the connection factory (phase 0 on Spring Data Redis 3.5 and 4.x) stops
  * after it. A context that only stops, to start again (a checkpoint, {@code context.stop()}), keeps its
- * lockers: only the pub/sub connection closes, and the next wait opens a new one. Redlock's locker is not
+ * lockers: only the pub/sub connection closes, and opens again on the start when waits went on meanwhile. Redlock's locker is not
  * closed here: it queues nowhere and closes its masters' connection factories itself, after it.
  */
 final class LockersLifecycle extends BeforeRedisStops implements ApplicationListener<ContextClosedEvent> {
@@ -58,6 +58,13 @@ final class LockersLifecycle extends BeforeRedisStops implements ApplicationList
         if (event.getApplicationContext() == context) { // a child context's closing reaches its parent's listeners too
             closing = true;
         }
+    }
+
+    /** A context started again after a stop: waits that went on meanwhile listen again. */
+    @Override
+    public void start() {
+        super.start();
+        lockers.get().forEach(RedisLocker::reconnectSubscriptions);
     }
 
     /** Every Redis locker of the context, the application's own included: any of them may have waits queued. */

@@ -266,6 +266,15 @@ public class RedisLocker extends AbstractLocker {
         subscriptions.disconnect();
     }
 
+    /**
+     * Opens the connection {@link #disconnectSubscriptions()} closed again when waits still listen (the
+     * auto-configuration calls it when the context starts again): their hand-offs and wake-ups arrive
+     * at once again, instead of at their next look at the lock.
+     */
+    public void reconnectSubscriptions() {
+        subscriptions.reconnect();
+    }
+
     /** Locks this instance holds now, for diagnostics. */
     public int heldLockCount() {
         return holds.count();
@@ -493,10 +502,10 @@ public class RedisLocker extends AbstractLocker {
             }
         }
         if (settleOn != null) {
-            return releases.releaseAsync(taken, 0, settleOn);
+            return releases.giveBack(taken, settleOn);
         }
         try {
-            releases.release(taken);
+            CallerRuns.await(onCaller -> releases.giveBack(taken, onCaller));
             return CompletableFuture.completedFuture(null);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

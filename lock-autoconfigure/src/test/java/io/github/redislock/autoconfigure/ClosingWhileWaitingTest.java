@@ -154,6 +154,50 @@ class ClosingWhileWaitingTest {
         });
     }
 
+    /**
+     * A wait that started before the stop hears the holder's unlock after the start: the stop closed the
+     * connection its hand-off message would come on, and the start opens it again. Without it, the wait
+     * would only find its lock at its next look (a ninth of the watchdog timeout, 3.3 s by default), and
+     * the key would stay handed to it, unused, until then.
+     */
+    @Test
+    void aThreadWaitingAcrossAStopAndStartIsHandedTheLockAsSoonAsItsHolderUnlocks() {
+        instance.run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            RedisLocker waitingLocker = context.getBean(RedisLocker.class);
+            locker.lock(key);
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                locker.lock(key);
+                locker.unlock(key);
+            });
+            await("the waiting thread parked").atMost(Duration.ofSeconds(10)).until(() -> Internals.parkedWaiters(waitingLocker, key) == 1);
+
+            context.stop();
+            context.start();
+            locker.unlock(key);
+
+            assertThat(waiting).as("handed the lock at once, not at its next look").succeedsWithin(Duration.ofMillis(1500));
+        });
+    }
+
+    @Test
+    void anAsyncWaitOnJedisWaitingAcrossAStopAndStartIsHandedTheLockAsSoonAsItsHolderUnlocks() {
+        instance.withPropertyValues("spring.data.redis.client-type=jedis").run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            AsyncLocker async = context.getBean(AsyncLocker.class);
+            locker.lock(key);
+            CompletableFuture<LockHandle> waiting = async.acquire(key, Duration.ofSeconds(20), null).toCompletableFuture();
+            await("the async wait listening").atMost(Duration.ofSeconds(10)).until(() -> context.getBean(RedisLocker.class).waiterCount() == 1);
+
+            context.stop();
+            context.start();
+            locker.unlock(key);
+
+            assertThat(waiting).as("handed the lock at once, not at its next look").succeedsWithin(Duration.ofMillis(1500));
+            async.release(waiting.get()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        });
+    }
+
     /** The context's Locker, after {@code context.stop()} and {@code context.start()}. */
     private static Locker stoppedAndStarted(ConfigurableApplicationContext context) {
         Locker locker = context.getBean(Locker.class);

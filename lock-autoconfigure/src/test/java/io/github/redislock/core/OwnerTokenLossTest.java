@@ -34,4 +34,26 @@ class OwnerTokenLossTest extends TwoInstances {
         assertThat(second.locker.tryLock(key)).isTrue();
         second.locker.unlock(key);
     }
+
+    /**
+     * The same with a lost hold taken twice, its first unlock already told of the loss: the second
+     * unlock is owed to the lost hold too, and must leave the hold the token took since alone.
+     */
+    @Test
+    void everyUnlockOwedToANestedLostHoldLeavesTheOwnersNewerHoldAlone() throws Exception {
+        String token = "job-" + UUID.randomUUID();
+        assertThat(first.locker.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(first.locker.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)).isTrue();
+        first.redis.delete(first.redisKey(key));
+        Internals.renewNow(first.locker);
+        assertThatThrownBy(() -> first.locker.unlockAs(token, key)).isInstanceOf(LockLostException.class);
+        assertThat(first.locker.tryLockAs(token, key, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)).as("taken again").isTrue();
+
+        assertThatThrownBy(() -> first.locker.unlockAs(token, key)).as("the lost hold's second unlock").isInstanceOf(LockLostException.class);
+        assertThat(second.locker.tryLock(key)).as("another owner takes the lock the token took again").isFalse();
+
+        first.locker.unlockAs(token, key);
+        assertThat(second.locker.tryLock(key)).isTrue();
+        second.locker.unlock(key);
+    }
 }

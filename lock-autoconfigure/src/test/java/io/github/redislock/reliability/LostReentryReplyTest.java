@@ -26,36 +26,30 @@ class LostReentryReplyTest {
 
     private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "lost-reentry-reply-" + UUID.randomUUID();
-    private FaultProxy proxy;
-    private LockerFixture holder;
-    private LockerFixture other;
+    private ProxiedInstances instances;
 
     @BeforeEach
     void connect() {
-        proxy = new FaultProxy(redis.port());
-        holder = LockerFixture.connect("127.0.0.1", proxy.port(), Duration.ofSeconds(3), Duration.ofMillis(500));
-        other = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(3));
+        instances = new ProxiedInstances(redis, Duration.ofSeconds(3), Duration.ofMillis(500));
     }
 
     @AfterEach
     void close() {
-        proxy.heal();
-        holder.close();
-        other.close();
-        proxy.close();
+        instances.close();
     }
 
     @Test
     void theLastUnlockFreesALockThatAReentryWithALostReplyCountedOnceMore() throws Exception {
+        LockerFixture holder = instances.slowed;
         holder.locker.lock(key);
-        proxy.delay(700); // beyond the 500 ms command timeout: the re-entry runs, its reply comes too late
+        instances.proxy.delay(700); // beyond the 500 ms command timeout: the re-entry runs, its reply comes too late
         Throwable reentry = catchThrowable(() -> holder.locker.lock(key));
         assertThat(reentry).isInstanceOf(LockRedisException.class);
-        proxy.heal();
+        instances.proxy.heal();
 
         holder.locker.unlock(key);
 
-        assertThat(other.locker.tryLock(key, 5, 3, TimeUnit.SECONDS)).as("free after the holder's last unlock").isTrue();
-        other.locker.unlock(key);
+        assertThat(instances.other.locker.tryLock(key, 5, 3, TimeUnit.SECONDS)).as("free after the holder's last unlock").isTrue();
+        instances.other.locker.unlock(key);
     }
 }

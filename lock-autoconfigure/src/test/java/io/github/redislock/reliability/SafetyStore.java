@@ -33,15 +33,28 @@ final class SafetyStore implements AutoCloseable {
             """;
 
     /**
+     * The critical section's read, fenced as its write is: it raises the key's fence to its token, so
+     * that an older holder still inside cannot write between this read and this holder's write (that
+     * update would be lost, fencing tokens or not).
+     */
+    private static final String READ = """
+            local fence = tonumber(redis.call('get', KEYS[2]) or '-1')
+            if tonumber(ARGV[1]) > fence then
+                redis.call('set', KEYS[2], ARGV[1])
+            end
+            return tonumber(redis.call('get', KEYS[1]) or '0')
+            """;
+
+    /**
      * The critical section's write, with its completed-section count in the same step so a kill
-     * cannot separate them. With a token (ARGV[2] >= 0) it is a fencing store: a token not above the
-     * highest one accepted for the key is rejected and nothing is written.
+     * cannot separate them. With a token (ARGV[2] >= 0) it is a fencing store: a token below the
+     * highest one seen for the key (by a read or a write) is rejected and nothing is written.
      */
     private static final String WRITE = """
             local token = tonumber(ARGV[2])
             if token >= 0 then
                 local fence = tonumber(redis.call('get', KEYS[3]) or '-1')
-                if token <= fence then
+                if token < fence then
                     redis.call('rpush', KEYS[4], ARGV[3] .. '|' .. token .. '|' .. fence)
                     return 0
                 end
@@ -109,6 +122,12 @@ final class SafetyStore implements AutoCloseable {
     long readCounter(String key) {
         String value = redis.get("counter:" + key);
         return value == null ? 0 : Long.parseLong(value);
+    }
+
+    /** The critical section's read, which fences out the writes of holders older than {@code token}. */
+    long readCounter(String key, long token) {
+        Long value = redis.eval(READ, ScriptOutputType.INTEGER, new String[] {"counter:" + key, "fence:" + key}, Long.toString(token));
+        return value;
     }
 
     /** @return whether the write was accepted (always, without a token) */

@@ -137,7 +137,7 @@ public final class SafetyWorker {
     private static void criticalSection(SafetyStore store, String worker, String hold, String key, long token, long holdMillis)
             throws InterruptedException {
         store.enter(hold, key);
-        long value = store.readCounter(key);
+        long value = store.readCounter(key, token);
         if (store.freezeRequested(worker)) {
             // Stay inside, between read and write, until the checker has paused (or killed) this process and lets it go on.
             store.frozenInside(worker, key);

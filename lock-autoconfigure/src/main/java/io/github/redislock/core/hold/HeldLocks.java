@@ -123,6 +123,43 @@ public final class HeldLocks {
         }
     }
 
+    /**
+     * Keeps the unlocks owed to a lost hold after a give-back released the hold that had replaced it: on
+     * the owner's hold if it still has one, else on the lost hold, put back (its next unlock reports the loss).
+     */
+    void stillOwed(Hold released, long owed) {
+        boolean[] putBack = new boolean[1];
+        Hold now = holds.computeIfAbsent(released.id(), id -> {
+            putBack[0] = true;
+            released.watched = false;
+            released.lost = true;
+            released.count = owed;
+            return released;
+        });
+        if (!putBack[0]) {
+            synchronized (now) {
+                now.owedToLost += owed;
+            }
+        }
+    }
+
+    /**
+     * An unlock of a lost hold: it goes with its last nest; until then it stays, lost, so that every
+     * remaining unlock reports the loss and a hold taken again since counts them as owed.
+     */
+    void lostNestUnlocked(Hold hold) {
+        if (hold.count <= 1) {
+            forgetFinal(hold);
+            return;
+        }
+        hold.count--;
+        hold.lost = true;
+        if (hold.watched) {
+            hold.watched = false;
+            watchdog.unwatch(hold);
+        }
+    }
+
     /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
     void forgetFinal(Hold hold) {
         forget(hold);

@@ -85,6 +85,32 @@ public final class HoldReleases {
         return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenApply(done -> failures.rethrow());
     }
 
+    /**
+     * Releases in Redis the holds an acquisition took as its wait was told to stop: its caller never got
+     * them, so nobody would unlock them. Unlike an unlock it pays none of the unlocks owed to a lost hold
+     * one of them replaced ({@link Hold#owedToLost}): those stay owed (see {@link HeldLocks#stillOwed}).
+     */
+    public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {
+        long[] owed = new long[taken.size()];
+        boolean anyOwed = false;
+        for (int i = 0; i < owed.length; i++) {
+            Hold hold = taken.get(i);
+            synchronized (hold) {
+                owed[i] = hold.owedToLost;
+                hold.owedToLost = 0;
+            }
+            anyOwed |= owed[i] > 0;
+        }
+        CompletableFuture<Void> released = releaseAsync(taken, 0, settleOn);
+        return !anyOwed ? released : released.whenComplete((done, failure) -> {
+            for (int i = 0; i < owed.length; i++) {
+                if (owed[i] > 0) {
+                    holds.stillOwed(taken.get(i), owed[i]);
+                }
+            }
+        });
+    }
+
     /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
     private List<List<Hold>> groups(List<Hold> held, Failures failures) {
         if (held.size() == 1) { // the common unlock needs no grouping by slot
@@ -125,7 +151,7 @@ public final class HoldReleases {
             }
         }
         if (hold.lost) {
-            holds.forgetFinal(hold);
+            holds.lostNestUnlocked(hold);
             failures.add(holds.lostException(hold, "the watchdog found it gone before the unlock"));
             return false;
         }
@@ -154,7 +180,7 @@ public final class HoldReleases {
             Hold hold = group.get(i);
             boolean finalRelease = hold.count <= 1;
             if (remaining[i] < 0) {
-                holds.forgetFinal(hold);
+                holds.lostNestUnlocked(hold);
                 observer.lost(HeldLocks.observed(hold), false);
                 LockLostException lost = holds.lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
                 log.warn(lost.getMessage());

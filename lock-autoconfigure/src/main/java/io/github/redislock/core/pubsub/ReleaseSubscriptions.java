@@ -307,8 +307,12 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** A new connection in place of one that broke and that its client does not reconnect; tried again while that fails. */
-    private void reconnect() {
+    /**
+     * A new connection carrying every channel still registered, in place of one that broke and that its client
+     * does not reconnect, or that {@link #disconnect()} closed while waits went on (a context stopped and started
+     * again); tried again while that fails.
+     */
+    public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
         connectionLock.lock();
         try {
@@ -336,7 +340,10 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Closes the pub/sub connection while its connection factory still runs (see {@code LockersLifecycle}); the next join opens a new one. */
+    /**
+     * Closes the pub/sub connection while its connection factory still runs (see {@code LockersLifecycle}); not
+     * final: {@link #reconnect()} or the next join opens a new one.
+     */
     public void disconnect() {
         connectionLock.lock();
         try {
