@@ -37,10 +37,10 @@ import java.util.function.Function;
  * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
  * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait} and
  * {@link HoldReleases#releaseAsync} for why a reply's work does not run on Lettuce's event loop).
- * Some calls still wait for Redis on one of these threads: every call when the connection factory has
- * no shared native Lettuce connection, an acquisition with {@code redis-lock.replica-sync}, the first
- * call on a new connection, and a wait's subscription and its confirmation of a hand-off with a lease
- * beyond the watchdog timeout.
+ * Calls that must wait for Redis do so on the bounded {@code redis-lock-blocking-call} threads instead
+ * (see {@code ScriptTransport}): every call when the connection factory has no shared native Lettuce
+ * connection (Jedis), an acquisition or a hand-off's confirmation with {@code redis-lock.replica-sync},
+ * and the lookup of the shared connection on first use.
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
