@@ -180,10 +180,10 @@ public abstract class LockWait {
             return;
         }
         if (joining != null) {
-            joined();
-            return;
-        }
-        if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
+            if (!joined()) {
+                return;
+            }
+        } else if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
             if (answered) {
                 if (waitNanos == 0) {
                     end(null, false);
@@ -312,13 +312,18 @@ public abstract class LockWait {
         joining.whenComplete((joined, failure) -> signal());
     }
 
-    /** Once Redis confirmed the channel (or could not): tries again at once unless no release can have been missed. */
-    private void joined() {
+    /**
+     * Once Redis confirmed the channel (or could not): the step goes on to take a hand-off or try again
+     * at once, unless no release can have been missed and nothing came since.
+     *
+     * @return whether the step goes on
+     */
+    private boolean joined() {
         if (!joining.isDone()) {
             if (remainingNanos() <= 0) {
                 end(null, false); // ran out while the channel's master had not confirmed it
             }
-            return;
+            return false;
         }
         CompletableFuture<Waiting> joined = joining;
         joining = null;
@@ -326,13 +331,15 @@ public abstract class LockWait {
             waiting = joined.join();
         } catch (RuntimeException e) {
             end(unwrap(e), false);
-            return;
+            return false;
         }
-        if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTryNanos)) {
+        // A hand-off kept by the inbox, or a wake-up, came as the join completed: the step that signal
+        // asked for ran before the join was done, so it is taken here or never.
+        if (attempt.waitName() != null && waiting.hearsEverythingSince(firstTryNanos) && !waiting.takeWakeUps()) {
             sleep(); // queued while the inbox was heard: a hand-off cannot have been missed
-            return;
+            return false;
         }
-        send(true); // a release before the subscription is not missed
+        return true; // takes the hand-off, else tries again: a release before the subscription is not missed
     }
 
     /** Sets the one timer: the holder's lease end bounds the sleep (an expiry publishes nothing), and so does the deadline. */
