@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 
 /**
@@ -95,8 +96,9 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         List<LockKeys> observed = List.of(keys);
         LockObserver.Acquisition observation = locker.observe(LockKind.PLAIN, observed, false);
         long start = System.nanoTime();
+        Supplier<CompletableFuture<Void>> giveBack = () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor);
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor));
+                giveBack);
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
@@ -112,7 +114,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                     handle.fencingToken(locker.heldToken(key, owner));
                     givenBack = result.isCancelled();
                     if (givenBack) {
-                        release(handle);
+                        giveBack.get();
                     }
                 }
                 locker.ended(observation, LockKind.PLAIN, observed, start, acquired, cause);
@@ -120,8 +122,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                 waits.remove(acquisition); // before the caller's code runs on the result, after a give-back started: a close waits for either
             }
             if (acquired) {
-                if (!result.complete(handle) && !givenBack) { // cancelled just now
-                    release(handle);
+                // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
+                // release would pay an unlock owed to a lost hold this grant replaced, see HoldReleases.giveBack).
+                if (!result.complete(handle) && !givenBack) {
+                    giveBack.get();
                 }
             } else {
                 result.completeExceptionally(cause != null ? cause : new LockAcquisitionException(key, Duration.ofNanos(waitNanos)));
