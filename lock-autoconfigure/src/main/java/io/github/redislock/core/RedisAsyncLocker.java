@@ -103,25 +103,20 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         acquisition.outcome.whenComplete((held, failure) -> {
             Throwable cause = failure == null ? null : LockWait.unwrap(failure);
             boolean acquired = cause == null && held;
-            boolean givenBack = false;
             try {
                 if (acquired) {
                     handle.fencingToken(locker.heldToken(key, owner));
-                    givenBack = result.isCancelled();
-                    if (givenBack) {
-                        giveBack.get();
-                    }
                 }
                 locker.ended(observation, LockKind.PLAIN, observed, start, acquired, cause);
             } finally {
-                // Ended before the caller's code runs on the result (which may close the locker), after a give-back
-                // started: a close waits for either. The wait tells the locker again once its outcome's dependents ran.
+                // Ended before the caller's code runs on the result (it may close the locker); a close still waits
+                // for a give-back below, as it waits for every live hold. The wait tells the locker again later.
                 locker.waitHost.ended(acquisition);
             }
             if (acquired) {
                 // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
                 // release would pay an unlock owed to a lost hold this grant replaced, see HoldReleases.giveBack).
-                if (!result.complete(handle) && !givenBack) {
+                if (!result.complete(handle)) {
                     giveBack.get();
                 }
             } else {

@@ -70,9 +70,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
     private static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
-    /** Prepended to every key to form its Redis key. */
     private final String keyPrefix;
-    /** This instance's id: the first part of every owner field it writes. */
     private final String clientId = UUID.randomUUID().toString();
     /** Set first by {@link #close()}: no new acquisition; releases still go through. */
     volatile boolean closing;

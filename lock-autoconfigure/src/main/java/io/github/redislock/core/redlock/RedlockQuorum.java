@@ -128,7 +128,7 @@ public final class RedlockQuorum extends LockCommands {
                 }
             }
             if (took >= quorum && validity > 0) {
-                confirmed(keys.name(), owner, start);
+                confirmedAt.put(id(keys.name(), owner), start);
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(keys, owner, firstHold, undoLease, calls, undoing);
@@ -212,7 +212,7 @@ public final class RedlockQuorum extends LockCommands {
                         + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
             }
             if (left[i] <= 0) {
-                forget(redisKey, owner);
+                confirmedAt.remove(id(redisKey, owner));
             }
         }
         return left;
@@ -257,16 +257,6 @@ public final class RedlockQuorum extends LockCommands {
         return redisKey + " " + owner;
     }
 
-    /** A majority took or renewed the lock in a round that started at {@code roundStartNanos}: its validity runs from then. */
-    private void confirmed(String redisKey, String owner, long roundStartNanos) {
-        confirmedAt.put(id(redisKey, owner), roundStartNanos);
-    }
-
-    /** The owner holds the lock no more (released, or found lost). */
-    private void forget(String redisKey, String owner) {
-        confirmedAt.remove(id(redisKey, owner));
-    }
-
     /**
      * @param notRenewed per master, the locks it no longer has; null for a master that failed or did not answer in time
      * @return the locks to report lost
@@ -280,7 +270,7 @@ public final class RedlockQuorum extends LockCommands {
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
             if (renewed >= quorum) {
-                confirmed(lock.redisKey(), lock.ownerField(), roundStart);
+                confirmedAt.put(id(lock.redisKey(), lock.ownerField()), roundStart);
                 continue;
             }
             Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
@@ -288,7 +278,7 @@ public final class RedlockQuorum extends LockCommands {
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
             if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
-                forget(lock.redisKey(), lock.ownerField());
+                confirmedAt.remove(id(lock.redisKey(), lock.ownerField()));
             } else {
                 undecided++;
                 soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
