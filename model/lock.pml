@@ -196,7 +196,7 @@ bool relMsg[NT];             /* a 'released' message the waiter has not read (br
 bool dead[NL];               /* the process was killed */
 bool paused[NL];             /* the process is paused (it neither runs nor renews) */
 bool closing[NL];            /* the environment decided to close the Locker */
-bool closed[NL];             /* AbstractLocker.closed */
+bool closed[NL];             /* RedisLocker.closed */
 /* HeldLocks: one Hold per (lock, owner); an owner lives in one Locker. */
 bool hk[NO + 1];             /* a Hold is registered */
 byte hcnt[NO + 1];           /* Hold.count */
@@ -652,7 +652,7 @@ lock:
         RUNNING(L) && ACQ_FREE(o);                        /* fix A: after the owner's acquisition in flight settled */
         busy[t] = 1;
         if
-        :: closed[L] -> busy[t] = 0; printf("T%d lock(): IllegalStateException (closed)\n", t); goto idle  /* AbstractLocker.requireOpen */
+        :: closed[L] -> busy[t] = 0; printf("T%d lock(): IllegalStateException (closed)\n", t); goto idle  /* RedisLocker.requireOpen */
         :: else
         fi;
         ACQ_TAKE(o);
@@ -1041,7 +1041,7 @@ end_done:
     } unless { dead[L] }
 }
 
-/* ---------------------------------------------------------------- AbstractLocker.java "public void close() {" */
+/* ---------------------------------------------------------------- RedisLocker.java "public void close() {" */
 proctype Closer(byte L) {
     byte t, m, rem;
     bool was, lost;

@@ -1,6 +1,9 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -44,7 +47,9 @@ public interface AsyncLocker {
      * @return fails with {@link IllegalMonitorStateException} when the handle holds nothing,
      *         {@link LockLostException} when the lock expired or was deleted meanwhile
      */
-    CompletionStage<Void> release(LockHandle handle);
+    default CompletionStage<Void> release(LockHandle handle) {
+        return release(handle, Duration.ZERO);
+    }
 
     /**
      * Releases one hold of the handle like {@link #release(LockHandle)}, except that a final release
@@ -60,5 +65,42 @@ public interface AsyncLocker {
      * when the work's stage completes, normally or not. A wait that runs out fails the result with
      * {@link LockAcquisitionException} and never starts the work.
      */
-    <T> CompletionStage<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work);
+    default <T> CompletionStage<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
+        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
+        CompletableFuture<LockHandle> acquiring = acquire(key, wait, null).toCompletableFuture();
+        CompletableFuture<T> result = new CompletableFuture<>();
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled()) {
+                acquiring.cancel(false); // no effect once the work runs: the lock is released when its stage completes
+            }
+        });
+        acquiring.whenComplete((handle, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(unwrap(failure));
+                return;
+            }
+            CompletionStage<T> stage;
+            try {
+                stage = Objects.requireNonNull(work.apply(handle), () -> "Work for lock '" + key + "' returned null instead of a stage");
+            } catch (RuntimeException | Error e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            stage.whenComplete((value, workFailure) -> release(handle).whenComplete((released, releaseFailure) -> {
+                Throwable error = workFailure != null ? unwrap(workFailure) : releaseFailure != null ? unwrap(releaseFailure) : null;
+                if (workFailure != null && releaseFailure != null) {
+                    error.addSuppressed(unwrap(releaseFailure));
+                }
+                if (error == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(error);
+                }
+            }));
+        });
+        return result;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
 }

@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -26,10 +27,14 @@ public interface Locker {
     long WAIT_FOREVER = -1;
 
     /** Takes the lock, waiting as long as needed; the watchdog keeps it alive until {@link #unlock}. Ignores interrupts (the flag is kept). */
-    void lock(String key);
+    default void lock(String key) {
+        lock(key, TimeUnit.MILLISECONDS, (int) WATCHDOG_LEASE);
+    }
 
     /** Takes the lock, waiting as long as needed; it expires after {@code leaseSeconds} unless unlocked before. */
-    void lock(String key, int leaseSeconds);
+    default void lock(String key, int leaseSeconds) {
+        lock(key, TimeUnit.SECONDS, leaseSeconds);
+    }
 
     /** Takes the lock, waiting as long as needed; it expires after {@code leaseTime} in {@code unit}, or -1 for the watchdog. */
     void lock(String key, TimeUnit unit, int leaseTime);
@@ -93,7 +98,9 @@ public interface Locker {
     boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /** Releases one hold of a lock taken with {@link #tryLockAs}; same exceptions as {@link #unlock}. */
-    void unlockAs(String ownerToken, String key);
+    default void unlockAs(String ownerToken, String key) {
+        unlockAs(ownerToken, key, Duration.ZERO);
+    }
 
     /** Releases one hold of a lock taken with {@link #tryLockAs}, keeping it like {@link #unlock(String, Duration)}. */
     void unlockAs(String ownerToken, String key, Duration holdAtLeast);
@@ -102,7 +109,9 @@ public interface Locker {
     boolean isLocked(String key);
 
     /** Whether the calling thread of this instance holds the lock now, as Redis sees it. */
-    boolean isHeldByCurrentThread(String key);
+    default boolean isHeldByCurrentThread(String key) {
+        return getHoldCount(key) > 0;
+    }
 
     /** How many times the calling thread holds the lock (0 when it does not), as Redis sees it. */
     int getHoldCount(String key);
@@ -141,7 +150,25 @@ public interface Locker {
      *
      * @throws LockAcquisitionException when the lock did not become free within {@code waitTime}
      */
-    <T> T withLock(String key, Duration waitTime, Supplier<T> action);
+    default <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
+        Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
+        Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
+        boolean acquired;
+        try {
+            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(key, waitTime, e);
+        }
+        if (!acquired) {
+            throw new LockAcquisitionException(key, waitTime);
+        }
+        try {
+            return action.get();
+        } finally {
+            unlock(key);
+        }
+    }
 
     /** Like {@link #withLock(String, Duration, Supplier)} for an action with no result. */
     default void withLock(String key, Duration waitTime, Runnable action) {

@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -30,7 +31,9 @@ public interface ReactiveLocker {
     Mono<LockHandle> acquire(LockHandle handle, Duration wait, Duration lease);
 
     /** Releases one hold of the handle; see {@link AsyncLocker#release(LockHandle)}. */
-    Mono<Void> release(LockHandle handle);
+    default Mono<Void> release(LockHandle handle) {
+        return release(handle, Duration.ZERO);
+    }
 
     /** Releases one hold of the handle, keeping the lock; see {@link AsyncLocker#release(LockHandle, Duration)}. */
     Mono<Void> release(LockHandle handle, Duration holdAtLeast);
@@ -39,8 +42,14 @@ public interface ReactiveLocker {
      * Subscribes to {@code work} once the lock of {@code key} is held (kept by the watchdog) and releases
      * it when the work completes, errors or is cancelled.
      */
-    <T> Mono<T> withLock(String key, Duration wait, Mono<T> work);
+    default <T> Mono<T> withLock(String key, Duration wait, Mono<T> work) {
+        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
+        return Mono.usingWhen(acquire(key, wait, null), handle -> work, this::release, (handle, error) -> release(handle), this::release);
+    }
 
     /** Like {@link #withLock(String, Duration, Mono)}, holding the lock for the whole life of a {@link Flux}. */
-    <T> Flux<T> withLock(String key, Duration wait, Flux<T> work);
+    default <T> Flux<T> withLock(String key, Duration wait, Flux<T> work) {
+        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
+        return Flux.usingWhen(acquire(key, wait, null), handle -> work, this::release, (handle, error) -> release(handle), this::release);
+    }
 }

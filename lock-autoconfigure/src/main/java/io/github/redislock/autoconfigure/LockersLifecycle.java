@@ -42,7 +42,7 @@ final class LockersLifecycle extends BeforeRedisStops implements ApplicationList
 
     /**
      * @param lockers      the lockers to close (or only disconnect, on a stop without close)
-     * @param asyncLockers the async lockers over them, closed first: their waits withdraw through the lockers
+     * @param asyncLockers the async lockers over them, closed first: each closes its locker, its threads last
      * @param steps        how many phases before the connection factory's it stops
      */
     LockersLifecycle(ApplicationContext context, Supplier<Stream<RedisLocker>> lockers, Supplier<Stream<RedisAsyncLocker>> asyncLockers,
@@ -71,9 +71,8 @@ final class LockersLifecycle extends BeforeRedisStops implements ApplicationList
     @Override
     void beforeRedisStops() {
         if (closing) {
-            asyncLockers.get().forEach(RedisAsyncLocker::stopAcquiring); // first: its waits withdraw through the RedisLocker
-            lockers.get().forEach(RedisLocker::close); // waits for the waits, and lets holders (handles too) release
-            asyncLockers.get().forEach(RedisAsyncLocker::close);
+            asyncLockers.get().forEach(RedisAsyncLocker::close); // closes its RedisLocker, letting its handles release
+            lockers.get().forEach(RedisLocker::close); // waits for the waits, and lets holders release
         } else {
             lockers.get().forEach(RedisLocker::disconnectSubscriptions);
         }

@@ -23,25 +23,25 @@ abstract class KeysView implements Lock {
 
     @Override
     public void lock() {
-        locker.lockUninterruptibly(kind, keys, Locker.WATCHDOG_LEASE);
+        locker.takeUninterruptibly(kind, keys, Locker.WAIT_FOREVER, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        locker.lockInterruptibly(kind, keys);
+        locker.take(kind, keys, Locker.WAIT_FOREVER, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS, true);
     }
 
     @Override
     public boolean tryLock() {
-        return locker.tryLock(kind, keys);
+        return locker.takeUninterruptibly(kind, keys, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return locker.tryLock(kind, keys, Math.max(0, time), Locker.WATCHDOG_LEASE, unit);
+        return locker.take(kind, keys, Math.max(0, time), Locker.WATCHDOG_LEASE, unit, true);
     }
 
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return locker.tryLock(kind, keys, waitTime, leaseTime, unit);
+        return locker.take(kind, keys, waitTime, leaseTime, unit, true);
     }
 }

@@ -17,16 +17,15 @@ import io.github.redislock.core.wait.OwnerTurns;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 
 /**
@@ -46,16 +45,13 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
     /** Threads doing the bookkeeping and timers of all waits; they wait neither for a lock nor, mostly, for Redis. */
     public static final int DEFAULT_THREADS = 2;
-    /** How long {@link #close()} lets acquisitions and releases in flight finish. */
+    /** How long {@link #close()} lets releases in flight finish, and its threads stop. */
     private static final long CLOSE_GRACE_SECONDS = 10;
 
     private final RedisLocker locker;
     private final ScheduledThreadPoolExecutor executor;
-    private final Set<ExecutorWait> waits = ConcurrentHashMap.newKeySet();
     /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
     private final AtomicInteger releasing = new AtomicInteger();
-    /** Set by {@link #stopAcquiring()}: no new acquisition; releases still go through until the threads stop. */
-    private volatile boolean closing;
 
     public RedisAsyncLocker(RedisLocker locker) {
         this(locker, DEFAULT_THREADS);
@@ -89,14 +85,15 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String key = handle.key();
         long waitNanos = waitNanos(key, wait);
         long leaseMillis = leaseMillis(key, lease);
-        LockKeys keys = keys(key);
+        LockKeys keys = locker.keys(key);
         String owner = locker.tokenOwner(handle.id());
         String what = "'" + key + "' for lock handle " + handle.id();
         List<LockKeys> observed = List.of(keys);
         LockObserver.Acquisition observation = locker.observe(LockKind.PLAIN, observed, false);
         long start = System.nanoTime();
+        Supplier<CompletableFuture<Void>> giveBack = () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor);
         ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
-                () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor));
+                giveBack);
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
             if (result.isCancelled()) {
@@ -106,62 +103,53 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         acquisition.outcome.whenComplete((held, failure) -> {
             Throwable cause = failure == null ? null : LockWait.unwrap(failure);
             boolean acquired = cause == null && held;
-            boolean givenBack = false;
             try {
                 if (acquired) {
                     handle.fencingToken(locker.heldToken(key, owner));
-                    givenBack = result.isCancelled();
-                    if (givenBack) {
-                        release(handle);
-                    }
                 }
                 locker.ended(observation, LockKind.PLAIN, observed, start, acquired, cause);
             } finally {
-                waits.remove(acquisition); // before the caller's code runs on the result, after a give-back started: a close waits for either
+                // Ended before the caller's code runs on the result (it may close the locker); a close still waits
+                // for a give-back below, as it waits for every live hold. The wait tells the locker again later.
+                locker.waitHost.ended(acquisition);
             }
             if (acquired) {
-                if (!result.complete(handle) && !givenBack) { // cancelled just now
-                    release(handle);
+                // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
+                // release would pay an unlock owed to a lost hold this grant replaced, see HoldReleases.giveBack).
+                if (!result.complete(handle)) {
+                    giveBack.get();
                 }
             } else {
                 result.completeExceptionally(cause != null ? cause : new LockAcquisitionException(key, Duration.ofNanos(waitNanos)));
             }
         });
-        waits.add(acquisition);
-        acquisition.begin();
-        if (closing) { // closed between the check and the registration: close() may not have seen it
-            acquisition.stop(closedException(key));
-        }
+        acquisition.begin(); // a close that came first ends it (see WaitHost#started)
         return result;
+    }
+
+    @Override
+    public CompletableFuture<Void> release(LockHandle handle) {
+        return release(handle, Duration.ZERO);
     }
 
     /**
      * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
-     * flight, and the caller's thread may be an event loop); the hold is settled back on them.
+     * flight, and the caller's thread may be an event loop); the hold is settled back on them. It waits
+     * for the handle's acquisition in flight, if it holds the lock (see {@link OwnerTurns#forRelease}).
+     * The time since the handle took the lock is measured as {@link HoldAtLeast} says.
      */
-    @Override
-    public CompletableFuture<Void> release(LockHandle issued) {
-        return release(issued, Duration.ZERO);
-    }
-
-    /** Like {@link #release(LockHandle)}; the time since the handle took the lock is measured as {@link HoldAtLeast} says. */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
         HoldAtLeast.checked(handle.key(), holdAtLeast);
-        return release(handle, holdAtLeast);
-    }
-
-    /** Waits for the handle's acquisition of the lock in flight, if it holds the lock (see {@link OwnerTurns#forRelease}). */
-    private CompletableFuture<Void> release(Handle handle, Duration holdAtLeast) {
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();
         try {
-            released = CompletableFuture.supplyAsync(() -> locker.unlockAsync(handle.key(), owner, holdAtLeast, executor), executor)
+            released = CompletableFuture.supplyAsync(() -> locker.unlock(handle.key(), owner, holdAtLeast, executor), executor)
                     .thenCompose(settled -> settled);
         } catch (RejectedExecutionException e) {
-            released = CompletableFuture.failedFuture(closedException(handle.key()));
+            released = CompletableFuture.failedFuture(new IllegalStateException(closedException().getMessage() + "; cannot release " + handle));
         }
         released.whenComplete((done, failure) -> releasing.decrementAndGet());
         return released;
@@ -169,68 +157,30 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
     @Override
     public <T> CompletableFuture<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
-        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
-        CompletableFuture<LockHandle> acquiring = acquire(key, wait, null);
-        CompletableFuture<T> result = new CompletableFuture<>();
-        result.whenComplete((value, failure) -> {
-            if (result.isCancelled()) {
-                acquiring.cancel(false); // no effect once the work runs: the lock is released when its stage completes
-            }
-        });
-        acquiring.whenComplete((handle, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(LockWait.unwrap(failure));
-                return;
-            }
-            CompletionStage<T> stage;
-            try {
-                stage = Objects.requireNonNull(work.apply(handle), () -> "Work for lock '" + key + "' returned null instead of a stage");
-            } catch (RuntimeException | Error e) {
-                stage = CompletableFuture.failedFuture(e);
-            }
-            stage.whenComplete((value, workFailure) -> release(handle).whenComplete((released, releaseFailure) -> {
-                Throwable error = workFailure != null ? LockWait.unwrap(workFailure) : releaseFailure != null ? LockWait.unwrap(releaseFailure) : null;
-                if (workFailure != null && releaseFailure != null) {
-                    error.addSuppressed(LockWait.unwrap(releaseFailure));
-                }
-                if (error == null) {
-                    result.complete(value);
-                } else {
-                    result.completeExceptionally(error);
-                }
-            }));
-        });
-        return result;
+        return AsyncLocker.super.withLock(key, wait, work).toCompletableFuture();
     }
 
     /** Acquisitions waiting now, for tests and diagnostics. */
     public int waitingCount() {
-        return waits.size();
+        return (int) locker.waits.stream().filter(ExecutorWait.class::isInstance).count();
     }
 
     /**
-     * The first step of {@link #close()}, for a closing application context: no new acquisition, and every
-     * wait ends (each withdraws its queue place; a lock granted meanwhile is given back) and fails with
-     * {@link IllegalStateException}. Releases still go through, so the holders of handles can still
-     * release them while the {@link RedisLocker} closes (see {@link AbstractLocker#close()}).
-     */
-    public void stopAcquiring() {
-        closing = true;
-        for (ExecutorWait wait : waits) {
-            wait.stop(new IllegalStateException("AsyncLocker is closed (its application context has shut down)"));
-        }
-    }
-
-    /**
-     * Ends every wait (see {@link #stopAcquiring()}), waits up to {@value #CLOSE_GRACE_SECONDS} s for the
-     * acquisitions and releases in flight to be settled (a reply that came after the threads stopped
-     * would find no one to register or give back its lock), and stops the threads. Holds stay with the
-     * {@link RedisLocker}, which stops renewing them when it closes.
+     * Closes the {@link RedisLocker} it is over ({@link RedisLocker#close()}, the one close protocol of
+     * every locker), its waits failing with {@link IllegalStateException} saying this AsyncLocker closed;
+     * then lets the releases in flight be settled (a reply that came after the threads stopped would find
+     * no one to settle its hold) and stops its threads.
      */
     @Override
     public void close() {
-        stopAcquiring();
-        AbstractLocker.awaitUntil(() -> waits.isEmpty() && releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        IllegalStateException closed = closedException();
+        locker.waits.forEach(wait -> {
+            if (wait instanceof ExecutorWait) {
+                wait.stop(closed);
+            }
+        });
+        locker.close();
+        RedisLocker.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
             if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
@@ -242,15 +192,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         }
     }
 
-    private LockKeys keys(String key) {
-        if (closing) {
-            throw closedException(key);
-        }
-        return locker.keys(key);
-    }
-
-    private static IllegalStateException closedException(String key) {
-        return new IllegalStateException("AsyncLocker is closed (its application context has shut down); cannot use lock '" + key + "'");
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("AsyncLocker is closed (its application context has shut down)");
     }
 
     private static long waitNanos(String key, Duration wait) {

@@ -28,6 +28,7 @@ import io.github.redislock.core.wait.LockAttempts;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 import io.github.redislock.core.wait.ParkedWait;
+import io.github.redislock.core.wait.WaitHost;
 import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
@@ -39,9 +40,13 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,22 +59,71 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * closes. {@link LockAttempts} tries each lock kind in Redis, a {@link LockWait} repeats a try until
  * it holds or its wait runs out, {@link HeldLocks} keeps what this instance holds and
  * {@link HoldReleases} gives it back; its {@link LockWatchdog} renews holds and its
- * {@link ReleaseSubscriptions} wake waiters.
+ * {@link ReleaseSubscriptions} wake waiters. Its {@link #close()} is the one close protocol of every
+ * locker of the instance: the {@link RedisAsyncLocker} over it closes through it.
  */
-public class RedisLocker extends AbstractLocker {
+public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(RedisLocker.class);
+    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
+    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
+    private static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
-    private final LockCommands commands;
-    private final LockWatchdog watchdog;
-    private final ReleaseSubscriptions subscriptions;
+    private final String keyPrefix;
+    private final String clientId = UUID.randomUUID().toString();
+    /** Set first by {@link #close()}: no new acquisition; releases still go through. */
+    volatile boolean closing;
+    /** Set once the holds are cleared: nothing goes through any more. */
+    private volatile boolean closed;
+    /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
+    final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
+    /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
+    private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
+    final LockCommands commands;
+    final LockWatchdog watchdog;
+    final ReleaseSubscriptions subscriptions;
     private final LostLockEvents lostEvents;
     private final LockObserver observer;
-    private final HeldLocks holds;
+    final HeldLocks holds;
     private final HoldReleases releases;
-    private final LockAttempts attempts;
+    final LockAttempts attempts;
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
-    private final OwnerTurns turns = new OwnerTurns();
+    final OwnerTurns turns = new OwnerTurns();
+    /** What this locker's waits ask of it, without making it public. */
+    final WaitHost waitHost = new WaitHost() {
+        @Override
+        public Duration watchdogTimeout() {
+            return watchdog.timeout();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closing;
+        }
+
+        @Override
+        public void started(LockWait wait) {
+            waits.add(wait);
+            if (closing) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+                wait.signal();
+            }
+        }
+
+        @Override
+        public void ended(LockWait wait) {
+            waits.remove(wait);
+        }
+
+        @Override
+        public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
+            return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
+                Throwable cause = LockWait.unwrap(failure);
+                return CompletableFuture.failedFuture(
+                        new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
+            });
+        }
+    };
 
     /** A Locker on {@code connectionFactory}, as the auto-configuration builds it; an application without Spring Boot builds its own. */
     public static RedisLockerBuilder builder(RedisConnectionFactory connectionFactory) {
@@ -87,7 +141,10 @@ public class RedisLocker extends AbstractLocker {
      */
     RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                 String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
-        super(keyPrefix);
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("Lock key prefix must not be blank");
+        }
+        this.keyPrefix = keyPrefix;
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
@@ -98,19 +155,38 @@ public class RedisLocker extends AbstractLocker {
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
 
+    /** This instance's id, the first part of every owner field it writes. */
+    public String getClientId() {
+        return clientId;
+    }
+
+    /** The prefix of every lock's Redis key. */
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public String currentOwner() {
+        return threadOwners.get();
+    }
+
+    @Override
+    public void lock(String key, TimeUnit unit, int leaseTime) {
+        takeUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), WAIT_FOREVER, leaseTime, unit);
+    }
+
     @Override
     public void lockInterruptibly(String key) throws InterruptedException {
-        lockInterruptibly(LockKind.PLAIN, Collections.singletonList(key));
+        take(LockKind.PLAIN, Collections.singletonList(key), WAIT_FOREVER, WATCHDOG_LEASE, TimeUnit.MILLISECONDS, true);
     }
 
     @Override
     public boolean tryLock(String key) {
-        return tryLock(LockKind.PLAIN, Collections.singletonList(key));
+        return takeUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), 0, WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(LockKind.PLAIN, Collections.singletonList(key), waitTime, leaseTime, unit);
+        return take(LockKind.PLAIN, Collections.singletonList(key), waitTime, leaseTime, unit, true);
     }
 
     @Override
@@ -118,11 +194,6 @@ public class RedisLocker extends AbstractLocker {
         String owner = tokenOwner(ownerToken);
         List<LockKeys> lockKeys = keys(List.of(key));
         return acquire(LockKind.PLAIN, lockKeys, owner, LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
-    }
-
-    @Override
-    public void unlockAs(String ownerToken, String key) {
-        unlockAs(ownerToken, key, Duration.ZERO);
     }
 
     @Override
@@ -135,15 +206,15 @@ public class RedisLocker extends AbstractLocker {
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
         Duration kept = HoldAtLeast.checked(key, holdAtLeast);
-        CallerRuns.await(onCaller -> releaseAsync(key, owner, kept, onCaller));
+        CallerRuns.await(onCaller -> releaseHold(key, owner, kept, onCaller));
     }
 
-    /** A wait on the asynchronous release in the token's turn (see {@link #unlockAsync}). */
+    /** A wait on the asynchronous release in the token's turn (see {@link #unlock(String, String, Duration, Executor)}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
         Duration kept = HoldAtLeast.checked(key, holdAtLeast);
-        CallerRuns.await(onCaller -> unlockAsync(key, owner, kept, onCaller));
+        CallerRuns.await(onCaller -> unlock(key, owner, kept, onCaller));
     }
 
     @Override
@@ -191,30 +262,6 @@ public class RedisLocker extends AbstractLocker {
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
         return new MultiLockView(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
-    }
-
-    LockCommands commands() {
-        return commands;
-    }
-
-    LockAttempts attempts() {
-        return attempts;
-    }
-
-    LockWatchdog watchdog() {
-        return watchdog;
-    }
-
-    HeldLocks holds() {
-        return holds;
-    }
-
-    OwnerTurns turns() {
-        return turns;
-    }
-
-    ReleaseSubscriptions subscriptions() {
-        return subscriptions;
     }
 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
@@ -285,17 +332,42 @@ public class RedisLocker extends AbstractLocker {
         return holds.list();
     }
 
-    @Override
-    void withdrawQueuedWaits() {
-        attempts.withdrawQueued();
+    /** Waits in progress now, parked or on an executor, for tests and diagnostics. */
+    int waitsInProgress() {
+        return waits.size();
     }
 
+    /**
+     * The one close protocol of every locker: it stops taking new acquisitions; withdraws and ends every
+     * wait, parked or on an executor, and waits for them (a lock one got as it stopped is given back
+     * meanwhile); lets holders release while the connection factory still works, up to
+     * {@link #RELEASE_GRACE} (no longer than the watchdog timeout, after which the locks free themselves
+     * anyway); only then stops renewal and subscriptions and forgets the holds. A Spring Integration
+     * leader whose initiator was stopped unlocks from its own thread a moment later: its role passes on
+     * at once instead of when its lease ends. Holds of the closing thread and of threads that ended are
+     * not waited for: nobody will release them now. Locks still held then expire in Redis within the
+     * watchdog timeout.
+     */
     @Override
-    boolean heldByOthers(String closingOwner) {
-        return holds.any(hold -> releasableByOthers(hold, closingOwner));
+    public void close() {
+        synchronized (waits) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        attempts.withdrawQueued(); // no queued wait may be handed a lock now (it would stay taken for the claim lease)
+        waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
+        awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
+        long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), watchdog.timeout().toNanos());
+        String closingOwner = currentOwner();
+        awaitUntil(() -> !holds.any(hold -> !hold.lost && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null
+                && (hold.watched || !hold.leaseSurelyEnded())), System.nanoTime() + releaseGrace);
+        closed = true;
+        stopRenewalAndSubscriptions();
     }
 
-    @Override
+    /** Last step of {@link #close()}: stops renewing, listening and counting holds. */
     void stopRenewalAndSubscriptions() {
         holds.closeAll();
         lostEvents.close();
@@ -303,32 +375,34 @@ public class RedisLocker extends AbstractLocker {
         watchdog.close();
     }
 
-    // What a LockView or MultiLockView calls: one kind of lock on its keys (FAIR, READ and WRITE take exactly one), the calling thread the owner.
+    /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */
+    static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
+        boolean interrupted = false;
+        while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
-    void lockUninterruptibly(LockKind kind, List<String> keys, long leaseMillis) {
+    /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread: every lock method ends here. */
+    boolean take(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit, boolean interruptible) throws InterruptedException {
+        String name = describe(keys);
+        List<LockKeys> lockKeys = keys(keys);
+        return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), interruptible);
+    }
+
+    boolean takeUninterruptibly(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) {
         try {
-            acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, leaseMillis, false);
+            return take(kind, keys, waitTime, leaseTime, unit, false);
         } catch (InterruptedException e) {
             throw new AssertionError("An uninterruptible wait cannot be interrupted", e);
         }
-    }
-
-    void lockInterruptibly(LockKind kind, List<String> keys) throws InterruptedException {
-        acquire(kind, keys(keys), currentOwner(), WAIT_FOREVER, WATCHDOG_LEASE, true);
-    }
-
-    boolean tryLock(LockKind kind, List<String> keys) {
-        try {
-            return acquire(kind, keys(keys), currentOwner(), 0, WATCHDOG_LEASE, false);
-        } catch (InterruptedException e) {
-            throw new AssertionError("A lock attempt without waiting cannot be interrupted", e);
-        }
-    }
-
-    boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        String name = describe(keys);
-        List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), true);
     }
 
     void unlock(LockKind kind, String key) {
@@ -341,7 +415,7 @@ public class RedisLocker extends AbstractLocker {
      *
      * @param settleOn where the hold is settled once Redis answered
      */
-    CompletableFuture<Void> unlockAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+    CompletableFuture<Void> unlock(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         OwnerTurns.Turn turn;
         try {
             String redisName = redisName(key);
@@ -350,16 +424,16 @@ public class RedisLocker extends AbstractLocker {
             return CompletableFuture.failedFuture(e);
         }
         if (turn == null) {
-            return releaseAsync(key, owner, holdAtLeast, settleOn);
+            return releaseHold(key, owner, holdAtLeast, settleOn);
         }
-        CompletableFuture<Void> released = turn.ready().isDone() ? releaseAsync(key, owner, holdAtLeast, settleOn)
-                : turn.ready().thenComposeAsync(ready -> releaseAsync(key, owner, holdAtLeast, settleOn), settleOn);
+        CompletableFuture<Void> released = turn.ready().isDone() ? releaseHold(key, owner, holdAtLeast, settleOn)
+                : turn.ready().thenComposeAsync(ready -> releaseHold(key, owner, holdAtLeast, settleOn), settleOn);
         released.whenComplete((done, failure) -> turn.end());
         return released;
     }
 
-    /** {@link #unlockAsync} once the owner's turn has come. */
-    private CompletableFuture<Void> releaseAsync(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+    /** {@link #unlock(String, String, Duration, Executor)} once the owner's turn has come. */
+    private CompletableFuture<Void> releaseHold(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         Hold held;
         try {
             held = heldToUnlock(LockKind.PLAIN, key, owner);
@@ -405,7 +479,8 @@ public class RedisLocker extends AbstractLocker {
 
     int holdCount(LockKind kind, String key) {
         String owner = currentOwner();
-        return commands.holdCount(heldKeys(key), switch (kind) {
+        redisName(key); // a closing locker still counts holds, a closed one refuses
+        return commands.holdCount(LockKeys.of(keyPrefix, key), switch (kind) {
             case PLAIN, FAIR -> owner;
             case READ -> owner + ":r";
             case WRITE -> owner + ":w";
@@ -422,11 +497,6 @@ public class RedisLocker extends AbstractLocker {
             throw holds.lostException(hold, "the watchdog found it gone");
         }
         return hold.token;
-    }
-
-    @Override
-    void lockUninterruptibly(String key, long leaseMillis) {
-        lockUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), leaseMillis);
     }
 
     /** Waits for the attempt of the lock kind on the calling thread ({@link ParkedWait}), observed (see {@link #observe}). */
@@ -456,6 +526,11 @@ public class RedisLocker extends AbstractLocker {
     /** The attempt of a plain lock on the calling thread: on one Redis it queues; a Redlock's does not ({@link RedlockLocker}). */
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
         return attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
+    }
+
+    /** The lease a lock gets in Redis: the watchdog timeout for one the watchdog keeps, else its own. */
+    long redisLease(long leaseMillis) {
+        return leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
     }
 
     /**
@@ -512,20 +587,6 @@ public class RedisLocker extends AbstractLocker {
         }
     }
 
-    @Override
-    Duration watchdogTimeout() {
-        return watchdog.timeout();
-    }
-
-    @Override
-    CompletableFuture<Waiting> joinReleases(String channel, String waitName, String what, Runnable onWake) {
-        return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
-            Throwable cause = LockWait.unwrap(failure);
-            return CompletableFuture.failedFuture(
-                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
-        });
-    }
-
     /**
      * The attempt of a single plain lock for a wait that parks no thread (a lock handle's, see
      * {@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's.
@@ -541,6 +602,36 @@ public class RedisLocker extends AbstractLocker {
     long heldToken(String key, String owner) {
         Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
         return hold == null ? 0 : hold.token;
+    }
+
+    /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
+    String tokenOwner(String ownerToken) {
+        if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
+            throw new IllegalArgumentException("Owner token must be 1 to 200 non-blank characters, but was "
+                    + (ownerToken == null ? "null" : "'" + ownerToken + "'"));
+        }
+        return clientId + ":~" + ownerToken;
+    }
+
+    /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
+    LockKeys keys(String key) {
+        if (closing) {
+            throw closedException(key);
+        }
+        return LockKeys.of(keyPrefix, key);
+    }
+
+    /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */
+    private String redisName(String key) {
+        if (closed) {
+            throw closedException(key);
+        }
+        LockKeys.validate(key);
+        return keyPrefix + key;
+    }
+
+    private static IllegalStateException closedException(String key) {
+        return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
     }
 
     private List<String> inTakingOrder(List<String> keys) {

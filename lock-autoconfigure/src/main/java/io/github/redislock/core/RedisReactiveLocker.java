@@ -14,7 +14,6 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -69,26 +68,9 @@ public final class RedisReactiveLocker implements ReactiveLocker {
         });
     }
 
-    @Override
-    public Mono<Void> release(LockHandle handle) {
-        // A release is never cancelled half-way: Redis would still run it, and the caller not know it.
-        return Mono.fromFuture(() -> async.release(handle).toCompletableFuture(), true);
-    }
-
+    /** A release is never cancelled half-way: Redis would still run it, and the caller not know it. */
     @Override
     public Mono<Void> release(LockHandle handle, Duration holdAtLeast) {
         return Mono.fromFuture(() -> async.release(handle, holdAtLeast).toCompletableFuture(), true);
-    }
-
-    @Override
-    public <T> Mono<T> withLock(String key, Duration wait, Mono<T> work) {
-        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
-        return Mono.usingWhen(acquire(key, wait, null), handle -> work, this::release, (handle, error) -> release(handle), this::release);
-    }
-
-    @Override
-    public <T> Flux<T> withLock(String key, Duration wait, Flux<T> work) {
-        Objects.requireNonNull(work, () -> "Work for lock '" + key + "' must not be null");
-        return Flux.usingWhen(acquire(key, wait, null), handle -> work, this::release, (handle, error) -> release(handle), this::release);
     }
 }

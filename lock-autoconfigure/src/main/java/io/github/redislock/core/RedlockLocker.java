@@ -8,7 +8,6 @@ import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.pubsub.ChannelSubscriber;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
-import io.github.redislock.core.redlock.RedlockMasters;
 import io.github.redislock.core.redlock.RedlockQuorum;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockKeys;
@@ -54,7 +53,7 @@ public class RedlockLocker extends RedisLocker {
      */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
-        this(new RedlockQuorum(new RedlockMasters(nodes, nodeNames, nodeTimeout, keyPrefix)), retryDelay, watchdogTimeout, keyPrefix, events);
+        this(new RedlockQuorum(nodes, nodeNames, nodeTimeout, keyPrefix), retryDelay, watchdogTimeout, keyPrefix, events);
     }
 
     private RedlockLocker(RedlockQuorum quorum, Duration retryDelay, Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
@@ -84,16 +83,16 @@ public class RedlockLocker extends RedisLocker {
 
             @Override
             public CompletableFuture<Try> send(boolean queue) {
-                Hold known = holds().get(lock.name(), owner, LockKind.PLAIN);
+                Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
-                long undoLease = firstHold ? 0 : known.watched ? watchdogTimeout().toMillis() : known.leaseMillis;
+                long undoLease = firstHold ? 0 : known.watched ? watchdog.timeout().toMillis() : known.leaseMillis;
                 return quorum.acquire(lock, owner, redisLease, firstHold, undoLease).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
                         long average = retryDelay.toNanos();
                         long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
                         return new Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(pause)));
                     }
-                    holds().acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis);
+                    holds.acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis);
                     return null;
                 });
             }
@@ -101,7 +100,7 @@ public class RedlockLocker extends RedisLocker {
             @Override
             public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
                 if (turn == null) {
-                    turn = turns().take(lock.name(), owner, sharedOwner);
+                    turn = turns.take(lock.name(), owner, sharedOwner);
                 }
                 return turn;
             }

@@ -60,7 +60,7 @@ class CloseDuringATryTest {
     @Test
     void aTryThatQueuesAfterItsLockerWithdrewItsWaitsLeavesNoPlaceBehind() throws Exception {
         holder.locker.lock(key);
-        LockAttempt attempt = closing.attempts().queuing(LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
+        LockAttempt attempt = closing.attempts.queuing(LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
                 Locker.WATCHDOG_LEASE, Duration.ofSeconds(3).toMillis(), false);
         CompletableFuture<LockAttempt.Try> reply = attempt.send(true); // on its way: its reply is not settled yet
 

@@ -126,8 +126,8 @@ class HungClusterMasterTest {
         for (String key : List.of(onHealthy, onOtherHealthy)) {
             async.release(async.acquire(key, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
         }
-        locker.subscriptions().join(channel(onHanging.get(2))).close();
-        locker.subscriptions().join(channel(onHealthy)).close();
+        locker.subscriptions.join(channel(onHanging.get(2))).close();
+        locker.subscriptions.join(channel(onHealthy)).close();
 
         locker.lock(onHanging.get(0));
         locker.lock(onHanging.get(1));
@@ -171,7 +171,7 @@ class HungClusterMasterTest {
         keys.forEach(locker::lock);
         locker.unlock(onHealthy); // the first release asks every master whether it knows SPUBLISH
         locker.lock(onHealthy);
-        locker.watchdog().renewNow(); // loads the renewal script on every master
+        locker.watchdog.renewNow(); // loads the renewal script on every master
         RedisServerProcess hanging = cluster.masters().get(0);
         RedisServerProcess healthy = cluster.masters().get(1);
         long renewalsOnHealthy = healthy.commandCount("evalsha");
@@ -179,7 +179,7 @@ class HungClusterMasterTest {
         CompletableFuture<Void> tick;
         long unlockMillis;
         try {
-            tick = CompletableFuture.runAsync(() -> locker.watchdog().renewNow());
+            tick = CompletableFuture.runAsync(() -> locker.watchdog.renewNow());
             await().atMost(Duration.ofSeconds(5)).until(() -> healthy.commandCount("evalsha") > renewalsOnHealthy);
 
             long unlockStart = System.nanoTime();

@@ -14,22 +14,22 @@ public final class Internals {
 
     /** Runs one watchdog tick now, on the calling thread. */
     public static void renewNow(RedisLocker locker) {
-        locker.watchdog().renewNow();
+        locker.watchdog.renewNow();
     }
 
     /** Listens for releases on {@code channel} until the returned subscription is closed. */
     public static AutoCloseable join(RedisLocker locker, String channel) {
-        return locker.subscriptions().join(channel);
+        return locker.subscriptions.join(channel);
     }
 
     /** Channels the Locker's pub/sub connection is subscribed to now. */
     public static int subscribedChannelCount(RedisLocker locker) {
-        return locker.subscriptions().subscribedChannelCount();
+        return locker.subscriptions.subscribedChannelCount();
     }
 
     /** Threads of this Locker parked now in a wait for the plain lock on {@code key}. */
     public static int parkedWaiters(RedisLocker locker, String key) {
-        return locker.subscriptions().parkedOn(LockKeys.of(locker.getKeyPrefix(), key).channel());
+        return locker.subscriptions.parkedOn(LockKeys.of(locker.getKeyPrefix(), key).channel());
     }
 
     /** Every Redis key a plain lock on {@code key} may write (its hash, wait queue and waiters' deadlines), as the library names them. */
@@ -40,7 +40,7 @@ public final class Internals {
 
     /** Acquisitions of shared owners (tokens, handles) that have taken a turn and not ended it. */
     public static int ownerTurnsInLine(RedisLocker locker) {
-        return locker.turns().inLine();
+        return locker.turns.inLine();
     }
 
     /** Waits of {@code locker} in progress now, parked or on an executor. */
@@ -50,6 +50,6 @@ public final class Internals {
 
     /** Waits of {@code locker} that have a place in a wait queue now, as far as it knows (marked once a try's reply is in). */
     public static int queuedWaits(RedisLocker locker) {
-        return locker.attempts().queuedWaitCount();
+        return locker.attempts.queuedWaitCount();
     }
 }

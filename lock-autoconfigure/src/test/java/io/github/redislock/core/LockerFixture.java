@@ -58,9 +58,9 @@ public final class LockerFixture implements AutoCloseable {
                         lostEvents.add(lost);
                     }
                 }).build();
-        this.commands = locker.commands();
-        this.watchdog = locker.watchdog();
-        this.subscriptions = locker.subscriptions();
+        this.commands = locker.commands;
+        this.watchdog = locker.watchdog;
+        this.subscriptions = locker.subscriptions;
         this.async = new RedisAsyncLocker(locker);
         this.reactive = new RedisReactiveLocker(async);
         this.redis = new StringRedisTemplate(connectionFactory);

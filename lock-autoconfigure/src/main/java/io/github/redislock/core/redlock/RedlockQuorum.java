@@ -1,11 +1,13 @@
 package io.github.redislock.core.redlock;
 
+import io.github.redislock.LockRedisException;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.wait.OwnerTurns;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -15,12 +17,15 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
-import io.github.redislock.LockRedisException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The script calls of a {@code RedlockLocker} on a quorum of independent masters, which the shared
@@ -32,21 +37,58 @@ import org.apache.commons.logging.LogFactory;
  * nothing (a pause, a slow network): the lock is kept and renewed on the next tick, and reported lost
  * only when no majority can still have it, or when its validity since the last round a majority
  * confirmed has run out.
+ *
+ * <p>Every call goes to all masters at once, and a master that fails or has not answered by the node
+ * timeout counts as no answer. A call that waits for a master's reply on a thread runs on that master's
+ * one thread: a hung master ties up one thread, however many calls are made meanwhile, and those left
+ * queued behind it past their node timeout are skipped.
  */
 public final class RedlockQuorum extends LockCommands {
 
     private static final Log log = LogFactory.getLog(RedlockQuorum.class);
 
-    private final RedlockMasters masters;
+    private final List<LockCommands> nodes;
+    /** How log lines and errors name each master: its URL without password. */
+    private final List<String> names;
+    /** How long one master may take to answer before it counts as failed. */
+    private final Duration nodeTimeout;
+    /** Per master, the one thread on which its calls that block run. */
+    private final List<ExecutorService> threads;
+    /** How many masters must agree: a majority. */
     private final int quorum;
     /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
     /** Per owner of a key ({@link #id}), the undos of its failed round still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
-    public RedlockQuorum(RedlockMasters masters) {
-        this.masters = masters;
-        this.quorum = masters.quorum();
+    /** Connects to every master in the background: the first attempt should not spend its node timeout connecting. */
+    public RedlockQuorum(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, String keyPrefix) {
+        if (nodes.size() < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
+        }
+        this.nodes = nodes.stream().map(LockCommands::new).toList();
+        this.names = List.copyOf(names);
+        this.nodeTimeout = nodeTimeout;
+        this.quorum = nodes.size() / 2 + 1;
+        this.threads = this.names.stream().map(name -> Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "redis-lock-redlock " + name);
+            thread.setDaemon(true);
+            return thread;
+        })).toList();
+        for (int i = 0; i < nodes.size(); i++) {
+            LockCommands node = this.nodes.get(i);
+            threads.get(i).execute(() -> {
+                try {
+                    node.exists(LockKeys.of(keyPrefix, "__connect"));
+                } catch (RuntimeException e) {
+                    log.debug("Redlock master not reachable yet: " + e);
+                }
+            });
+        }
+        if (nodes.size() % 2 == 0) {
+            log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
+                    + (nodes.size() - 1) + " would; an odd count is recommended");
+        }
     }
 
     /** How many masters must agree. */
@@ -69,13 +111,13 @@ public final class RedlockQuorum extends LockCommands {
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<LockKeys> group = List.of(keys);
         boolean[] firstHolds = {firstHold};
-        List<CompletableFuture<Acquisition>> calls = new ArrayList<>(masters.size());
-        for (int i = 0; i < masters.size(); i++) {
+        List<CompletableFuture<Acquisition>> calls = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
             boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
             calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
-                    : masters.send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
+                    : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
         }
-        return masters.answersBy(calls, start + masters.nodeTimeout().toNanos()).thenCompose(answers -> {
+        return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
             int took = 0;
             long holdCount = 0;
@@ -86,12 +128,12 @@ public final class RedlockQuorum extends LockCommands {
                 }
             }
             if (took >= quorum && validity > 0) {
-                confirmed(keys.name(), owner, start);
+                confirmedAt.put(id(keys.name(), owner), start);
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(keys, owner, firstHold, undoLease, calls, undoing);
             if (log.isDebugEnabled()) {
-                log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + masters.size()
+                log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             }
             // The round ends once the masters that answered in time have undone it (a late one's undo runs on): no copy is left behind a try that said no.
@@ -99,7 +141,7 @@ public final class RedlockQuorum extends LockCommands {
             for (int i = 0; i < undos.size(); i++) {
                 undoneInTime.add(answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW);
             }
-            return masters.answersBy(undoneInTime, System.nanoTime() + masters.nodeTimeout().toNanos())
+            return answersBy(undoneInTime, System.nanoTime() + nodeTimeout.toNanos())
                     .thenApply(undone -> new Acquisition(false, new long[0], new long[0], 0, -1));
         });
     }
@@ -129,10 +171,10 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     private CompletableFuture<Void> undoOn(int index, LockKeys keys, String owner, long undoLease) {
-        return masters.send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null))
+        return send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null))
                 .handle((left, failure) -> {
                     if (failure != null) {
-                        log.debug("Redlock master " + masters.name(index) + " could not undo " + keys.name() + "; it expires with its lease: " + failure);
+                        log.debug("Redlock master " + names.get(index) + " could not undo " + keys.name() + "; it expires with its lease: " + failure);
                     }
                     return null;
                 });
@@ -146,7 +188,7 @@ public final class RedlockQuorum extends LockCommands {
      */
     @Override
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return masters.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps))
+        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps))
                 .thenApply(answers -> holdsLeft(group, owner, answers));
     }
 
@@ -161,16 +203,16 @@ public final class RedlockQuorum extends LockCommands {
             if (counted.size() >= quorum) {
                 left[i] = counted.get(quorum - 1);
             } else if (counted.size() + unanswered < quorum) {
-                log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + masters.size()
+                log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + nodes.size()
                         + " masters still had it (quorum " + quorum + ")");
                 left[i] = -1;
             } else {
                 throw new LockRedisException("Could not release " + redisKey + " on a majority of the Redlock masters (redis-lock.redlock.nodes): "
-                        + counted.size() + " of " + masters.size() + " confirmed, " + unanswered + " did not answer within "
-                        + masters.nodeTimeout().toMillis() + " ms; it frees itself when its lease ends", null);
+                        + counted.size() + " of " + nodes.size() + " confirmed, " + unanswered + " did not answer within "
+                        + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
             }
             if (left[i] <= 0) {
-                forget(redisKey, owner);
+                confirmedAt.remove(id(redisKey, owner));
             }
         }
         return left;
@@ -179,34 +221,31 @@ public final class RedlockQuorum extends LockCommands {
     /** Whether a majority of the masters has the lock. */
     @Override
     public boolean exists(LockKeys keys) {
-        return masters.onEveryBlocking(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+        return onEveryBlocking(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
     }
 
     /** The hold count a majority of the masters agree on (at least). */
     @Override
     public int holdCount(LockKeys keys, String field) {
-        List<Integer> counts = new ArrayList<>(masters.onEveryBlocking(node -> node.holdCount(keys, field)).stream()
+        List<Integer> counts = new ArrayList<>(onEveryBlocking(node -> node.holdCount(keys, field)).stream()
                 .map(count -> count == null ? 0 : count).toList());
         counts.sort(Comparator.reverseOrder());
         return counts.get(quorum - 1);
     }
 
-    /** A lock stays while a majority renews it (see the class comment). */
-    @Override
-    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return send(locks, leaseMillis).lost();
-    }
-
-    /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
+    /**
+     * Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the
+     * node timeout. A lock stays while a majority renews it (see the class comment).
+     */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(masters.size());
-        for (int i = 0; i < masters.size(); i++) {
-            sent.add(masters.send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
+        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            sent.add(send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
         }
         return () -> lost(locks, leaseMillis, roundStart,
-                masters.onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, masters.thread(index))).join());
+                onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, threads.get(index))).join());
     }
 
     /** The clock drift the algorithm allows for over {@code leaseMillis}: 1% of it plus 2 ms. */
@@ -216,16 +255,6 @@ public final class RedlockQuorum extends LockCommands {
 
     private static String id(String redisKey, String owner) {
         return redisKey + " " + owner;
-    }
-
-    /** A majority took or renewed the lock in a round that started at {@code roundStartNanos}: its validity runs from then. */
-    private void confirmed(String redisKey, String owner, long roundStartNanos) {
-        confirmedAt.put(id(redisKey, owner), roundStartNanos);
-    }
-
-    /** The owner holds the lock no more (released, or found lost). */
-    private void forget(String redisKey, String owner) {
-        confirmedAt.remove(id(redisKey, owner));
     }
 
     /**
@@ -241,7 +270,7 @@ public final class RedlockQuorum extends LockCommands {
         for (WatchedLock lock : locks) {
             long renewed = notRenewed.stream().filter(missing -> missing != null && !missing.contains(lock)).count();
             if (renewed >= quorum) {
-                confirmed(lock.redisKey(), lock.ownerField(), roundStart);
+                confirmedAt.put(id(lock.redisKey(), lock.ownerField()), roundStart);
                 continue;
             }
             Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
@@ -249,15 +278,15 @@ public final class RedlockQuorum extends LockCommands {
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
             if (goneOnAMajority || leftNanos <= 0) {
                 lost.add(lock);
-                forget(lock.redisKey(), lock.ownerField());
+                confirmedAt.remove(id(lock.redisKey(), lock.ownerField()));
             } else {
                 undecided++;
                 soonestEndNanos = Math.min(soonestEndNanos, leftNanos);
             }
         }
         if (undecided > 0) {
-            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + masters.size()
-                    + " masters did not answer within " + masters.nodeTimeout().toMillis() + " ms. Kept while still valid (the first validity ends in "
+            log.warn("Redlock renewal of " + undecided + " lock(s) did not reach a majority in time: " + unanswered + " of " + nodes.size()
+                    + " masters did not answer within " + nodeTimeout.toMillis() + " ms. Kept while still valid (the first validity ends in "
                     + TimeUnit.NANOSECONDS.toMillis(soonestEndNanos) + " ms); retried on the next tick");
         }
         return lost;
@@ -266,8 +295,50 @@ public final class RedlockQuorum extends LockCommands {
     /** Lets the undos still running finish (up to the node timeout) before the masters' threads stop. */
     public void close() {
         List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
-        masters.answersBy(undoing, System.nanoTime() + masters.nodeTimeout().toNanos()).join();
+        answersBy(undoing, System.nanoTime() + nodeTimeout.toNanos()).join();
         pendingUndos.clear();
-        masters.close();
+        threads.forEach(ExecutorService::shutdownNow);
+    }
+
+    /**
+     * Sends {@code command} to every master at once; each answer is null for a master that fails or
+     * does not answer within the node timeout.
+     */
+    private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
+        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            calls.add(send(i, command));
+        }
+        return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
+    }
+
+    /** Runs a blocking {@code command} on every master at once, each on its master's thread, and waits for the answers (see {@link #onEvery}). */
+    private <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
+        long deadline = System.nanoTime() + nodeTimeout.toNanos();
+        return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,
+                threads.get(index))).join();
+    }
+
+    /** One master's call; a call that fails to start is a failed future. */
+    private <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
+        try {
+            return command.apply(nodes.get(index), index);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The answers in by the deadline, null for a master that failed or is late; the calls go on (an undo acts on a late answer). */
+    private <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
+        List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            String name = names.get(i);
+            bounded.add(calls.get(i).copy().exceptionally(failure -> {
+                log.debug("Redlock master " + name + " did not answer: " + failure);
+                return null;
+            }).completeOnTimeout(null, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
+        }
+        return CompletableFuture.allOf(bounded.toArray(CompletableFuture[]::new))
+                .thenApply(all -> bounded.stream().map(CompletableFuture::join).toList());
     }
 }

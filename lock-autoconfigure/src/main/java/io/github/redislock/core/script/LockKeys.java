@@ -25,7 +25,7 @@ public record LockKeys(String prefix, String key, String name, String channel, S
 
     public static LockKeys of(String prefix, String key) {
         validate(key);
-        String name = prefix + key; // AbstractLocker.redisName builds it alike
+        String name = prefix + key; // RedisLocker.redisName builds it alike
         return new LockKeys(prefix, key, name, helperName(prefix, name, "released"), helperName(prefix, name, "wait-queue"),
                 helperName(prefix, name, "wait-deadlines"));
     }

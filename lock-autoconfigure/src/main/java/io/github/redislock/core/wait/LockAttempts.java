@@ -44,7 +44,7 @@ public final class LockAttempts {
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
 
-    /** @param closing whether the Locker closes (see {@code AbstractLocker.close()}), set before it calls {@link #withdrawQueued()} */
+    /** @param closing whether the Locker closes (see {@code RedisLocker.close()}), set before it calls {@link #withdrawQueued()} */
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.closing = closing;
         this.turns = turns;

@@ -120,7 +120,9 @@ public abstract class LockWait {
         locker.started(this);
         OwnerTurns.Turn taken = attempt.turn();
         turn = taken;
-        if (taken.ready().isDone()) {
+        if (outcome.isDone()) { // ended as it started: its closed locker's threads had stopped (see endWithoutSteps)
+            taken.end();
+        } else if (taken.ready().isDone()) {
             signal(); // no stage for the usual case, an owner with no acquisition in flight
         } else {
             taken.ready().whenComplete((ready, failure) -> signal());
