@@ -5,7 +5,6 @@ import io.github.redislock.Locker;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.script.LockKeys;
-import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.WaitHost;
 
@@ -115,12 +114,12 @@ public abstract class AbstractLocker implements Locker, WatchdogState.Source, Au
 
     @Override
     public void lock(String key, int leaseSeconds) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
+        lockUninterruptibly(key, LockKeys.leaseMillis(key, leaseSeconds, TimeUnit.SECONDS));
     }
 
     @Override
     public void lock(String key, TimeUnit unit, int leaseTime) {
-        lockUninterruptibly(key, LockTimes.leaseMillis(key, leaseTime, unit));
+        lockUninterruptibly(key, LockKeys.leaseMillis(key, leaseTime, unit));
     }
 
     @Override

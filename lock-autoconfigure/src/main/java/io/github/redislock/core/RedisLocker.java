@@ -21,7 +21,6 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
-import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
@@ -117,7 +116,7 @@ public class RedisLocker extends AbstractLocker {
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String owner = tokenOwner(ownerToken);
         List<LockKeys> lockKeys = keys(List.of(key));
-        return acquire(LockKind.PLAIN, lockKeys, owner, LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+        return acquire(LockKind.PLAIN, lockKeys, owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
     }
 
     @Override
@@ -328,7 +327,7 @@ public class RedisLocker extends AbstractLocker {
     boolean tryLock(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String name = describe(keys);
         List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), true);
+        return acquire(kind, lockKeys, currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), true);
     }
 
     void unlock(LockKind kind, String key) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.github.redislock.LockException;
@@ -37,12 +38,11 @@ public final class ScriptTransport {
 
     /**
      * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a
-     * healthy call holds one for a round trip, and a server that does not answer keeps these busy, not
-     * one more thread per call, until the client's timeout; up to 4,096 calls queue behind them, and
-     * past that a call fails at once, naming its key.
+     * server that does not answer keeps these busy, not one more thread per call, until the client's
+     * timeout; up to 4,096 calls queue behind them, and past that a call fails at once, naming its key.
      */
     public static final int BLOCKING_CALL_THREADS = 64;
-    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
+    static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
@@ -84,14 +84,11 @@ public final class ScriptTransport {
     }
 
     /**
-     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT. On the shared Lettuce
-     * connection the result completes on the event loop that read the reply, so whoever continues there must not block.
+     * Sends a lock script and returns at once. On the shared Lettuce connection the result completes on the
+     * event loop that read the reply, so whoever continues there must not block.
+     *
+     * @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own)
      */
-    <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs);
-    }
-
-    /** @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own) */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
@@ -109,12 +106,8 @@ public final class ScriptTransport {
                 });
     }
 
-    /** Runs blocking Redis work on a connection of its own on a bounded thread (see {@link #BLOCKING_CALL_THREADS}). */
-    <T> CompletableFuture<T> onConnection(String redisKey, Function<RedisConnection, T> action) {
-        return onConnection(BLOCKING_CALLS, redisKey, action);
-    }
-
-    private <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
+    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor} (see {@link #BLOCKING_CALL_THREADS}). */
+    <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
             return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
         } catch (RejectedExecutionException e) {
@@ -133,8 +126,8 @@ public final class ScriptTransport {
                 .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
     }
 
-    /** One command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
-    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
+    /** One Lettuce command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
+    <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
         try {
             return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -143,9 +136,8 @@ public final class ScriptTransport {
     }
 
     /**
-     * Asks the connection behind the commands, not the commands: Lettuce 7 (Spring Boot 4) dropped
-     * {@code isOpen()} from the command interfaces, while {@code getStatefulConnection().isOpen()} is on
-     * both Lettuce 6 and 7. Commands of an unknown kind count as closed, so they are looked up again.
+     * Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the
+     * command interfaces. Commands of an unknown kind count as closed, so they are looked up again.
      */
     private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
@@ -171,20 +163,13 @@ public final class ScriptTransport {
     }
 
     /**
-     * Waits for a call already sent, keeping (not obeying) interrupts, bounded by the reply backstop: a
-     * script that changed a lock must never be abandoned half-way, or the caller would not know whether
-     * it holds the lock.
-     *
-     * @throws RuntimeException what the call failed with, unwrapped
+     * Waits for a call already sent (bounded where it was sent), keeping (not obeying) interrupts: a script
+     * that changed a lock must never be abandoned half-way, or the caller would not know whether it holds it.
      */
     <T> T await(CompletableFuture<T> reply) {
         try {
-            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
+            return reply.join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof TimeoutException timeout) {
-                reply.cancel(true);
-                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
-            }
             if (e.getCause() instanceof Error error) {
                 throw error;
             }
@@ -210,10 +195,8 @@ public final class ScriptTransport {
         boolean interrupted = Thread.interrupted();
         try {
             return action.get();
-        } catch (LockException e) {
-            throw e;
         } catch (RuntimeException e) {
-            throw redisFailure(redisKey, e);
+            throw e instanceof LockException ? e : redisFailure(redisKey, e);
         } finally {
             if (interrupted || Thread.interrupted()) {
                 Thread.currentThread().interrupt();
@@ -252,7 +235,7 @@ public final class ScriptTransport {
         return causedBy(e, t -> t.getMessage() != null && t.getMessage().contains("NOSCRIPT"));
     }
 
-    private static boolean causedBy(Throwable e, java.util.function.Predicate<Throwable> test) {
+    private static boolean causedBy(Throwable e, Predicate<Throwable> test) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (test.test(t)) {
                 return true;
