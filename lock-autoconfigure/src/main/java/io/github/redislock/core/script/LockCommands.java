@@ -119,7 +119,6 @@ public class LockCommands implements RenewalClient {
                 Acquisition::of, Acquisition::tookFirstHold, releaseOn(group, owner, leaseMillis));
     }
 
-    /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
     public static int acquireKeyCount(int locks, long keepPlaceMillis) {
         if (keepPlaceMillis > 0 && locks != 1) {
             throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
@@ -254,7 +253,6 @@ public class LockCommands implements RenewalClient {
                 .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
     }
 
-    /** How many KEYS {@code release.lua} takes per lock. */
     public static final int RELEASE_KEYS_PER_LOCK = 4;
 
     /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
@@ -263,7 +261,6 @@ public class LockCommands implements RenewalClient {
         return releaseKeysAndArgs(group, owner, withdrawnMember, restoreLeases, tokens, null, publishCommand);
     }
 
-    /** @param keeps per lock, ms to keep it on a final release (the optional trailing ARGV of {@code release.lua}); null for none */
     private static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
                                                long[] keeps, byte[] publishCommand) {
         int locks = group.size();

@@ -48,22 +48,21 @@ public final class ScriptTransport {
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
     private volatile Boolean cluster;
-    /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
-    private final boolean sharesNativeConnection;
-    /** The shared Lettuce connection, kept: asking the factory for a wrapper per call costs more than the script; a closed one is looked up again. */
+    /**
+     * The native connection every connection of the factory wraps when it shares one (Lettuce's default), kept: asking
+     * the factory for a wrapper per call costs more than the script. Null until the first call; a closed one is looked up again.
+     */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     ScriptTransport(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
-        this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
 
-    /** Every call goes to {@code commands} alone: used by the benchmarks' {@code LockClientProbe}. */
+    /** Every call goes to {@code commands} alone: the benchmarks' {@code LockClientProbe}. */
     ScriptTransport(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = null;
-        this.sharesNativeConnection = true;
         this.replyBackstop = Duration.ofSeconds(60);
         this.cluster = false;
         this.shared = commands;
@@ -96,14 +95,12 @@ public final class ScriptTransport {
         if (lettuce != null && isOpen(lettuce)) {
             return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
         }
-        if (!sharesNativeConnection) {
-            return onConnection(offConnection, redisKey, connection -> script(redisKey, connection, script, returnType, keyCount, keysAndArgs));
-        }
-        return onConnection(BLOCKING_CALLS, redisKey, connection -> (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection())
-                .thenCompose(found -> {
-                    shared = found;
-                    return evalAsync(found, redisKey, script, returnType, keyCount, keysAndArgs);
-                });
+        return onConnection(offConnection, redisKey, connection -> {
+            if (connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection()) {
+                shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection(); // the next calls need no thread
+            }
+            return script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
+        });
     }
 
     /** Runs blocking Redis work on a connection of its own on a thread of {@code executor} (see {@link #BLOCKING_CALL_THREADS}). */
