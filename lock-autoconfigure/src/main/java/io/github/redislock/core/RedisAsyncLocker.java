@@ -9,7 +9,6 @@ import io.github.redislock.core.hold.HoldAtLeast;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
-import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.wait.ExecutorWait;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
@@ -203,7 +202,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or null to wait as long as it takes, but was " + wait);
         }
-        return LockTimes.waitNanos(key, saturatedNanos(wait), TimeUnit.NANOSECONDS);
+        return LockKeys.waitNanos(key, saturatedNanos(wait), TimeUnit.NANOSECONDS);
     }
 
     private static long leaseMillis(String key, Duration lease) {
@@ -213,7 +212,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or null for the watchdog, but was " + lease);
         }
-        return LockTimes.leaseMillis(key, saturatedNanos(lease), TimeUnit.NANOSECONDS);
+        return LockKeys.leaseMillis(key, saturatedNanos(lease), TimeUnit.NANOSECONDS);
     }
 
     private static long saturatedNanos(Duration duration) {

@@ -21,7 +21,6 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
-import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
@@ -193,7 +192,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String owner = tokenOwner(ownerToken);
         List<LockKeys> lockKeys = keys(List.of(key));
-        return acquire(LockKind.PLAIN, lockKeys, owner, LockTimes.waitNanos(key, waitTime, unit), LockTimes.leaseMillis(key, leaseTime, unit), true);
+        return acquire(LockKind.PLAIN, lockKeys, owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
     }
 
     @Override
@@ -394,7 +393,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     boolean take(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit, boolean interruptible) throws InterruptedException {
         String name = describe(keys);
         List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), LockTimes.waitNanos(name, waitTime, unit), LockTimes.leaseMillis(name, leaseTime, unit), interruptible);
+        return acquire(kind, lockKeys, currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), interruptible);
     }
 
     boolean takeUninterruptibly(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) {

@@ -4,7 +4,6 @@ import io.github.redislock.LockObserver;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.LockWatchdog;
-import io.github.redislock.core.script.LeaseRenewals;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import org.springframework.context.ApplicationEventPublisher;
@@ -26,9 +25,9 @@ public final class LockInternals {
     private LockInternals() {
     }
 
-    /** Most locks one renewal script call renews ({@code LeaseRenewals.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
+    /** Most locks one renewal script call renews ({@code LockCommands.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
     public static int renewalBatchSize() {
-        return LeaseRenewals.MAX_RENEWAL_BATCH;
+        return LockCommands.MAX_RENEWAL_BATCH;
     }
 
     /** The list in which a plain lock queues its waiters, oldest first, for a release to hand the lock to. */

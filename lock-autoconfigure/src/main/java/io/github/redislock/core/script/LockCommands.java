@@ -1,15 +1,24 @@
 package io.github.redislock.core.script;
 
+import io.github.redislock.core.renewal.PartialRenewalException;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -17,30 +26,28 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * The lock scripts as calls: what each acquire, release, hand-off and withdrawal sends (KEYS and
- * ARGV in the order the {@code .lua} headers give) and how its reply reads, with the optional wait
- * for a replica. Every script call returns a future; a blocking caller waits on it ({@link #await}).
- * The {@link ScriptTransport} carries the calls to Redis; the {@link LeaseRenewals} batch the watchdog's.
+ * The lock scripts as calls: what each sends (KEYS and ARGV in the order of its {@code .lua} header) and
+ * how its reply reads, with the optional wait for a replica, and the watchdog's batched renewals. Every
+ * script call returns a future; a blocking caller waits on it ({@link #await}).
  */
 public class LockCommands implements RenewalClient {
 
     private final ScriptTransport transport;
-    private final LeaseRenewals renewals;
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
-    /** Which command the scripts publish on a lock's channels with; the release subscriptions read the same. */
+    /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
     private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory) {
         this(connectionFactory, null, new ShardedChannels(connectionFactory));
     }
 
-    /** @param shardedChannels shared with the release subscriptions, so scripts publish the way waiters listen */
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
         this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
@@ -57,7 +64,6 @@ public class LockCommands implements RenewalClient {
 
     private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {
         this.transport = transport;
-        this.renewals = new LeaseRenewals(transport);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
@@ -108,27 +114,11 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
-        String redisKey = group.get(0).name();
-        return acquireSynced(redisKey, LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
-                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits), connection -> {
-                    long[] leases = new long[group.size()];
-                    Arrays.fill(leases, leaseMillis);
-                    transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                            releaseKeysAndArgs(group, owner, leases, new long[group.size()], null));
-                });
+        return synced(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits),
+                Acquisition::of, Acquisition::tookFirstHold, releaseOn(group, owner, leaseMillis));
     }
 
-    /** Runs an acquire script; with replica-sync, {@code undo} releases a first hold no replica acknowledged. */
-    private CompletableFuture<Acquisition> acquireSynced(String redisKey, LockScript script, int keyCount, Supplier<byte[][]> keysAndArgs,
-                                                         Consumer<RedisConnection> undo) {
-        if (replicaSync == null) {
-            return this.<List<?>>sendAsync(redisKey, script, ReturnType.MULTI, keyCount, keysAndArgs).thenApply(Acquisition::of);
-        }
-        return replicaSynced(redisKey, connection -> Acquisition.of(transport.script(redisKey, connection, script, ReturnType.MULTI, keyCount,
-                keysAndArgs.get())), Acquisition::tookFirstHold, undo);
-    }
-
-    /** How many of {@link #acquireKeysAndArgs}' entries are KEYS. */
     public static int acquireKeyCount(int locks, long keepPlaceMillis) {
         if (keepPlaceMillis > 0 && locks != 1) {
             throw new IllegalArgumentException("Only a single lock can queue, not " + locks);
@@ -144,7 +134,7 @@ public class LockCommands implements RenewalClient {
         byte[][] keysAndArgs = new byte[keyCount + 6 + locks][];
         for (int i = 0; i < locks; i++) {
             keysAndArgs[i] = bytes(group.get(i).name());
-            keysAndArgs[keyCount + 6 + i] = firstHolds[i] ? ONE : ZERO;
+            keysAndArgs[keyCount + 6 + i] = flag(firstHolds[i]);
         }
         if (keepPlaceMillis > 0) {
             keysAndArgs[1] = bytes(group.get(0).waitQueue());
@@ -154,8 +144,8 @@ public class LockCommands implements RenewalClient {
         keysAndArgs[keyCount + 1] = bytes(owner);
         keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
         keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
-        keysAndArgs[keyCount + 4] = queuedBefore ? ONE : ZERO;
-        keysAndArgs[keyCount + 5] = waits ? ONE : ZERO;
+        keysAndArgs[keyCount + 4] = flag(queuedBefore);
+        keysAndArgs[keyCount + 5] = flag(waits);
         return keysAndArgs;
     }
 
@@ -174,32 +164,6 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Runs {@code call} and, when {@code needsReplica} finds that it granted a lock, WAITs on the same
-     * connection (so it counts exactly that write; through Lettuce, as Spring cannot read WAIT's reply) for
-     * a replica's acknowledgement: without one the lock could vanish in a failover, so {@code undo}
-     * releases it and the call fails.
-     */
-    private <T> CompletableFuture<T> replicaSynced(String redisKey, Function<RedisConnection, T> call, Predicate<T> needsReplica,
-                                                   Consumer<RedisConnection> undo) {
-        return transport.onConnection(redisKey, connection -> {
-            T result = call.apply(connection);
-            if (!needsReplica.test(result)) {
-                return result;
-            }
-            if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
-                throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
-                        + connection.getNativeConnection().getClass().getName());
-            }
-            if (transport.await(commands.waitForReplication(1, replicaSync.toMillis()).toCompletableFuture()) < 1) {
-                undo.accept(connection);
-                throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
-                        + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
-            }
-            return result;
-        });
-    }
-
-    /**
      * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
      *
      * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
@@ -208,25 +172,23 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
                                                          boolean firstOfKind) {
-        return acquireSynced(keys.name(), LockScript.READ_WRITE, 4, () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner,
-                Long.toString(leaseMillis), holdsNothing ? "1" : "0", firstOfKind ? "1" : "0"),
+        return synced(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4,
+                () -> readWriteKeys(keys, kind, false, owner, leaseMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold,
                 connection -> transport.script(keys.name(), connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4,
-                        releaseReadWriteKeys(keys, kind, owner)));
+                        readWriteKeys(keys, kind, true, owner, 0, false, false)));
     }
 
     /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
     public CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner) {
-        return sendAsync(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, () -> releaseReadWriteKeys(keys, kind, owner));
-    }
-
-    private byte[][] releaseReadWriteKeys(LockKeys keys, LockKind kind, String owner) {
-        return readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, "0", "0", "0");
+        return send(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, () -> readWriteKeys(keys, kind, true, owner, 0, false, false));
     }
 
     /** KEYS then ARGV of {@code read-write.lua}; ARGV[6] is the publish command. */
-    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, String lease, String holdsNothing, String firstOfKind) {
+    private byte[][] readWriteKeys(LockKeys keys, LockKind kind, boolean release, String owner, long leaseMillis, boolean holdsNothing,
+                                   boolean firstOfKind) {
+        String action = (release ? "un" : "") + (kind == LockKind.READ ? "read" : "write");
         return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
-                bytes(lease), bytes(holdsNothing), bytes(firstOfKind), publishCommand(keys.name())};
+                bytes(Long.toString(leaseMillis)), flag(holdsNothing), flag(firstOfKind), publishCommand(keys.name())};
     }
 
     /**
@@ -236,26 +198,26 @@ public class LockCommands implements RenewalClient {
      * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
      */
     public CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
-        return acquireSynced(keys.name(), LockScript.FAIR, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
-                connection -> transport.script(keys.name(), connection, LockScript.FAIR, ReturnType.INTEGER, 4,
-                        fairKeys(keys, "release", owner, leaseMillis, 0, false)));
+        return synced(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
+                Acquisition::of, Acquisition::tookFirstHold, connection -> transport.script(keys.name(), connection, LockScript.FAIR,
+                        ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
     }
 
     /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
     public CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis) {
-        return sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
+        return send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
     }
 
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
     public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
-        return this.<Long>sendAsync(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
+        return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
                 .thenApply(left -> null);
     }
 
     private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
-                bytes(keys.turnChannelPrefix()), firstHold ? ONE : ZERO, publishCommand(keys.name())};
+                bytes(keys.turnChannelPrefix()), flag(firstHold), publishCommand(keys.name())};
     }
 
     /**
@@ -268,27 +230,14 @@ public class LockCommands implements RenewalClient {
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return this.<List<?>>sendAsync(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(group, owner, restoreLeases, tokens, keeps)).thenApply(reply -> {
+        return this.<List<?>>send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                () -> releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, keeps, publishCommand(group.get(0).name()))).thenApply(reply -> {
                     long[] holdsLeft = new long[reply.size()];
                     for (int i = 0; i < holdsLeft.length; i++) {
                         holdsLeft[i] = ((Number) reply.get(i)).longValue();
                     }
                     return holdsLeft;
                 });
-    }
-
-    /** @param keeps per lock, ms to keep it on a final release (the optional trailing ARGV of {@code release.lua}); null for none */
-    private byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        byte[][] keysAndArgs = releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, publishCommand(group.get(0).name()));
-        if (keeps == null) {
-            return keysAndArgs;
-        }
-        byte[][] withKeeps = Arrays.copyOf(keysAndArgs, keysAndArgs.length + keeps.length);
-        for (int i = 0; i < keeps.length; i++) {
-            withKeeps[keysAndArgs.length + i] = bytes(Long.toString(keeps[i]));
-        }
-        return withKeeps;
     }
 
     /**
@@ -299,20 +248,25 @@ public class LockCommands implements RenewalClient {
      * @return whether the lock had been handed to {@code owner} (the reply counts 0 holds left)
      */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        return this.<List<?>>sendAsync(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
+        return this.<List<?>>send(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
                 () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())))
                 .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
     }
 
-    /** How many KEYS {@code release.lua} takes per lock. */
     public static final int RELEASE_KEYS_PER_LOCK = 4;
 
     /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
     public static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
                                        byte[] publishCommand) {
-        int keyCount = group.size() * RELEASE_KEYS_PER_LOCK;
-        byte[][] keysAndArgs = new byte[keyCount + 3 + 2 * group.size()][];
-        for (int i = 0; i < group.size(); i++) {
+        return releaseKeysAndArgs(group, owner, withdrawnMember, restoreLeases, tokens, null, publishCommand);
+    }
+
+    private static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
+                                               long[] keeps, byte[] publishCommand) {
+        int locks = group.size();
+        int keyCount = locks * RELEASE_KEYS_PER_LOCK;
+        byte[][] keysAndArgs = new byte[keyCount + 3 + 2 * locks + (keeps == null ? 0 : locks)][];
+        for (int i = 0; i < locks; i++) {
             LockKeys keys = group.get(i);
             keysAndArgs[4 * i] = bytes(keys.name());
             keysAndArgs[4 * i + 1] = bytes(keys.channel());
@@ -320,11 +274,24 @@ public class LockCommands implements RenewalClient {
             keysAndArgs[4 * i + 3] = bytes(keys.waitDeadlines());
             keysAndArgs[keyCount + 3 + 2 * i] = bytes(Long.toString(restoreLeases[i]));
             keysAndArgs[keyCount + 4 + 2 * i] = bytes(Long.toString(tokens[i]));
+            if (keeps != null) {
+                keysAndArgs[keyCount + 3 + 2 * locks + i] = bytes(Long.toString(keeps[i]));
+            }
         }
         keysAndArgs[keyCount] = bytes(owner);
         keysAndArgs[keyCount + 1] = bytes(withdrawnMember);
         keysAndArgs[keyCount + 2] = publishCommand;
         return keysAndArgs;
+    }
+
+    /** Replica-sync's undo of a plain hold: releases it (to the next waiter). */
+    private Consumer<RedisConnection> releaseOn(List<LockKeys> group, String owner, long leaseMillis) {
+        return connection -> {
+            long[] leases = new long[group.size()];
+            Arrays.fill(leases, leaseMillis);
+            transport.script(group.get(0).name(), connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                    releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(group.get(0).name())));
+        };
     }
 
     /**
@@ -345,32 +312,54 @@ public class LockCommands implements RenewalClient {
                 : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
                         bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
         int keyCount = requeuedMember == null ? 1 : 3; // the queue's keys and the member only when a try may have queued the member again
-        if (replicaSync == null) {
-            return this.<Long>sendAsync(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs).thenApply(held -> held == 1);
-        }
-        return replicaSynced(keys.name(), connection -> transport.<Long>script(keys.name(), connection,
-                        LockScript.CLAIM, ReturnType.INTEGER, keyCount, keysAndArgs) == 1, held -> held,
-                connection -> transport.script(keys.name(), connection, LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                        releaseKeysAndArgs(List.of(keys), owner, new long[] {leaseMillis}, new long[1], null)));
+        return this.<Long, Boolean>synced(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs, held -> held == 1,
+                held -> held, releaseOn(List.of(keys), owner, leaseMillis));
     }
 
-    /** Sends a script; building the arguments may fail (the first call on a cluster asks how to publish), which fails the future. */
-    private <T> CompletableFuture<T> sendAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
+    /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
+    private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         byte[][] built;
         try {
             built = keysAndArgs.get();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return transport.runAsync(redisKey, script, returnType, keyCount, built);
+        return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, built);
     }
 
-    /** See {@link ScriptTransport#await}. */
+    /**
+     * Sends a script that may grant a lock. With replica-sync, when {@code needsReplica} finds that it did,
+     * it WAITs on the same connection (so it counts exactly that write; through Lettuce, as Spring cannot read
+     * WAIT's reply) for a replica: without one the lock could vanish in a failover, so {@code undo} releases it.
+     */
+    private <R, T> CompletableFuture<T> synced(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs,
+                                              Function<R, T> reply, Predicate<T> needsReplica, Consumer<RedisConnection> undo) {
+        if (replicaSync == null) {
+            return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);
+        }
+        return transport.onConnection(ScriptTransport.BLOCKING_CALLS, redisKey, connection -> {
+            T result = reply.apply(transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
+            if (!needsReplica.test(result)) {
+                return result;
+            }
+            if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
+                        + connection.getNativeConnection().getClass().getName());
+            }
+            if (transport.await(transport.send(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
+                undo.accept(connection);
+                throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
+                        + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
+            }
+            return result;
+        });
+    }
+
     public <T> T await(CompletableFuture<T> call) {
         return transport.await(call);
     }
 
-    /** The command the scripts publish on a lock's slot-bound channels with (see {@link ShardedChannels}); a failure names the lock. */
+    /** A failure names the lock. */
     public byte[] publishCommand(String redisKey) {
         return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
@@ -385,23 +374,116 @@ public class LockCommands implements RenewalClient {
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
+    /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
+    public static final int MAX_RENEWAL_BATCH = 1000;
+
+    /**
+     * Threads that wait for renewal replies without a shared native connection, apart from the lock calls'
+     * ({@link ScriptTransport#BLOCKING_CALL_THREADS}) so neither starves the other; past 4,096 queued
+     * batches one fails at once, as if its node failed (its locks are renewed on the next tick).
+     */
+    public static final int RENEWAL_THREADS = 16;
+    private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
+
     @Override
     public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
         return send(locks, leaseMillis).lost();
     }
 
-    /** See {@link LeaseRenewals#send}. */
+    /**
+     * Sends every batch (one script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks) without waiting; the
+     * result waits for each up to a third of {@code leaseMillis} from now, whatever the client's timeout, so
+     * a batch whose node fails or hangs does not keep the healthy nodes' locks from being renewed this tick.
+     */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        return renewals.send(locks, leaseMillis);
+        boolean cluster = transport.isCluster();
+        Map<Integer, List<WatchedLock>> bySlotAndScript = new LinkedHashMap<>();
+        for (WatchedLock lock : locks) {
+            int slot = cluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
+            bySlotAndScript.computeIfAbsent(2 * slot + (lock.leaseSet() == null ? 0 : 1), group -> new ArrayList<>()).add(lock);
+        }
+        List<RenewalBatch> sent = new ArrayList<>();
+        for (List<WatchedLock> group : bySlotAndScript.values()) {
+            for (int from = 0; from < group.size(); from += MAX_RENEWAL_BATCH) {
+                sent.add(sendBatch(group.subList(from, Math.min(group.size(), from + MAX_RENEWAL_BATCH)), leaseMillis));
+            }
+        }
+        long boundMillis = Math.max(1, leaseMillis / 3);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        return () -> lost(sent, locks.size(), deadline, boundMillis);
+    }
+
+    /** One renewal script call on its way; its reply lists the (1-based) positions of the locks found lost. */
+    private record RenewalBatch(List<WatchedLock> locks, CompletableFuture<List<?>> reply) {
+    }
+
+    /** KEYS: per lock, its hash (and its lease set for {@code renew-leases.lua}); ARGV: the lease, then the owners. */
+    private RenewalBatch sendBatch(List<WatchedLock> batch, long leaseMillis) {
+        boolean leaseSets = batch.get(0).leaseSet() != null;
+        int keysPerLock = leaseSets ? 2 : 1;
+        int keyCount = batch.size() * keysPerLock;
+        byte[][] keysAndArgs = new byte[keyCount + 1 + batch.size()][];
+        keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
+        for (int i = 0; i < batch.size(); i++) {
+            WatchedLock lock = batch.get(i);
+            keysAndArgs[i * keysPerLock] = bytes(lock.redisKey());
+            if (leaseSets) {
+                keysAndArgs[i * keysPerLock + 1] = bytes(lock.leaseSet());
+            }
+            keysAndArgs[keyCount + 1 + i] = bytes(lock.ownerField());
+        }
+        return new RenewalBatch(batch, transport.runAsync(RENEWALS, batch.get(0).redisKey(), leaseSets ? LockScript.RENEW_LEASES : LockScript.RENEW,
+                ReturnType.MULTI, keyCount, keysAndArgs));
+    }
+
+    /** @throws PartialRenewalException when some batches failed; it carries what the others found lost */
+    private static Set<WatchedLock> lost(List<RenewalBatch> batches, int lockCount, long deadline, long boundMillis) {
+        Set<WatchedLock> lost = new HashSet<>();
+        RuntimeException failure = null;
+        int unrenewed = 0;
+        for (RenewalBatch batch : batches) {
+            try {
+                for (Object position : awaitBounded(batch, deadline, boundMillis)) {
+                    lost.add(batch.locks.get(((Number) position).intValue() - 1));
+                }
+            } catch (RuntimeException e) {
+                unrenewed += batch.locks.size();
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            String which = unrenewed == lockCount ? "None of the " + lockCount + " lock(s) could be renewed: "
+                    : unrenewed + " of " + lockCount + " lock(s) could not be renewed (the others were): ";
+            throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
+        }
+        return lost;
+    }
+
+    private static List<?> awaitBounded(RenewalBatch batch, long deadline, long boundMillis) {
+        String what = batch.locks.size() + " lock(s) from " + batch.locks.get(0).redisKey();
+        try {
+            return batch.reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("No reply within " + boundMillis + " ms (a third of the watchdog timeout) renewing " + what, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted renewing " + what, e);
+        }
     }
 
     /** Runs a lock script and waits for its reply (see {@link #await}); failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(redisKey, script, returnType, keyCount, keysAndArgs)));
+        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType,
+                keyCount, keysAndArgs)));
     }
 
-    /** See {@link ScriptTransport#call}. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return transport.call(redisKey, action);
     }
@@ -409,6 +491,10 @@ public class LockCommands implements RenewalClient {
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
     private static final byte[] EMPTY = {};
+
+    private static byte[] flag(boolean set) {
+        return set ? ONE : ZERO;
+    }
 
     static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);

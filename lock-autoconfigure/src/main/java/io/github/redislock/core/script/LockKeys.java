@@ -1,15 +1,18 @@
 package io.github.redislock.core.script;
 
+import io.github.redislock.Locker;
+
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names of one lock. The lock hash lives at {@code <prefix><key>}; its helper keys and its
- * release channel carry a hash tag that puts them in the lock hash's cluster slot, so a script never
- * touches two slots. The names every plain lock and unlock sends are built once, when the lock is
- * taken, and kept with its hold; the others are built when asked for.
+ * The Redis names of one lock, and the checks every Locker applies to a key, wait and lease. The lock
+ * hash lives at {@code <prefix><key>}; its helper keys and channels share its cluster slot (see
+ * {@link #helperName}). The names every plain lock and unlock sends are built once and kept with the hold.
  *
  * @param waitQueue     the plain lock's wait queue: a list of waiting owners (with their leases) a release hands the
  *                      lock to, oldest first
@@ -19,6 +22,8 @@ public record LockKeys(String prefix, String key, String name, String channel, S
 
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     public static final int MAX_KEY_LENGTH = 1024;
+    /** Longest lease accepted; longer ones are almost always a unit mistake. */
+    private static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365);
 
     /** Per slot, the tag that stands in for a name holding a '}' (see {@link #helperName}). */
     private static final Map<Integer, String> SLOT_TAGS = new ConcurrentHashMap<>();
@@ -67,6 +72,32 @@ public record LockKeys(String prefix, String key, String name, String channel, S
             throw new IllegalArgumentException("Lock key is " + key.length() + " characters long, more than the limit of "
                     + MAX_KEY_LENGTH + ": '" + key.substring(0, 40) + "...'");
         }
+    }
+
+    public static long leaseMillis(String key, long leaseTime, TimeUnit unit) {
+        Objects.requireNonNull(unit, () -> "TimeUnit for lock '" + key + "' must not be null");
+        if (leaseTime == Locker.WATCHDOG_LEASE) {
+            return Locker.WATCHDOG_LEASE;
+        }
+        if (leaseTime <= 0) {
+            throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or -1 for the watchdog, but was " + leaseTime + " " + unit);
+        }
+        long millis = unit.toMillis(leaseTime);
+        if (millis == 0 || millis > MAX_LEASE_MILLIS) {
+            throw new IllegalArgumentException("Lease time for lock '" + key + "' must be between 1 ms and 365 days, but was " + leaseTime + " " + unit);
+        }
+        return millis;
+    }
+
+    public static long waitNanos(String key, long waitTime, TimeUnit unit) {
+        Objects.requireNonNull(unit, () -> "TimeUnit for lock '" + key + "' must not be null");
+        if (waitTime == Locker.WAIT_FOREVER) {
+            return Locker.WAIT_FOREVER;
+        }
+        if (waitTime < 0) {
+            throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or -1 to wait as long as it takes, but was " + waitTime + " " + unit);
+        }
+        return unit.toNanos(waitTime); // saturates at Long.MAX_VALUE, which waits as good as forever
     }
 
     /**

@@ -4,13 +4,21 @@ package io.github.redislock.core.script;
 public enum LockKind {
 
     /** Reentrant exclusive lock: the hash holds one owner field with its hold count. */
-    PLAIN,
+    PLAIN("reentrant", ""),
     /** Like {@link #PLAIN}, but waiters queue in Redis and are granted the lock in arrival order. */
-    FAIR,
+    FAIR("fair", "fair lock "),
     /** A read hold of a read-write lock: shared with other readers. */
-    READ,
+    READ("read", "the read lock of "),
     /** The write hold of a read-write lock: exclusive, but its owner may also read. */
-    WRITE;
+    WRITE("write", "the write lock of ");
+
+    private final String metricName;
+    private final String lockOf;
+
+    LockKind(String metricName, String lockOf) {
+        this.metricName = metricName;
+        this.lockOf = lockOf;
+    }
 
     /** Plain and fair acquisitions of one key by one owner are the same hold: they share the hash field. */
     public LockKind holdSlot() {
@@ -23,21 +31,11 @@ public enum LockKind {
 
     /** How metrics and diagnostics name holds of this kind. */
     public String metricName() {
-        return switch (this) {
-            case PLAIN -> "reentrant";
-            case FAIR -> "fair";
-            case READ -> "read";
-            case WRITE -> "write";
-        };
+        return metricName;
     }
 
     /** How messages name the lock of this kind on {@code key}. */
     public String describe(String key) {
-        return switch (this) {
-            case PLAIN -> "'" + key + "'";
-            case FAIR -> "fair lock '" + key + "'";
-            case READ -> "the read lock of '" + key + "'";
-            case WRITE -> "the write lock of '" + key + "'";
-        };
+        return lockOf + "'" + key + "'";
     }
 }

@@ -7,6 +7,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.core.io.ClassPathResource;
+
 /** The Lua scripts of the lock, loaded once from the {@code .lua} resources beside this class. */
 public enum LockScript {
 
@@ -47,7 +51,17 @@ public enum LockScript {
         return sha1Hex;
     }
 
-    String resource() {
-        return resource;
+    /**
+     * Keeps the scripts in a native image, which leaves out every classpath resource no hint names; the list
+     * is this enum's own, so a script added here is kept. Registered in {@code META-INF/spring/aot.factories}.
+     */
+    public static final class NativeImageHints implements RuntimeHintsRegistrar {
+
+        @Override
+        public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+            for (LockScript script : values()) {
+                hints.resources().registerResource(new ClassPathResource(script.resource, LockScript.class));
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.github.redislock.LockException;
@@ -37,33 +38,31 @@ public final class ScriptTransport {
 
     /**
      * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a
-     * healthy call holds one for a round trip, and a server that does not answer keeps these busy, not
-     * one more thread per call, until the client's timeout; up to 4,096 calls queue behind them, and
-     * past that a call fails at once, naming its key.
+     * server that does not answer keeps these busy, not one more thread per call, until the client's
+     * timeout; up to 4,096 calls queue behind them, and past that a call fails at once, naming its key.
      */
     public static final int BLOCKING_CALL_THREADS = 64;
-    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
+    static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
     private volatile Boolean cluster;
-    /** Whether every connection of the factory wraps one shared native connection (Lettuce's default). */
-    private final boolean sharesNativeConnection;
-    /** The shared Lettuce connection, kept: asking the factory for a wrapper per call costs more than the script; a closed one is looked up again. */
+    /**
+     * The native connection every connection of the factory wraps when it shares one (Lettuce's default), kept: asking
+     * the factory for a wrapper per call costs more than the script. Null until the first call; a closed one is looked up again.
+     */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     ScriptTransport(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
-        this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
     }
 
-    /** Every call goes to {@code commands} alone: used by the benchmarks' {@code LockClientProbe}. */
+    /** Every call goes to {@code commands} alone: the benchmarks' {@code LockClientProbe}. */
     ScriptTransport(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = null;
-        this.sharesNativeConnection = true;
         this.replyBackstop = Duration.ofSeconds(60);
         this.cluster = false;
         this.shared = commands;
@@ -84,14 +83,11 @@ public final class ScriptTransport {
     }
 
     /**
-     * Sends a lock script and returns at once, with EVALSHA then EVAL once on NOSCRIPT. On the shared Lettuce
-     * connection the result completes on the event loop that read the reply, so whoever continues there must not block.
+     * Sends a lock script and returns at once. On the shared Lettuce connection the result completes on the
+     * event loop that read the reply, so whoever continues there must not block.
+     *
+     * @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own)
      */
-    <T> CompletableFuture<T> runAsync(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs);
-    }
-
-    /** @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own) */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
@@ -99,22 +95,16 @@ public final class ScriptTransport {
         if (lettuce != null && isOpen(lettuce)) {
             return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
         }
-        if (!sharesNativeConnection) {
-            return onConnection(offConnection, redisKey, connection -> script(redisKey, connection, script, returnType, keyCount, keysAndArgs));
-        }
-        return onConnection(BLOCKING_CALLS, redisKey, connection -> (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection())
-                .thenCompose(found -> {
-                    shared = found;
-                    return evalAsync(found, redisKey, script, returnType, keyCount, keysAndArgs);
-                });
+        return onConnection(offConnection, redisKey, connection -> {
+            if (connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection()) {
+                shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection(); // the next calls need no thread
+            }
+            return script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
+        });
     }
 
-    /** Runs blocking Redis work on a connection of its own on a bounded thread (see {@link #BLOCKING_CALL_THREADS}). */
-    <T> CompletableFuture<T> onConnection(String redisKey, Function<RedisConnection, T> action) {
-        return onConnection(BLOCKING_CALLS, redisKey, action);
-    }
-
-    private <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
+    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor} (see {@link #BLOCKING_CALL_THREADS}). */
+    <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
             return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
         } catch (RejectedExecutionException e) {
@@ -133,8 +123,8 @@ public final class ScriptTransport {
                 .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
     }
 
-    /** One command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
-    private <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
+    /** One Lettuce command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
+    <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
         try {
             return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -143,9 +133,8 @@ public final class ScriptTransport {
     }
 
     /**
-     * Asks the connection behind the commands, not the commands: Lettuce 7 (Spring Boot 4) dropped
-     * {@code isOpen()} from the command interfaces, while {@code getStatefulConnection().isOpen()} is on
-     * both Lettuce 6 and 7. Commands of an unknown kind count as closed, so they are looked up again.
+     * Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the
+     * command interfaces. Commands of an unknown kind count as closed, so they are looked up again.
      */
     private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
@@ -171,20 +160,13 @@ public final class ScriptTransport {
     }
 
     /**
-     * Waits for a call already sent, keeping (not obeying) interrupts, bounded by the reply backstop: a
-     * script that changed a lock must never be abandoned half-way, or the caller would not know whether
-     * it holds the lock.
-     *
-     * @throws RuntimeException what the call failed with, unwrapped
+     * Waits for a call already sent (bounded where it was sent), keeping (not obeying) interrupts: a script
+     * that changed a lock must never be abandoned half-way, or the caller would not know whether it holds it.
      */
     <T> T await(CompletableFuture<T> reply) {
         try {
-            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
+            return reply.join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof TimeoutException timeout) {
-                reply.cancel(true);
-                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
-            }
             if (e.getCause() instanceof Error error) {
                 throw error;
             }
@@ -210,10 +192,8 @@ public final class ScriptTransport {
         boolean interrupted = Thread.interrupted();
         try {
             return action.get();
-        } catch (LockException e) {
-            throw e;
         } catch (RuntimeException e) {
-            throw redisFailure(redisKey, e);
+            throw e instanceof LockException ? e : redisFailure(redisKey, e);
         } finally {
             if (interrupted || Thread.interrupted()) {
                 Thread.currentThread().interrupt();
@@ -252,7 +232,7 @@ public final class ScriptTransport {
         return causedBy(e, t -> t.getMessage() != null && t.getMessage().contains("NOSCRIPT"));
     }
 
-    private static boolean causedBy(Throwable e, java.util.function.Predicate<Throwable> test) {
+    private static boolean causedBy(Throwable e, Predicate<Throwable> test) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (test.test(t)) {
                 return true;

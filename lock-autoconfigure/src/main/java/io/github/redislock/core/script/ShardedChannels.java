@@ -21,14 +21,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Whether the channels bound to a lock's hash slot (its release channel, a fair lock's turn channels)
- * are sharded: {@code SPUBLISH} and {@code SSUBSCRIBE}, so that a release message stays on the master
- * of the lock's slot instead of being forwarded over the cluster bus to every master, or classic
- * {@code PUBLISH} and {@code SUBSCRIBE}.
- *
- * <p>Sharded only on a Redis Cluster, reached through Lettuce, whose every master knows
- * {@code SPUBLISH} (Redis 7.0+, Valkey): the server is asked once ({@code COMMAND INFO SPUBLISH} on each
- * master), never the configuration alone. The scripts and the subscriptions of one instance read the
- * same decision, so they never disagree. The per-instance inbox has no slot and is always classic.
+ * are sharded ({@code SPUBLISH}/{@code SSUBSCRIBE}: a release message stays on the master of the lock's
+ * slot instead of crossing the cluster bus to every master) or classic. Sharded only on a Redis Cluster,
+ * reached through Lettuce, whose every master knows {@code SPUBLISH} (Redis 7.0+, Valkey), as the server
+ * answers once; the scripts and the subscriptions of one instance read this one decision. The
+ * per-instance inbox has no slot and is always classic.
  */
 public final class ShardedChannels {
 
@@ -53,11 +50,7 @@ public final class ShardedChannels {
         return new ShardedChannels(null);
     }
 
-    /**
-     * Whether slot-bound channels are sharded; asks the cluster on the first call (and again after a failed one).
-     *
-     * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
-     */
+    /** Asks the cluster on the first call (and again after a failed one); fails when Redis cannot be reached. */
     public boolean sharded() {
         Boolean known = sharded;
         return known != null ? known : detectOnce();
@@ -72,7 +65,7 @@ public final class ShardedChannels {
         return sharded;
     }
 
-    /** The command the scripts publish on slot-bound channels with, passed to them as an argument. */
+    /** Passed to the scripts as an argument. */
     byte[] publishCommand() {
         return sharded() ? SPUBLISH : CLASSIC_PUBLISH;
     }

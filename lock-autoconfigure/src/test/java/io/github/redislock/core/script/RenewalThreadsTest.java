@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class RenewalThreadsTest {
 
-    private static final int BATCHES = 4 * LeaseRenewals.RENEWAL_THREADS;
+    private static final int BATCHES = 4 * LockCommands.RENEWAL_THREADS;
 
     @Test
     void aFloodOfUnansweredRenewalsStartsNoMoreThanTheBoundedRenewalThreads() throws Exception {
@@ -48,7 +48,7 @@ class RenewalThreadsTest {
                 }
                 Thread.sleep(200); // lets every batch that got a thread reach its blocking read
                 assertThat(renewalThreads()).as("renewal threads with " + BATCHES + " batches in flight")
-                        .isPositive().isLessThanOrEqualTo(LeaseRenewals.RENEWAL_THREADS);
+                        .isPositive().isLessThanOrEqualTo(LockCommands.RENEWAL_THREADS);
             } finally {
                 redis.resume();
             }

@@ -43,7 +43,7 @@ final class HeldLocksScenario implements Scenario {
                 + "released by the threads that took them. "
                 + "Seconds to take and to release them all; growth of Redis' `used_memory` per held lock; Lua script calls per renewal tick "
                 + "of one instance during the hold (INFO commandstats, divided by the instances and by hold / tick), against the goal "
-                + "ceil(locks per instance / " + LockInternals.renewalBatchSize() + "), redis-lock's renewal batch (`LeaseRenewals.MAX_RENEWAL_BATCH`); "
+                + "ceil(locks per instance / " + LockInternals.renewalBatchSize() + "), redis-lock's renewal batch (`LockCommands.MAX_RENEWAL_BATCH`); "
                 + "this JVM's CPU time per second of holding (all threads); platform threads the libraries added; keys left in Redis "
                 + "after the release.";
     }
