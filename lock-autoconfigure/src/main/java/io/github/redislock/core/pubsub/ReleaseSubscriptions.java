@@ -149,23 +149,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 entry.waiters++;
                 CompletableFuture<Void> confirmation = entry.confirmation;
                 if (confirmation == null || confirmation.isCompletedExceptionally() || !usable(connection)) {
-                    entry.confirmation = subscribe(channel);
+                    subscribe(entry);
                 }
                 return entry;
             }
         }
     }
 
-    /** Under the channel's subscription monitor, and never waits. */
-    private CompletableFuture<Void> subscribe(String channel) {
+    /** Under the channel's subscription monitor, and never waits; the confirmation is set under the connection lock, see {@link #closeConnection()}. */
+    private void subscribe(ReleaseChannel entry) {
         connectionLock.lock();
         try {
             checkOpen();
             CompletableFuture<ChannelSubscriber.Subscription> current = connection;
             if (usable(current)) {
-                return current.thenCompose(open -> open.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
+                entry.confirmation = current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8)));
+            } else {
+                entry.confirmation = reopen().thenApply(open -> null); // it carries every registered channel, this one included
             }
-            return reopen().thenApply(open -> null); // it carries every registered channel, this one included
         } finally {
             connectionLock.unlock();
         }
@@ -330,13 +331,25 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         });
     }
 
-    /** Under the connection lock; a connection still opening closes once it opened. */
+    /**
+     * Under the connection lock; a connection still opening closes once it opened. A join still waiting
+     * for a confirmation from it (a hung master, a context stopping) is let go at once rather than failed
+     * or left waiting: its wait looks at its lock again, and the channel's confirmation on the next
+     * connection wakes it, as it wakes every waiter after a reconnect.
+     */
     private void closeConnection() {
         CompletableFuture<ChannelSubscriber.Subscription> current = connection;
         if (current != null) {
             connection = null;
+            inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
+            for (ReleaseChannel entry : channels.values()) {
+                CompletableFuture<Void> confirmation = entry.confirmation;
+                if (confirmation != null && !confirmation.isDone()) {
+                    entry.firstConfirmationPending.set(false);
+                    confirmation.complete(null);
+                }
+            }
             current.thenAccept(ChannelSubscriber.Subscription::close);
-            inbox.connectionClosed();
         }
     }
 
