@@ -77,8 +77,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     /**
      * Completes once Redis confirmed {@code channel}, so a release published after that is never missed
-     * (or once its connection closed, see {@link #closeConnection()}). A caller that no longer wants the
-     * waiting closes it when the join completes.
+     * (or once its connection closed under it: then the next connection's confirmation wakes it). A caller
+     * that no longer wants the waiting closes it when the join completes.
      *
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}), whose hand-off wakes this waiter alone; null for none
      * @param onWake   runs on every wake-up and hand-off, on the client's event loop: it must only hand work on; null for none
