@@ -20,7 +20,6 @@ public interface ChannelSubscriber {
 
     /** Hears a subscription's messages and confirmations, on the client's event loop. */
     interface Listener {
-
         void message(byte[] channel, byte[] body);
 
         /** Redis confirmed {@code channel}: after its own subscribe, and again after every reconnect. */
@@ -32,7 +31,6 @@ public interface ChannelSubscriber {
 
     /** One open pub/sub connection; its client subscribes its channels again after a reconnect. */
     interface Subscription {
-
         boolean isOpen();
 
         CompletableFuture<Void> subscribe(byte[] channel);
@@ -48,8 +46,7 @@ public interface ChannelSubscriber {
 
     /** Classic or sharded, as {@code sharded} decides when the first connection opens. */
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
-        ChannelSubscriber classic = new ClassicChannelSubscriber(connectionFactory);
-        return (inbox, channels, listener) -> (sharded.sharded() ? new ShardedChannelSubscriber(sharded.clusterClient()) : classic)
-                .open(inbox, channels, listener);
+        return (inbox, channels, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, channels, listener)
+                : ClassicSubscription.open(connectionFactory, inbox, channels, listener);
     }
 }

@@ -14,16 +14,14 @@ import org.apache.commons.logging.LogFactory;
  * This instance's own channel, where a release that hands a lock to one of its queued waits says so
  * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}), waking that wait
  * alone, which then holds the lock without asking Redis again. A wait queues in Redis before it joins
- * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept. After a
- * reconnect every registered wait is woken, since hand-offs published meanwhile never arrive.
+ * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept.
  */
 final class HandOffInbox {
 
     private static final Log log = LogFactory.getLog(HandOffInbox.class);
     private static final String GRANTED = "granted:";
 
-    /** One is needed for a few microseconds. */
-    private static final int MAX_UNCLAIMED_HAND_OFFS = 64;
+    private static final int MAX_UNCLAIMED_HAND_OFFS = 64; // one is kept for a few microseconds
 
     final String name;
     final byte[] channel;
@@ -38,7 +36,6 @@ final class HandOffInbox {
     };
     /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not subscribed now. */
     private volatile long confirmedAt;
-    private volatile boolean confirmedBefore;
 
     HandOffInbox(String anchorChannel) {
         this.name = anchorChannel + ":" + UUID.randomUUID();
@@ -66,7 +63,6 @@ final class HandOffInbox {
         }
     }
 
-    /** On the client's event loop. */
     void received(String text) {
         if (!text.startsWith(GRANTED)) {
             log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
@@ -85,15 +81,12 @@ final class HandOffInbox {
         }
     }
 
-    /** A confirmation after the first one follows a reconnect. */
+    /** Hand-offs published while no connection carried the inbox never arrive: its waits look at their locks again. */
     void confirmed() {
         confirmedAt = System.nanoTime();
-        if (confirmedBefore) { // hand-offs published while the connection was down never arrive
-            synchronized (waits) {
-                waits.values().forEach(Waiting::wake);
-            }
+        synchronized (waits) {
+            waits.values().forEach(Waiting::wake);
         }
-        confirmedBefore = true;
     }
 
     void connectionClosed() {

@@ -3,6 +3,7 @@ package io.github.redislock.core.pubsub;
 import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -18,8 +20,8 @@ import org.springframework.dao.QueryTimeoutException;
 
 /**
  * What the classic and the sharded subscription share: the confirmations their callers wait for, each
- * completed by Redis's own confirmation of its channel and bounded by the client's command timeout, and
- * the failures they report. They differ only in how they send.
+ * completed by Redis's own confirmation of its channel and bounded by the client's command timeout.
+ * They differ only in how they send.
  */
 abstract class PubSubConnection implements ChannelSubscriber.Subscription {
 
@@ -46,15 +48,16 @@ abstract class PubSubConnection implements ChannelSubscriber.Subscription {
         return bounded(confirmation, timeout, "SUBSCRIBE of " + name(channel));
     }
 
-    /** The confirmation of {@code channel} still to come. */
-    final CompletableFuture<Void> expect(byte[] channel) {
+    private CompletableFuture<Void> expect(byte[] channel) {
         return unconfirmed.compute(name(channel), (name, pending) -> pending == null || pending.isDone() ? new CompletableFuture<>() : pending);
     }
 
-    /** Subscribes {@code names} by {@code send}: completes with this subscription once Redis confirmed them all, or closes it. */
-    final CompletableFuture<ChannelSubscriber.Subscription> open(List<byte[]> names, Duration bound, Runnable send) {
+    /** Subscribes the inbox and {@code channels} by {@code send}: completes with this subscription once Redis confirmed them all, or closes it. */
+    final CompletableFuture<ChannelSubscriber.Subscription> open(byte[] inbox, List<byte[]> channels, Duration bound, Consumer<List<byte[]>> send) {
+        List<byte[]> names = new ArrayList<>(channels);
+        names.add(0, inbox);
         CompletableFuture<?>[] confirmations = names.stream().map(this::expect).toArray(CompletableFuture[]::new);
-        send.run();
+        send.accept(names);
         return bounded(CompletableFuture.allOf(confirmations), bound, "SUBSCRIBE").handle((done, failure) -> {
             if (failure != null) {
                 close();
@@ -64,17 +67,16 @@ abstract class PubSubConnection implements ChannelSubscriber.Subscription {
         });
     }
 
-    /** Redis confirmed {@code channel}; on the client's event loop. */
+    /** On the client's event loop: the listener hears of it before the joins it confirms complete. */
     final void confirmed(byte[] channel) {
         confirmedOnce = true;
+        listener.subscribed(channel);
         CompletableFuture<Void> confirmation = unconfirmed.remove(name(channel));
         if (confirmation != null) {
             confirmation.complete(null);
         }
-        listener.subscribed(channel);
     }
 
-    /** The subscribe of {@code channels} could not be sent or was refused. */
     final void failed(List<byte[]> channels, Throwable failure) {
         for (byte[] channel : channels) {
             CompletableFuture<Void> confirmation = unconfirmed.get(name(channel));
@@ -84,7 +86,7 @@ abstract class PubSubConnection implements ChannelSubscriber.Subscription {
         }
     }
 
-    /** The connection is gone: no confirmation still awaited will come. */
+    /** No confirmation still awaited will come. */
     final void failAll() {
         DataAccessException closed = new DataAccessResourceFailureException("The pub/sub connection is closed");
         unconfirmed.values().forEach(confirmation -> confirmation.completeExceptionally(closed));

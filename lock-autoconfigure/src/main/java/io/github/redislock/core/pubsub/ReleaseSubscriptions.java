@@ -4,11 +4,13 @@ import io.github.redislock.core.script.ShardedChannels;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,29 +22,22 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection.
- *
- * <p>Each lock's release channel is subscribed while a local waiter waits for that lock and
- * unsubscribed in the background once nobody has waited for it for {@link #LINGER}, so a lock contended
- * again and again does not pay a SUBSCRIBE and an UNSUBSCRIBE per wait. The connection also stays
- * subscribed to this instance's {@link #inbox()}, which keeps it open between waits.
+ * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection that also
+ * carries this instance's {@link #inbox()}. A lock's release channel stays subscribed for {@link #LINGER}
+ * after its last local waiter left, so a lock contended again and again does not pay a SUBSCRIBE and
+ * an UNSUBSCRIBE per wait.
  *
  * <p>A release message wakes one local waiter, as only one can win the lock ({@link Waiting#passOnWakeUp()});
- * {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter) wakes all of
- * the channel's. A release published while the connection is down is never delivered: when Redis
- * confirms a channel again (a reconnect, or a new connection that took over), every waiter of that
- * channel is woken to look at its lock, so none sleeps through a release until the holder's lease ends.
- *
- * <p>No caller waits inside a subscription: a join answers with a future that Redis's confirmation of
- * its channel completes, and opening, subscribing and unsubscribing only send (see {@link ChannelSubscriber}).
+ * {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter) wakes all.
+ * A release published while no connection carries a channel is never delivered: so every confirmation
+ * of a channel (a reconnect, a new connection that took over) wakes its waiters to look at their lock.
+ * No caller waits inside a subscription: joins answer with futures, and the connection only sends.
  */
 public final class ReleaseSubscriptions implements AutoCloseable {
 
-    /** The release message that wakes every local waiter of its channel instead of one. */
-    public static final String WAKE_ALL = "all";
-
-    private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final String WAKE_ALL = "all";
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
+    private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
@@ -50,7 +45,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
 
     private final ChannelSubscriber subscriber;
-    private final HandOffInbox inbox;
+    final HandOffInbox inbox;
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final ReentrantLock connectionLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
@@ -65,10 +60,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         this(ChannelSubscriber.of(connectionFactory, new ShardedChannels(connectionFactory)), anchorChannel);
     }
 
-    /**
-     * @param subscriber    classic or sharded, as the scripts publish (both read one {@link ShardedChannels})
-     * @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it
-     */
+    /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
         this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
@@ -84,13 +76,12 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     /**
-     * Starts listening for releases on {@code channel}; completes once Redis confirmed the subscription,
-     * so a release published after that is never missed. {@code onWake} runs on every wake-up and
-     * hand-off meant for the waiter, on the client's event loop: it must only hand work on. A caller that
-     * no longer wants the waiting must close it when the join completes.
+     * Completes once Redis confirmed {@code channel}, so a release published after that is never missed
+     * (or once its connection closed under it: then the next connection's confirmation wakes it). A caller
+     * that no longer wants the waiting closes it when the join completes.
      *
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}), whose hand-off wakes this waiter alone; null for none
-     * @param onWake   null for none
+     * @param onWake   runs on every wake-up and hand-off, on the client's event loop: it must only hand work on; null for none
      */
     public CompletableFuture<Waiting> join(String channel, String waitName, Runnable onWake) {
         boolean interrupted = Thread.interrupted(); // the Redis client would refuse to run on an interrupted thread
@@ -104,13 +95,11 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        // Completes on the client's event loop, or at once when the channel is subscribed already.
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
-                onSubscriptionThread(() -> leave(entry, false)); // the event loop never takes a subscription monitor
+                onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
                 throw failure instanceof CompletionException wrapped ? wrapped : new CompletionException(failure);
             }
-            entry.confirmedWaiters.incrementAndGet();
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
             if (waitName != null) {
@@ -149,23 +138,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 entry.waiters++;
                 CompletableFuture<Void> confirmation = entry.confirmation;
                 if (confirmation == null || confirmation.isCompletedExceptionally() || !usable(connection)) {
-                    entry.confirmation = subscribe(channel);
+                    subscribe(entry);
                 }
                 return entry;
             }
         }
     }
 
-    /** Under the channel's subscription monitor, and never waits. */
-    private CompletableFuture<Void> subscribe(String channel) {
+    /** Under the channel's subscription monitor; sets the confirmation under the connection lock, for {@link #closeConnection()}. */
+    private void subscribe(ReleaseChannel entry) {
         connectionLock.lock();
         try {
             checkOpen();
             CompletableFuture<ChannelSubscriber.Subscription> current = connection;
             if (usable(current)) {
-                return current.thenCompose(open -> open.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
+                entry.confirmation = current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8)));
+            } else {
+                entry.confirmation = reopen().thenApply(open -> null); // it carries every registered channel, this one included
             }
-            return reopen().thenApply(open -> null); // it carries every registered channel, this one included
         } finally {
             connectionLock.unlock();
         }
@@ -194,7 +184,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return connection != null && (!connection.isDone() || !connection.isCompletedExceptionally() && connection.join().isOpen());
     }
 
-    /** This instance's own channel, subscribed whenever anything is: releases publish the hand-offs to its queued waits here. */
+    /** This instance's own channel: releases publish the hand-offs to its queued waits here. */
     public String inbox() {
         return inbox.name;
     }
@@ -212,24 +202,20 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     /** Local waiters now, parked or asynchronous, over all locks; joins still waiting for their confirmation do not count. */
     public int waiterCount() {
-        return channels.values().stream().mapToInt(channel -> channel.confirmedWaiters.get()).sum();
+        return channels.values().stream().mapToInt(channel -> channel.queue.size()).sum();
     }
 
-    /** A waiter closed its wait: the channel may linger and go. */
     void left(Waiting waiting, ReleaseChannel entry) {
+        entry.remove(waiting);
         if (waiting.waitName != null) {
             inbox.unregister(waiting);
         }
-        leave(entry, true);
+        leave(entry);
     }
 
-    private void leave(ReleaseChannel entry, boolean confirmed) {
+    private void leave(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
-            entry.waiters--;
-            if (confirmed) {
-                entry.confirmedWaiters.decrementAndGet();
-            }
-            if (entry.waiters == 0 && !closed) {
+            if (--entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
                 if (!entry.unsubscribeScheduled) {
                     entry.unsubscribeScheduled = later(() -> unsubscribeIfIdle(entry), LINGER.toNanos());
@@ -264,7 +250,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** Runs on the client's event loop: never takes a subscription monitor or the connection lock. */
+    /** On the client's event loop: never takes a subscription monitor or the connection lock. */
     private final class Listener implements ChannelSubscriber.Listener {
 
         @Override
@@ -286,7 +272,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
         }
 
-        /** A confirmation after a channel's first follows a reconnect: releases published meanwhile were never delivered. */
+        /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
         @Override
         public void subscribed(byte[] channel) {
             if (inbox.is(channel)) {
@@ -295,9 +281,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             }
             String name = new String(channel, StandardCharsets.UTF_8);
             ReleaseChannel entry = channels.get(name);
-            if (entry != null && !entry.firstConfirmationPending.getAndSet(false)) {
+            if (entry != null) {
                 entry.queue.forEach(Waiting::wake);
-            } else if (entry == null && !closed) {
+            } else if (!closed) {
                 // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
                 onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
                     unsubscribe(name);
@@ -307,11 +293,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /**
-     * A new connection carrying every channel still registered, in place of one that broke and that its client
-     * does not reconnect, or that {@link #disconnect()} closed while waits went on (a context stopped and started
-     * again); tried again while that fails.
-     */
+    /** A new connection for the waits still registered, in place of a lost one or one {@link #disconnect()} closed; tried again while that fails. */
     public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
         connectionLock.lock();
@@ -330,20 +312,27 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         });
     }
 
-    /** Under the connection lock; a connection still opening closes once it opened. */
+    /**
+     * Under the connection lock; a connection still opening closes once it opened. A join still waiting for
+     * its confirmation (a hung master, a context stopping) completes at once, neither failed nor left
+     * waiting: its wait looks at its lock again, and the next connection's confirmation wakes it.
+     */
     private void closeConnection() {
         CompletableFuture<ChannelSubscriber.Subscription> current = connection;
         if (current != null) {
             connection = null;
+            inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
+            for (ReleaseChannel entry : channels.values()) {
+                CompletableFuture<Void> confirmation = entry.confirmation;
+                if (confirmation != null) {
+                    confirmation.complete(null);
+                }
+            }
             current.thenAccept(ChannelSubscriber.Subscription::close);
-            inbox.connectionClosed();
         }
     }
 
-    /**
-     * Closes the pub/sub connection while its connection factory still runs (see {@code LockersLifecycle}); not
-     * final: {@link #reconnect()} or the next join opens a new one.
-     */
+    /** Closes the pub/sub connection while its connection factory still runs (a context stop); not final: {@link #reconnect()} or the next join opens a new one. */
     public void disconnect() {
         connectionLock.lock();
         try {
@@ -361,8 +350,46 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         unsubscriber.shutdownNow();
     }
 
-    /** Whether the inbox has been subscribed without a break since {@code nanos}, see {@link Waiting#hearsEverythingSince}. */
-    boolean inboxHeardSince(long nanos) {
-        return inbox.heardSince(nanos);
+    /**
+     * One lock's release channel as this instance subscribes it: its local waiters and its subscription.
+     * The subscription state has a monitor of its own, never taken on the client's event loop, where this
+     * object's monitor guards the wake-ups.
+     */
+    static final class ReleaseChannel {
+        final String name;
+        /** Its joined waiters, the one that has waited longest first: a release wakes it. */
+        final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
+        final Object subscriptionMonitor = new Object();
+        // Under the subscription monitor: the waiters counted (joins still unconfirmed too), when the last one
+        // left, whether an unsubscribe check is pending, and whether it was unsubscribed and leaves the map.
+        int waiters;
+        long idleSince;
+        boolean unsubscribeScheduled;
+        boolean dropped;
+        /** Completes once Redis confirmed the latest subscribe of the channel, or its connection closed; set under the connection lock. */
+        volatile CompletableFuture<Void> confirmation;
+
+        ReleaseChannel(String name) {
+            this.name = name;
+        }
+
+        /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
+        synchronized void wakeNext() {
+            for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
+                if (!next.left) {
+                    queue.addLast(next);
+                    next.wake();
+                    return;
+                }
+            }
+        }
+
+        synchronized void remove(Waiting waiting) {
+            waiting.left = true;
+            queue.remove(waiting);
+            if (waiting.wakeUps.tryAcquire()) {
+                wakeNext(); // it left without using this wake-up: the next waiter may need it
+            }
+        }
     }
 }

@@ -1,18 +1,17 @@
 package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.wait.ParkedWait;
+import io.github.redislock.core.pubsub.ReleaseSubscriptions.ReleaseChannel;
 import java.util.concurrent.Semaphore;
 
-/** One waiter's membership in a channel's waiters; close it when done waiting. */
+/** One waiter's place among a channel's local waiters, where its wake-ups and hand-off arrive; closed when it stops waiting. */
 public final class Waiting implements AutoCloseable {
 
-    private final ReleaseChannel channel;
     private final ReleaseSubscriptions subscriptions;
+    private final ReleaseChannel channel;
     /** The name its wait queued under, whose hand-off wakes it alone; null for none. */
     final String waitName;
     /** Wake-ups delivered and not yet taken; one left unused when it leaves goes to the next waiter. */
     final Semaphore wakeUps = new Semaphore(0);
-    /** Told of every wake-up: it asks the wait for a step. */
     private final Runnable onWake;
     private volatile long grantedToken = -1;
     /** Set under the channel's monitor, so that a wake-up never lands on a waiter that left. */
@@ -29,7 +28,7 @@ public final class Waiting implements AutoCloseable {
         this.onWake = onWake;
     }
 
-    /** Consumes the wake-ups delivered so far; one delivered after this and never consumed is passed on when it leaves. */
+    /** Consumes the wake-ups delivered so far. */
     public boolean takeWakeUps() {
         boolean wakeUp = wakeUps.drainPermits() > 0;
         woken = wakeUp && grantedToken < 0;
@@ -48,12 +47,9 @@ public final class Waiting implements AutoCloseable {
         }
     }
 
-    /**
-     * Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter, so
-     * a wait that queued after that moment need not look at its lock again after joining.
-     */
+    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter: a wait queued after that need not look at its lock again. */
     public boolean hearsEverythingSince(long nanos) {
-        return subscriptions.inboxHeardSince(nanos);
+        return subscriptions.inbox.heardSince(nanos);
     }
 
     /** The fencing token of the hold a release handed to this wait (its owner holds the lock in Redis already), or -1. */
@@ -73,7 +69,7 @@ public final class Waiting implements AutoCloseable {
         wake();
     }
 
-    /** Said by the thread of a {@link ParkedWait} as it parks and wakes. */
+    /** Said by the thread of a parked wait as it parks and wakes. */
     public void parked(boolean parked) {
         this.parked = parked;
     }
@@ -81,7 +77,6 @@ public final class Waiting implements AutoCloseable {
     @Override
     public void close() {
         if (!left) {
-            channel.remove(this);
             subscriptions.left(this, channel);
         }
     }

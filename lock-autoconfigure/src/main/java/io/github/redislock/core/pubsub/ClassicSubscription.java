@@ -1,0 +1,168 @@
+package io.github.redislock.core.pubsub;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis: standalone, Sentinel, and
+ * clusters without sharded pub/sub.
+ *
+ * <p>Spring Data Redis subscribes synchronously, and on Jedis its subscribe does not return at all: the
+ * calling thread runs the read loop until the last channel is unsubscribed. So no caller ever runs it:
+ * each connection has a thread that opens it and subscribes (and on Jedis reads), and one that sends
+ * every later subscribe and unsubscribe, in order. A Jedis subscription that breaks is reported
+ * ({@link ChannelSubscriber.Listener#lost()}), since nothing reconnects it.
+ */
+final class ClassicSubscription extends PubSubConnection implements MessageListener, SubscriptionListener {
+
+    private static final Log log = LogFactory.getLog(ClassicSubscription.class);
+    /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
+    private static final Duration CONNECTING = Duration.ofSeconds(10);
+    private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicSubscription.class.getClassLoader());
+
+    private final RedisConnectionFactory connectionFactory;
+    /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
+    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-subscriber"));
+    private volatile RedisConnection connection;
+    /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
+    private volatile boolean ended;
+    /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
+    private boolean opening = true;
+    private boolean closeRequested;
+
+    /** @param timeout the client's command (Lettuce) or read (Jedis) timeout */
+    private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ChannelSubscriber.Listener listener) {
+        super(listener, timeout);
+        this.connectionFactory = connectionFactory;
+    }
+
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, List<byte[]> channels,
+                                                                  ChannelSubscriber.Listener listener) {
+        Duration timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
+                : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
+                : Duration.ofSeconds(60);
+        ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
+        return subscription.open(inbox, channels, CONNECTING.plus(timeout), names -> daemon("redis-lock-subscription").newThread(() -> subscription.run(names)).start());
+    }
+
+    /** On the opening thread: subscribes, and on Jedis runs the read loop until the subscription ends. */
+    private void run(List<byte[]> names) {
+        try {
+            connection = connectionFactory.getConnection();
+            connection.subscribe(this, names.toArray(byte[][]::new));
+        } catch (RuntimeException e) {
+            ended = true;
+            failed(names, e);
+        } finally {
+            boolean closeNow;
+            boolean lost;
+            synchronized (this) {
+                opening = false;
+                // Lettuce returns here subscribed; Jedis once the subscription ended.
+                ended |= connection == null || !connection.isSubscribed();
+                closeNow = ended || closeRequested;
+                lost = ended && !closeRequested && confirmedOnce;
+            }
+            if (closeNow) {
+                closeConnection();
+                sender.shutdown();
+            }
+            if (lost) {
+                listener.lost(); // Jedis: it broke after it was open, and nothing reconnects it
+            }
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        RedisConnection current = connection;
+        return !ended && current != null && current.isSubscribed();
+    }
+
+    @Override
+    void send(byte[] channel) {
+        onSender(() -> connection.getSubscription().subscribe(channel), List.of(channel), 0);
+    }
+
+    @Override
+    public void unsubscribe(byte[] channel) {
+        onSender(() -> connection.getSubscription().unsubscribe(channel), List.of(), 0);
+    }
+
+    /** Runs {@code command} on the sender after {@code delayNanos}; a failure fails the confirmations of {@code channels}. */
+    private void onSender(Runnable command, List<byte[]> channels, long delayNanos) {
+        try {
+            sender.schedule(() -> {
+                try {
+                    command.run();
+                } catch (RuntimeException e) {
+                    log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", e);
+                    failed(channels, e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            failed(channels, closed);
+        }
+    }
+
+    /**
+     * Lettuce: closes the connection at once. Jedis: unsubscribes everything, so that the read loop
+     * ends and its thread closes the connection; closed from here if Redis does not answer in time.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            closeRequested = true;
+            if (opening) {
+                onSender(() -> {
+                    if (isOpen()) {
+                        connection.getSubscription().close();
+                    }
+                }, List.of(), 0);
+                onSender(this::closeConnection, List.of(), timeout.toNanos()); // unless the read loop ended and closed it
+                return;
+            }
+        }
+        closeConnection();
+        sender.shutdown();
+    }
+
+    private void closeConnection() {
+        ended = true;
+        failAll();
+        RedisConnection current = connection;
+        if (current != null && !current.isClosed()) {
+            try {
+                current.close();
+            } catch (RuntimeException e) {
+                log.debug("Closing the pub/sub connection failed", e);
+            }
+        }
+    }
+
+    @Override
+    public void onMessage(Message message, byte[] pattern) {
+        listener.message(message.getChannel(), message.getBody());
+    }
+
+    @Override
+    public void onChannelSubscribed(byte[] channel, long count) {
+        confirmed(channel);
+    }
+}

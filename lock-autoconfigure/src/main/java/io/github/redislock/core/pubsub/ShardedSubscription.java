@@ -1,0 +1,229 @@
+package io.github.redislock.core.pubsub;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (Spring Data Redis has none), which
+ * sends each channel's subscription to the master of its slot; the inbox, which has no slot, is
+ * subscribed the classic way on the same connection.
+ *
+ * <p>After a reconnect Lettuce (6.6 and 7.x) sends all shard channels of a master in one
+ * {@code SSUBSCRIBE}, which Redis refuses ({@code CROSSSLOT}) once they span slots: so every reconnect
+ * subscribes the channels again here, one command per slot.
+ *
+ * <p>A channel also has to follow its slot: when a slot moves to another master, Redis 7 unsubscribes
+ * its shard channels on the old one, and a dead master's connection never comes back. So when Redis
+ * unsubscribes a channel still wanted, or a pub/sub connection drops, the topology is read again and
+ * each such channel is subscribed where its slot is served now, again every {@link #REATTACH_INTERVAL}
+ * while that fails or a connection stays down.
+ */
+final class ShardedSubscription extends PubSubConnection implements RedisConnectionStateListener {
+
+    private static final Log log = LogFactory.getLog(ShardedSubscription.class);
+    private static final Duration REATTACH_INTERVAL = Duration.ofSeconds(1);
+    /** Passes in a row before giving up until the next event: two minutes covers a failover with a generous node timeout. */
+    private static final int MAX_REATTACH_PASSES = 120;
+
+    private final RedisClusterClient client;
+    private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+    /** Shard channels by name that a reconnect or a slot move must bring back. */
+    private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
+    /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself (its slot moved). */
+    private final Map<String, String> confirmedBy = new ConcurrentHashMap<>();
+    /** Pub/sub connections of this client that dropped and have not come back. */
+    private final Set<RedisChannelHandler<?, ?>> down = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean reattachScheduled = new AtomicBoolean();
+    private final AtomicInteger reattachPasses = new AtomicInteger();
+    private volatile boolean closed;
+
+    private ShardedSubscription(RedisClusterClient client, StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
+                                ChannelSubscriber.Listener listener) {
+        super(listener, connection.getTimeout());
+        this.client = client;
+        this.connection = connection;
+        connection.addListener(new Events());
+    }
+
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, List<byte[]> channels,
+                                                                  ChannelSubscriber.Listener listener) {
+        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).handle((connection, failure) -> {
+            if (failure != null) {
+                throw failure("connection", failure);
+            }
+            return connection;
+        }).thenCompose(connection -> new ShardedSubscription(client, connection, listener).open(inbox, channels));
+    }
+
+    private CompletableFuture<ChannelSubscriber.Subscription> open(byte[] inbox, List<byte[]> channels) {
+        return open(inbox, channels, timeout, names -> {
+            sent(() -> connection.async().subscribe(inbox), List.of(inbox));
+            ssubscribe(channels);
+        }).thenApply(open -> {
+            client.addListener(this);
+            return open;
+        });
+    }
+
+    @Override
+    void send(byte[] channel) {
+        ssubscribe(List.of(channel));
+    }
+
+    /** One SSUBSCRIBE per slot, as one may not cross slots; completes when all were answered. */
+    private CompletableFuture<Void> ssubscribe(Collection<byte[]> channels) {
+        Map<Integer, List<byte[]>> bySlot = new LinkedHashMap<>();
+        for (byte[] channel : channels) {
+            wanted.put(name(channel), channel); // a reconnect meanwhile subscribes it again
+            bySlot.computeIfAbsent(SlotHash.getSlot(channel), slot -> new ArrayList<>()).add(channel);
+        }
+        return CompletableFuture.allOf(bySlot.values().stream()
+                .map(group -> sent(() -> connection.async().ssubscribe(group.toArray(byte[][]::new)), group)).toArray(CompletableFuture[]::new));
+    }
+
+    /** Sends {@code command} without waiting; a failure fails the confirmations of {@code channels}. */
+    private CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command, List<byte[]> channels) {
+        return CompletableFuture.completedFuture(command).thenCompose(Supplier::get).whenComplete((done, failure) -> {
+            if (failure != null) {
+                log.debug("Sharded pub/sub command failed", failure);
+                failed(channels, failure);
+            }
+        });
+    }
+
+    @Override
+    public boolean isOpen() {
+        return connection.isOpen();
+    }
+
+    @Override
+    public void unsubscribe(byte[] channel) {
+        String name = name(channel);
+        wanted.remove(name);
+        confirmedBy.remove(name);
+        sent(() -> connection.async().sunsubscribe(channel), List.of());
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        client.removeListener(this);
+        connection.close();
+        failAll();
+    }
+
+    /** A pub/sub connection dropped: if its master is gone for good, its channels must move to its slots' new master. */
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
+        if (disconnected instanceof StatefulRedisPubSubConnection<?, ?> && !wanted.isEmpty()) {
+            down.add(disconnected);
+            reattachPasses.set(0);
+            scheduleReattach(REATTACH_INTERVAL);
+        }
+    }
+
+    /** On the event loop of the reconnected connection: sends, never waits. */
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+        down.remove(reconnected);
+        if (reconnected instanceof StatefulRedisPubSubConnection<?, ?> && !wanted.isEmpty()) {
+            ssubscribe(List.copyOf(wanted.values()));
+        }
+    }
+
+    private void scheduleReattach(Duration delay) {
+        if (!closed && reattachScheduled.compareAndSet(false, true)) {
+            client.getResources().eventExecutorGroup().schedule(this::reattach, delay.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Reads the topology again and subscribes every channel not (or no longer) confirmed where its slot is served now. */
+    private void reattach() {
+        reattachScheduled.set(false);
+        if (closed) {
+            return;
+        }
+        client.refreshPartitionsAsync().whenComplete((refreshed, refreshFailure) -> {
+            List<byte[]> moved = new ArrayList<>();
+            wanted.forEach((name, channel) -> {
+                RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
+                String by = confirmedBy.get(name);
+                if (by == null || master != null && !by.equals(master.getNodeId())) {
+                    moved.add(channel);
+                }
+            });
+            ssubscribe(moved).whenComplete((subscribed, failure) -> {
+                if (refreshFailure == null && failure == null && down.isEmpty()) {
+                    reattachPasses.set(0);
+                } else if (reattachPasses.incrementAndGet() < MAX_REATTACH_PASSES) {
+                    log.debug("Shard channels not yet on their slots' masters (or a pub/sub connection is down); trying again in "
+                            + REATTACH_INTERVAL.toMillis() + " ms", refreshFailure != null ? refreshFailure : failure);
+                    scheduleReattach(REATTACH_INTERVAL);
+                }
+            });
+        });
+    }
+
+    /** Every node's messages and confirmations, classic (the inbox) and sharded, and where each channel is confirmed. */
+    private final class Events extends RedisClusterPubSubAdapter<byte[], byte[]> {
+
+        @Override
+        public void message(RedisClusterNode node, byte[] channel, byte[] message) {
+            listener.message(channel, message);
+        }
+
+        @Override
+        public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+            listener.message(channel, message);
+        }
+
+        @Override
+        public void subscribed(RedisClusterNode node, byte[] channel, long count) {
+            confirmed(channel);
+        }
+
+        @Override
+        public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+            if (node != null && node.getNodeId() != null) {
+                confirmedBy.put(name(channel), node.getNodeId());
+            }
+            confirmed(channel);
+        }
+
+        /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
+        @Override
+        public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+            if (wanted.containsKey(name(channel))) {
+                confirmedBy.remove(name(channel));
+                reattachPasses.set(0);
+                scheduleReattach(Duration.ZERO);
+            }
+        }
+    }
+}
