@@ -87,7 +87,7 @@ class StopWhileSubscribingTest {
 
     @Test
     void aWaitWhoseSubscribeIsUnconfirmedWhenTheContextStopsLooksAtItsLockAtOnce() throws Exception {
-        locker.subscriptions().join(LockerFixture.PREFIX + "{warm-up}:released").close(); // the connection is open
+        locker.subscriptions.join(LockerFixture.PREFIX + "{warm-up}:released").close(); // the connection is open
         pubSubRedis.pause();
 
         stopWhileTheWaitSubscribes();
@@ -97,7 +97,7 @@ class StopWhileSubscribingTest {
     private void stopWhileTheWaitSubscribes() throws Exception {
         locker.lock(key);
         CompletableFuture<LockHandle> waiting = async.acquire(key, Duration.ofSeconds(20), null);
-        await("the wait subscribing").atMost(Duration.ofSeconds(10)).until(() -> locker.subscriptions().subscribedChannelCount() > 0);
+        await("the wait subscribing").atMost(Duration.ofSeconds(10)).until(() -> locker.subscriptions.subscribedChannelCount() > 0);
         locker.unlock(key); // hands the lock to the queued wait; the release message goes where the subscription is not
 
         locker.disconnectSubscriptions();
