@@ -191,13 +191,10 @@ public final class RedlockQuorum extends LockCommands {
         return counts.get(quorum - 1);
     }
 
-    /** A lock stays while a majority renews it (see the class comment). */
-    @Override
-    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return send(locks, leaseMillis).lost();
-    }
-
-    /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
+    /**
+     * A lock stays while a majority renews it (see the class comment). Sends the round to every master
+     * without waiting; {@link Sent#lost()} waits for each answer up to the node timeout.
+     */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -383,11 +382,6 @@ public class LockCommands implements RenewalClient {
     public int holdCount(LockKeys keys, String field) {
         byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
-    }
-
-    @Override
-    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return send(locks, leaseMillis).lost();
     }
 
     /** See {@link LeaseRenewals#send}. */
