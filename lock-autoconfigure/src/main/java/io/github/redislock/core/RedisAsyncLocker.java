@@ -5,13 +5,12 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
-import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.script.LockTimes;
 import io.github.redislock.core.wait.ExecutorWait;
-import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
@@ -104,7 +103,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             }
         });
         acquisition.outcome.whenComplete((held, failure) -> {
-            Throwable cause = failure == null ? null : LockWait.unwrap(failure);
+            Throwable cause = failure == null ? null : CallerRuns.unwrap(failure);
             boolean acquired = cause == null && held;
             boolean givenBack = false;
             try {
@@ -144,11 +143,11 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         return release(issued, Duration.ZERO);
     }
 
-    /** Like {@link #release(LockHandle)}; the time since the handle took the lock is measured as {@link HoldAtLeast} says. */
+    /** Like {@link #release(LockHandle)}; the time since the handle took the lock is measured as {@link HoldReleases#keepMillis} says. */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
-        HoldAtLeast.checked(handle.key(), holdAtLeast);
+        HoldReleases.checkedHoldAtLeast(handle.key(), holdAtLeast);
         return release(handle, holdAtLeast);
     }
 
@@ -179,7 +178,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         });
         acquiring.whenComplete((handle, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(LockWait.unwrap(failure));
+                result.completeExceptionally(CallerRuns.unwrap(failure));
                 return;
             }
             CompletionStage<T> stage;
@@ -189,9 +188,9 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                 stage = CompletableFuture.failedFuture(e);
             }
             stage.whenComplete((value, workFailure) -> release(handle).whenComplete((released, releaseFailure) -> {
-                Throwable error = workFailure != null ? LockWait.unwrap(workFailure) : releaseFailure != null ? LockWait.unwrap(releaseFailure) : null;
+                Throwable error = workFailure != null ? CallerRuns.unwrap(workFailure) : releaseFailure != null ? CallerRuns.unwrap(releaseFailure) : null;
                 if (workFailure != null && releaseFailure != null) {
-                    error.addSuppressed(LockWait.unwrap(releaseFailure));
+                    error.addSuppressed(CallerRuns.unwrap(releaseFailure));
                 }
                 if (error == null) {
                     result.complete(value);

@@ -12,9 +12,7 @@ import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldAtLeast;
 import io.github.redislock.core.hold.HoldReleases;
-import io.github.redislock.core.hold.LostLockEvents;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.renewal.LockWatchdog;
@@ -63,7 +61,6 @@ public class RedisLocker extends AbstractLocker {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final ReleaseSubscriptions subscriptions;
-    private final LostLockEvents lostEvents;
     private final LockObserver observer;
     private final HeldLocks holds;
     private final HoldReleases releases;
@@ -91,9 +88,8 @@ public class RedisLocker extends AbstractLocker {
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
-        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
-        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, lostEvents);
+        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, Objects.requireNonNull(events, "events"));
         this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
@@ -134,7 +130,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
-        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> releaseAsync(key, owner, kept, onCaller));
     }
 
@@ -142,7 +138,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
-        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> unlockAsync(key, owner, kept, onCaller));
     }
 
@@ -298,7 +294,6 @@ public class RedisLocker extends AbstractLocker {
     @Override
     void stopRenewalAndSubscriptions() {
         holds.closeAll();
-        lostEvents.close();
         subscriptions.close();
         watchdog.close();
     }
@@ -332,7 +327,7 @@ public class RedisLocker extends AbstractLocker {
     }
 
     void unlock(LockKind kind, String key) {
-        releases.release(List.of(heldToUnlock(kind, key, currentOwner())));
+        CallerRuns.await(onCaller -> releases.releaseAsync(heldToUnlock(kind, key, currentOwner()), 0, onCaller));
     }
 
     /**
@@ -367,7 +362,7 @@ public class RedisLocker extends AbstractLocker {
             return CompletableFuture.failedFuture(e);
         }
         if (held.kind == LockKind.PLAIN) {
-            return releases.releaseAsync(held, HoldAtLeast.keepMillis(held, holdAtLeast), settleOn);
+            return releases.releaseAsync(held, HoldReleases.keepMillis(held, holdAtLeast), settleOn);
         }
         // a fair hold shares the slot; its release has its own script, which keeps nothing
         return releases.releaseAsync(held, 0, settleOn).thenRun(() -> {
@@ -400,7 +395,7 @@ public class RedisLocker extends AbstractLocker {
             }
             held.add(hold);
         }
-        releases.release(held);
+        CallerRuns.await(onCaller -> releases.releaseAsync(held, 0, onCaller));
     }
 
     int holdCount(LockKind kind, String key) {
@@ -520,7 +515,7 @@ public class RedisLocker extends AbstractLocker {
     @Override
     CompletableFuture<Waiting> joinReleases(String channel, String waitName, String what, Runnable onWake) {
         return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
-            Throwable cause = LockWait.unwrap(failure);
+            Throwable cause = CallerRuns.unwrap(failure);
             return CompletableFuture.failedFuture(
                     new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
         });

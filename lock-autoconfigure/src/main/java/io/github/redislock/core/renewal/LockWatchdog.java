@@ -139,8 +139,8 @@ public final class LockWatchdog implements AutoCloseable {
 
     private void stopRenewingLost(Set<WatchedLock> lost) {
         for (WatchedLock lock : lost) {
-            stopRenewing(lock, "is no longer held by " + lock.ownerField() + " (expired, deleted or lost in a Redis restart); it is no longer renewed",
-                    lock::lost);
+            stopRenewing(lock, "is no longer held by " + lock.ownerField()
+                    + " (expired, deleted or lost in a Redis restart); it is no longer renewed", lock::lost);
         }
     }
 

@@ -32,7 +32,7 @@ public final class LockAttempts {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
-    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
+    /** Waits that may have a place in a wait queue now; whoever removes one (its wait, a closing Locker) withdraws its place. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set before the Locker calls {@link #withdrawQueued()}, so no wait queues after that. */
     private final BooleanSupplier closing;
@@ -41,6 +41,12 @@ public final class LockAttempts {
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
+    /**
+     * How long a waiter without a queue place (a multi-lock, a read-write lock) parks at most: a hand-off
+     * to a queued waiter and a lease that runs out publish nothing, so it looks every ninth of the
+     * watchdog timeout, not only when the lease it last saw would end.
+     */
+    private final long unqueuedRecheckMillis;
 
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.closing = closing;
@@ -49,6 +55,7 @@ public final class LockAttempts {
         this.watchdog = watchdog;
         this.holds = holds;
         this.inboxField = LockCommands.inboxField(inbox);
+        this.unqueuedRecheckMillis = watchdog.timeout().toMillis() / 9;
     }
 
     /** Waits that may have a place in a wait queue now, for tests. */
@@ -60,7 +67,9 @@ public final class LockAttempts {
     public void withdrawQueued() {
         for (QueuedWait wait : queuedWaits) {
             try {
-                wait.withdrawIfQueued();
+                if (wait.unmarkQueued()) { // unless the wait has already let go of it
+                    commands.await(wait.withdrawAsync());
+                }
             } catch (RuntimeException e) {
                 log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
             }
@@ -194,8 +203,6 @@ public final class LockAttempts {
         /** Where the release that may unblock the wait is announced. */
         private final String channel;
         final long keepPlace;
-        /** Written by the waiting thread and a closing Locker. */
-        private volatile boolean queued;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
         volatile boolean lastTryFirstHold;
         /** Whether the last try asked for a place: its lost reply may have queued it. */
@@ -222,14 +229,11 @@ public final class LockAttempts {
                 giveBackClosing();
             }
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
-            long refresh = Math.max(1, keepPlace / 3);
-            long ttl = attempt.holderTtlMillis();
-            return new LockAttempt.Blocked(channel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
         }
 
         /** @return false when the Locker closes: its close withdraws no place queued after it looked */
-        private synchronized boolean markQueued() {
-            queued = true;
+        private boolean markQueued() {
             queuedWaits.add(this);
             // Read after the add, as close() reads the waits after setting it: one of the two sees the other.
             if (closing.getAsBoolean()) {
@@ -249,18 +253,8 @@ public final class LockAttempts {
         }
 
         /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
-        final synchronized boolean unmarkQueued() {
-            boolean was = queued;
-            queued = false;
-            queuedWaits.remove(this);
-            return was;
-        }
-
-        /** For a closing Locker: withdraws the place now, unless the wait has already let go of it. */
-        final void withdrawIfQueued() {
-            if (unmarkQueued()) {
-                commands.await(withdrawAsync());
-            }
+        final boolean unmarkQueued() {
+            return queuedWaits.remove(this);
         }
 
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
@@ -284,8 +278,8 @@ public final class LockAttempts {
                         taken.add(group.get(i));
                     }
                 }
-                LockAttempt.Blocked blocked = failure != null ? null
-                        : new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                LockAttempt.Blocked blocked = failure != null ? null : new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(),
+                        recheckAfter(attempt.holderTtlMillis(), unqueuedRecheckMillis));
                 return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
                     if (failure != null) {
@@ -330,7 +324,7 @@ public final class LockAttempts {
         return new QueuedWait(LockKind.FAIR, keys, owner, leaseMillis, redisLease, keys.turnChannelPrefix() + owner, keepPlace) {
             @Override
             public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-                lastTryFirstHold = holds.firstHold(keys, owner);
+                lastTryFirstHold = holds.firstHolds(List.of(keys), owner)[0];
                 lastTryQueued = queue;
                 return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
                         .thenApply(attempt -> () -> settle(queue, attempt));
@@ -373,7 +367,7 @@ public final class LockAttempts {
                     throw e;
                 }
                 if (!attempt.acquired()) {
-                    return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                    return new LockAttempt.Blocked(keys.channel(), recheckAfter(attempt.holderTtlMillis(), unqueuedRecheckMillis));
                 }
                 holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                 return null;
@@ -381,13 +375,9 @@ public final class LockAttempts {
         };
     }
 
-    /**
-     * How long a waiter without a queue place (a multi-lock, a read-write lock) parks at most: a hand-off
-     * to a queued waiter and a lease that runs out publish nothing, so it looks every ninth of the
-     * watchdog timeout, not only when the lease it last saw would end.
-     */
-    private long unqueuedRecheck(long holderTtlMillis) {
-        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+    /** How long a blocked waiter parks at most: until the holder's lease ends, and no longer than {@code boundMillis}. */
+    private static long recheckAfter(long holderTtlMillis, long boundMillis) {
+        long bound = Math.max(1, boundMillis);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
     }
 }

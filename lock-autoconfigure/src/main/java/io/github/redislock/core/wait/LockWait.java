@@ -1,9 +1,9 @@
 package io.github.redislock.core.wait;
 
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.pubsub.Waiting;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -218,11 +218,7 @@ public abstract class LockWait {
         reply.whenComplete((answer, failure) -> signal());
     }
 
-    /**
-     * Settles the answered try: a failed first try ends the wait, a failed later one may ride out an outage.
-     *
-     * @return whether the wait goes on, blocked; false when it holds the lock, ended or sleeps
-     */
+    /** A failed first try ends the wait, a failed later one may ride out an outage; false when the wait holds, ended or sleeps. */
     private boolean settleTry() {
         CompletableFuture<LockAttempt.Try> reply = trying;
         trying = null;
@@ -231,7 +227,7 @@ public abstract class LockWait {
         try {
             blocked = reply.join().settle();
         } catch (RuntimeException e) {
-            Throwable failure = unwrap(e);
+            Throwable failure = CallerRuns.unwrap(e);
             if (!first && failure instanceof LockRedisException redisFailure && ridesOut(redisFailure) && !locker.isClosed()) {
                 blocked = new LockAttempt.Blocked(previous.channel(), RETRY_AFTER_OUTAGE_MILLIS);
                 sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
@@ -283,12 +279,7 @@ public abstract class LockWait {
         joining.whenComplete((joined, failure) -> signal());
     }
 
-    /**
-     * Once Redis confirmed the channel (or could not): the step goes on to take a hand-off or try again
-     * at once, unless no release can have been missed and nothing came since.
-     *
-     * @return whether the step goes on
-     */
+    /** Whether the step goes on to take a hand-off or try again: not when no release can have been missed and nothing came since. */
     private boolean joined() {
         if (!joining.isDone()) {
             if (remainingNanos() <= 0) {
@@ -301,7 +292,7 @@ public abstract class LockWait {
         try {
             waiting = joined.join();
         } catch (RuntimeException e) {
-            end(unwrap(e), false);
+            end(CallerRuns.unwrap(e), false);
             return false;
         }
         // A hand-off kept by the inbox, or a wake-up, came as the join completed: the step that signal
@@ -345,17 +336,16 @@ public abstract class LockWait {
         }
         givenBack.whenComplete((done, failure) -> {
             if (failure != null) {
-                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends", unwrap(failure));
+                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends",
+                        CallerRuns.unwrap(failure));
             }
             finish(false, reason);
         });
     }
 
     /**
-     * Ends the wait without the lock, once its queue place is withdrawn.
-     *
-     * @param failure   null when the wait ran out
-     * @param replyLost whether the last try failed after it may have run in Redis
+     * Ends the wait without the lock (with {@code failure}, or null when it ran out) once its queue place is
+     * withdrawn; {@code replyLost} when the last try failed after it may have run in Redis.
      */
     private void end(Throwable failure, boolean replyLost) {
         if (ended) {
@@ -378,7 +368,7 @@ public abstract class LockWait {
 
     private void finishWithout(Throwable withdrawalFailure, Throwable failure) {
         if (withdrawalFailure != null) {
-            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", unwrap(withdrawalFailure));
+            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(withdrawalFailure));
         }
         finish(false, failure);
     }
@@ -418,10 +408,5 @@ public abstract class LockWait {
 
     private IllegalStateException closedWhileWaiting() {
         return new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
-    }
-
-    public static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException || failure instanceof java.util.concurrent.ExecutionException) && failure.getCause() != null
-                ? failure.getCause() : failure;
     }
 }

@@ -72,7 +72,7 @@ public final class ParkedWait extends LockWait {
         try {
             return outcome.join();
         } catch (RuntimeException e) {
-            if (unwrap(e) instanceof InterruptedException interrupt) {
+            if (CallerRuns.unwrap(e) instanceof InterruptedException interrupt) {
                 throw interrupt;
             }
             throw CallerRuns.unchecked(e);
