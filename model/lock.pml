@@ -608,7 +608,7 @@ byte cancels = ASYNC_CANCELS;
 
 #ifdef HOLD_AT_LEAST
 /* A final release of thread 2 may keep the lock (unlock(key, holdAtLeast) before holdAtLeast ran out:
- * HoldAtLeast.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
+ * HoldReleases.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
 #define RELEASE_OR_KEEP(o, t, token, rem, final) \
     if :: (t) == 2 && final -> keepLua(o, token, rem) :: else -> releaseLua(o, 0, token, rem, final) fi
 /* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */

@@ -5,12 +5,11 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
-import io.github.redislock.core.hold.HoldAtLeast;
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.ExecutorWait;
-import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
@@ -100,7 +99,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             }
         });
         acquisition.outcome.whenComplete((held, failure) -> {
-            Throwable cause = failure == null ? null : LockWait.unwrap(failure);
+            Throwable cause = failure == null ? null : CallerRuns.unwrap(failure);
             boolean acquired = cause == null && held;
             try {
                 if (acquired) {
@@ -135,12 +134,12 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
      * flight, and the caller's thread may be an event loop); the hold is settled back on them. It waits
      * for the handle's acquisition in flight, if it holds the lock (see {@link OwnerTurns#forRelease}).
-     * The time since the handle took the lock is measured as {@link HoldAtLeast} says.
+     * The time since the handle took the lock is measured as {@link HoldReleases#keepMillis} says.
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
-        HoldAtLeast.checked(handle.key(), holdAtLeast);
+        HoldReleases.checkedHoldAtLeast(handle.key(), holdAtLeast);
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();

@@ -12,9 +12,7 @@ import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldAtLeast;
 import io.github.redislock.core.hold.HoldReleases;
-import io.github.redislock.core.hold.LostLockEvents;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.renewal.LockWatchdog;
@@ -82,7 +80,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
-    private final LostLockEvents lostEvents;
     private final LockObserver observer;
     final HeldLocks holds;
     private final HoldReleases releases;
@@ -117,7 +114,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         @Override
         public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
             return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
-                Throwable cause = LockWait.unwrap(failure);
+                Throwable cause = CallerRuns.unwrap(failure);
                 return CompletableFuture.failedFuture(
                         new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
             });
@@ -147,9 +144,8 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
-        this.lostEvents = new LostLockEvents(Objects.requireNonNull(events, "events"));
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
-        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, lostEvents);
+        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, Objects.requireNonNull(events, "events"));
         this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
     }
@@ -204,7 +200,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
-        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> releaseHold(key, owner, kept, onCaller));
     }
 
@@ -212,7 +208,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
-        Duration kept = HoldAtLeast.checked(key, holdAtLeast);
+        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> unlock(key, owner, kept, onCaller));
     }
 
@@ -369,7 +365,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** Last step of {@link #close()}: stops renewing, listening and counting holds. */
     void stopRenewalAndSubscriptions() {
         holds.closeAll();
-        lostEvents.close();
         subscriptions.close();
         watchdog.close();
     }
@@ -405,7 +400,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     void unlock(LockKind kind, String key) {
-        releases.release(List.of(heldToUnlock(kind, key, currentOwner())));
+        CallerRuns.await(onCaller -> releases.releaseAsync(heldToUnlock(kind, key, currentOwner()), 0, onCaller));
     }
 
     /**
@@ -440,7 +435,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             return CompletableFuture.failedFuture(e);
         }
         if (held.kind == LockKind.PLAIN) {
-            return releases.releaseAsync(held, HoldAtLeast.keepMillis(held, holdAtLeast), settleOn);
+            return releases.releaseAsync(held, HoldReleases.keepMillis(held, holdAtLeast), settleOn);
         }
         // a fair hold shares the slot; its release has its own script, which keeps nothing
         return releases.releaseAsync(held, 0, settleOn).thenRun(() -> {
@@ -473,7 +468,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             }
             held.add(hold);
         }
-        releases.release(held);
+        CallerRuns.await(onCaller -> releases.releaseAsync(held, 0, onCaller));
     }
 
     int holdCount(LockKind kind, String key) {

@@ -57,7 +57,7 @@ public class RedlockLocker extends RedisLocker {
     }
 
     private RedlockLocker(RedlockQuorum quorum, Duration retryDelay, Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
-        super(quorum, new LockWatchdog(watchdogTimeout, quorum), new ReleaseSubscriptions(NO_CHANNELS, keyPrefix + "__anchor"), keyPrefix,
+        super(quorum, new LockWatchdog(watchdogTimeout, quorum, LockObserver.NONE), new ReleaseSubscriptions(NO_CHANNELS, keyPrefix + "__anchor"), keyPrefix,
                 events, LockObserver.NONE);
         this.quorum = quorum;
         this.retryDelay = retryDelay;

@@ -4,14 +4,14 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
- * Makes a synchronous call a wait on its asynchronous one: what the asynchronous call hands its
- * executor (settling a hold once Redis answered, a script call that cannot go without a thread) runs
- * on the thread that waits, never on the event loop that delivered the reply, and in the order given.
+ * Makes a synchronous call a wait on its asynchronous one: what the call hands its executor (settling a
+ * hold once Redis answered) runs, in order, on the thread that waits, never on the event loop.
  */
 public final class CallerRuns implements Executor {
 
@@ -35,10 +35,8 @@ public final class CallerRuns implements Executor {
     }
 
     /**
-     * Starts {@code call} with an executor whose tasks run on the calling thread, and waits for its
-     * result. An interrupt does not end the wait (Redis runs the call all the same); it is kept for the caller.
-     *
-     * @throws RuntimeException what the call failed with, unwrapped
+     * Starts {@code call} with an executor whose tasks run on the calling thread, and waits for its result;
+     * an interrupt is kept for the caller (Redis runs the call all the same).
      */
     public static <T> T await(Function<Executor, CompletableFuture<T>> call) {
         CallerRuns runs = new CallerRuns();
@@ -65,9 +63,15 @@ public final class CallerRuns implements Executor {
         }
     }
 
-    /** A failure as the call threw it, for a caller that rethrows it: an {@link Error} is thrown at once. */
+    /** A failure as the call threw it, without the wrapper a future adds. */
+    public static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
+                ? failure.getCause() : failure;
+    }
+
+    /** {@link #unwrap}, for a caller that rethrows it: an {@link Error} is thrown at once. */
     public static RuntimeException unchecked(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = unwrap(failure);
         if (cause instanceof Error error) {
             throw error;
         }

@@ -5,7 +5,10 @@ import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -19,12 +22,11 @@ import io.github.redislock.Locker;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * The holds a locker knows of, by lock, owner and slot: an acquisition adds or counts
- * one, a final release or a loss forgets it, the watchdog renews the watched ones, and diagnostics
- * list them. A lost hold stays until its owner unlocks (and learns of the loss), unless its owner
- * thread ended.
+ * The holds a locker knows of, by lock, owner and slot. A lost hold stays until its owner unlocks (and
+ * learns of the loss), unless its owner thread ended.
  */
 public final class HeldLocks {
 
@@ -33,29 +35,40 @@ public final class HeldLocks {
     private static final Log log = LOCKER_LOG;
 
     private static final List<LockKind> SLOTS = List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE);
+    /** Lost-lock events that may wait for a listener; beyond that one is dropped with an ERROR (its unlock still throws). */
+    static final int MAX_PENDING_LOST_EVENTS = 1000;
 
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private final Locker locker;
     private final Supplier<String> currentOwner;
     private final LockWatchdog watchdog;
     private final LockObserver observer;
-    private final LostLockEvents lostEvents;
+    private final ApplicationEventPublisher events;
+    /**
+     * Publishes {@link LockLostEvent}s in order on a thread of its own, ended after a minute without any:
+     * a listener that blocks must not hold up the watchdog's renewal of every other lock.
+     */
+    private final ThreadPoolExecutor lostEvents = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
+            new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), task -> {
+                Thread thread = new Thread(task, "redis-lock-lost-events");
+                thread.setDaemon(true);
+                return thread;
+            });
 
     /** @param currentOwner the calling thread's owner field in {@code locker}, the source of the lost-lock events */
-    public HeldLocks(Locker locker, Supplier<String> currentOwner, LockWatchdog watchdog, LockObserver observer, LostLockEvents lostEvents) {
+    public HeldLocks(Locker locker, Supplier<String> currentOwner, LockWatchdog watchdog, LockObserver observer, ApplicationEventPublisher events) {
         this.locker = locker;
         this.currentOwner = currentOwner;
         this.watchdog = watchdog;
         this.observer = observer;
-        this.lostEvents = lostEvents;
+        this.events = events;
+        lostEvents.allowCoreThreadTimeOut(true);
     }
 
-    /** {@code owner}'s hold of the lock named {@code redisName} in {@code slot}, or null. */
     public Hold get(String redisName, String owner, LockKind slot) {
         return holds.get(new Hold.Id(redisName, owner, slot));
     }
 
-    /** Whether any hold known now matches {@code test}. */
     public boolean any(java.util.function.Predicate<Hold> test) {
         return holds.values().stream().anyMatch(test);
     }
@@ -71,10 +84,11 @@ public final class HeldLocks {
                 .toList();
     }
 
-    /** Stops renewing every hold and forgets them all: the Locker closes. */
+    /** The Locker closes: lost-lock events already found are still delivered. */
     public void closeAll() {
         holds.values().forEach(watchdog::unwatch);
         holds.clear();
+        lostEvents.shutdown();
     }
 
     public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
@@ -87,7 +101,6 @@ public final class HeldLocks {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
                 Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
-                taken.name = LockNameScope.current();
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }
@@ -123,10 +136,7 @@ public final class HeldLocks {
         }
     }
 
-    /**
-     * Keeps the unlocks owed to a lost hold after a give-back released the hold that had replaced it: on
-     * the owner's hold if it still has one, else on the lost hold, put back (its next unlock reports the loss).
-     */
+    /** Keeps the unlocks owed to a lost hold after a give-back released the hold that replaced it (see {@link Hold#owedToLost}). */
     void stillOwed(Hold released, long owed) {
         boolean[] putBack = new boolean[1];
         Hold now = holds.computeIfAbsent(released.id(), id -> {
@@ -143,10 +153,7 @@ public final class HeldLocks {
         }
     }
 
-    /**
-     * An unlock of a lost hold: it goes with its last nest; until then it stays, lost, so that every
-     * remaining unlock reports the loss and a hold taken again since counts them as owed.
-     */
+    /** An unlock of a lost hold: it stays, lost, until its last nest, so every remaining unlock reports the loss. */
     void lostNestUnlocked(Hold hold) {
         if (hold.count <= 1) {
             forgetFinal(hold);
@@ -162,7 +169,10 @@ public final class HeldLocks {
 
     /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
     void forgetFinal(Hold hold) {
-        forget(hold);
+        holds.remove(hold.id(), hold);
+        if (hold.watched) {
+            watchdog.unwatch(hold);
+        }
         boolean holdsMore = false;
         for (LockKind slot : SLOTS) {
             holdsMore |= holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot));
@@ -172,19 +182,24 @@ public final class HeldLocks {
         }
     }
 
-    void forget(Hold hold) {
-        holds.remove(hold.id(), hold);
-        if (hold.watched) {
-            watchdog.unwatch(hold);
-        }
-    }
-
     private void publishLost(Hold hold, String reason) {
         if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
             holds.remove(hold.id(), hold); // nobody is left to unlock it
         }
         observer.lost(observed(hold), true);
-        lostEvents.publish(new LockLostEvent(locker, hold.keys.key(), hold.keys.name(), hold.owner, reason, hold.token)); // off the watchdog thread
+        LockLostEvent event = new LockLostEvent(locker, hold.keys.key(), hold.keys.name(), hold.owner, reason, hold.token);
+        try {
+            lostEvents.execute(() -> {
+                try {
+                    events.publishEvent(event);
+                } catch (RuntimeException e) {
+                    log.warn("A listener of the " + event + " failed", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.error("Dropped the " + event + ": " + MAX_PENDING_LOST_EVENTS + " lost-lock events wait for a listener that does not return"
+                    + (lostEvents.isShutdown() ? " (the Locker is closed)" : ""));
+        }
     }
 
     public static LockObserver.ObservedLock observed(Hold hold) {
@@ -207,32 +222,25 @@ public final class HeldLocks {
     }
 
     /**
-     * Per lock, whether this instance knows of no hold of {@code owner}: Redis then restarts the count
-     * at 1, so a hold left by an acquisition whose reply timed out cannot pose as a re-entry.
+     * Per lock, whether this instance knows of no hold of {@code owner} but a lost one: Redis then restarts
+     * the count at 1, so a hold left by a lost reply cannot pose as a re-entry.
      */
     public boolean[] firstHolds(List<LockKeys> group, String owner) {
         boolean[] first = new boolean[group.size()];
         for (int i = 0; i < group.size(); i++) {
-            first[i] = firstHold(group.get(i), owner);
+            Hold known = get(group.get(i).name(), owner, LockKind.PLAIN);
+            first[i] = known == null || known.lost;
         }
         return first;
     }
 
-    /** {@link #firstHolds} of one plain or fair lock. */
-    public boolean firstHold(LockKeys keys, String owner) {
-        Hold known = get(keys.name(), owner, LockKind.PLAIN);
-        return known == null || known.lost;
-    }
-
     /**
-     * The lease an acquisition asks for: its own, except that one without a lease ({@link Locker#WATCHDOG_LEASE})
-     * that only re-enters holds taken with a lease takes the longest of their leases. A re-entry never
-     * changes how a hold lives: the outer caller's lease bounds how long the lock outlives a stuck
-     * holder, and a nested plain {@code lock} (a library call, an annotated method without a lease) must
-     * not lift that bound by handing the hold to the watchdog for ever. A multi-lock that also takes a
-     * free key keeps the watchdog's lease for it; {@link #acquired} still leaves the re-entered leased
-     * holds unwatched, so they end one watchdog timeout later at most. A leased re-entry into a watchdog
-     * hold likewise stays under the watchdog.
+     * The lease an acquisition asks for: its own, except that one without a lease that only re-enters
+     * holds taken with a lease takes the longest of their leases. A re-entry never changes how a hold
+     * lives: a nested {@code lock} must not lift the outer caller's bound by handing the hold to the
+     * watchdog for ever. A multi-lock that also takes a free key keeps the watchdog's lease for it, and
+     * {@link #acquired} leaves the re-entered leased holds unwatched (they end one watchdog timeout later
+     * at most); a leased re-entry into a watchdog hold stays under the watchdog.
      */
     public long reentryLease(LockKind kind, List<LockKeys> keys, String owner, long leaseMillis) {
         if (leaseMillis != Locker.WATCHDOG_LEASE) {
@@ -255,10 +263,9 @@ public final class HeldLocks {
     }
 
     /**
-     * Whether this instance knows of a hold of {@code owner} in {@code slot} that Redis may still have. A
-     * hold taken with a lease is not watched, so nothing reports its end: once the lease has surely run
-     * out it no longer counts (a read hold must not keep its owner from the write lock when Redis
-     * dropped it); its unlock still reports it lost.
+     * Whether Redis may still have {@code owner}'s hold in {@code slot}: nothing reports the end of a
+     * leased hold, so once its lease has surely run out it no longer counts (a read hold must not keep its
+     * owner from the write lock); its unlock still reports it lost.
      */
     public boolean holdsLive(LockKeys keys, String owner, LockKind slot) {
         Hold known = get(keys.name(), owner, slot);

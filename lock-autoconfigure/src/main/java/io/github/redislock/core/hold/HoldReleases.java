@@ -5,6 +5,7 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,13 +23,11 @@ import org.apache.commons.logging.Log;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * Releases holds in Redis, every kind with its own script, and settles each in {@link HeldLocks}: a
- * count that went down, a final release, a lock found gone (reported, never silently forgotten), a
- * failure of Redis (the hold is no longer renewed, so Redis frees it when its lease ends).
+ * Releases holds in Redis, every kind with its own script, and settles each in {@link HeldLocks}; a
+ * lock found gone is reported, never silently forgotten.
  */
 public final class HoldReleases {
 
-    /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
@@ -43,26 +42,50 @@ public final class HoldReleases {
         this.holds = holds;
     }
 
-    /** A wait on {@link #releaseAsync(List, long, Executor)}, settling on the calling thread (see {@link CallerRuns}). */
-    public void release(List<Hold> held) {
-        CallerRuns.await(onCaller -> releaseAsync(held, 0, onCaller));
-    }
-
-    /** {@link #releaseAsync(List, long, Executor)} of one hold that may keep the lock. */
     public CompletableFuture<Void> releaseAsync(Hold hold, long keepMillis, Executor settleOn) {
         return releaseAsync(List.of(hold), keepMillis, settleOn);
     }
 
     /**
-     * Releases one hold of each, plain holds sharing a hash slot in one script call, without a thread
-     * waiting for Redis. Call it from a thread that may wait briefly (not an event loop): stopping the
-     * watchdog's renewal of a hold waits for a renewal already in flight. Each hold is settled on
-     * {@code settleOn} once Redis answered, off the event loop that delivers the reply.
-     *
-     * @param keepMillis for a single plain hold, how long its final release keeps the lock in Redis, owned
-     *                   by nobody (see {@link HoldAtLeast}); else 0
-     * @return completes once every hold is settled; fails with the first failure (a lost hold, a Redis
-     *         error), later ones suppressed
+     * How long the release of {@code hold} keeps its lock in Redis, owned by nobody ({@code holdAtLeast}),
+     * so a job shorter than the clock skew between two instances does not run twice. The time since the
+     * grant is measured on this instance's monotonic clock and the rest sent as a relative {@code PEXPIRE}:
+     * no wall clock is compared with another's (their skew is the very problem), and Redis keeps the lock
+     * at least {@code holdAtLeast}, longer by at most two trips. 0 unless the final release of a plain hold
+     * taken less than {@code holdAtLeast} ago; never longer than its lease.
+     */
+    public static long keepMillis(Hold hold, Duration holdAtLeast) {
+        if (hold.count > 1 || hold.kind != LockKind.PLAIN || holdAtLeast.isZero()) {
+            return 0;
+        }
+        long keepNanos = saturatedNanos(holdAtLeast);
+        if (!hold.watched && hold.leaseMillis > 0) {
+            keepNanos = Math.min(keepNanos, TimeUnit.MILLISECONDS.toNanos(hold.leaseMillis));
+        }
+        long leftNanos = keepNanos - (System.nanoTime() - hold.sinceNanos);
+        return leftNanos <= 0 ? 0 : (leftNanos + 999_999) / 1_000_000; // rounded up: never shorter than asked
+    }
+
+    /** @throws IllegalArgumentException when it is null or negative, naming the key */
+    public static Duration checkedHoldAtLeast(String key, Duration holdAtLeast) {
+        if (holdAtLeast == null || holdAtLeast.isNegative()) {
+            throw new IllegalArgumentException("holdAtLeast for lock '" + key + "' must be 0 or more (0 releases at once), but was " + holdAtLeast);
+        }
+        return holdAtLeast;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 2; // centuries: no overflow in the subtraction
+        }
+    }
+
+    /**
+     * Releases one hold of each, plain holds sharing a hash slot in one script call, and settles them on
+     * {@code settleOn}; fails with the first failure, later ones suppressed. Never call it on an event
+     * loop: unwatching a hold waits for a renewal being sent. {@code keepMillis}: see {@link #keepMillis}.
      */
     public CompletableFuture<Void> releaseAsync(List<Hold> held, long keepMillis, Executor settleOn) {
         Failures failures = new Failures();
@@ -71,14 +94,17 @@ public final class HoldReleases {
         for (int i = 0; i < settled.length; i++) {
             List<Hold> group = groups.get(i);
             settled[i] = releaseInRedis(group, keepMillis).handleAsync((remaining, failure) -> {
-                RuntimeException cause = failure == null ? null : CallerRuns.unchecked(failure);
-                if (cause == null) {
+                if (failure == null) {
                     settle(group, remaining, keepMillis, failures);
-                } else if (cause instanceof LockRedisException redisFailure) {
-                    failed(group, redisFailure, failures);
-                } else {
-                    failures.add(cause);
+                    return null;
                 }
+                RuntimeException cause = CallerRuns.unchecked(failure);
+                for (int h = 0; cause instanceof LockRedisException && h < group.size(); h++) {
+                    if (group.get(h).count <= 1) { // no longer renewed: Redis frees it when its lease ends
+                        holds.forgetFinal(group.get(h));
+                    }
+                }
+                failures.add(cause);
                 return null;
             }, settleOn);
         }
@@ -86,9 +112,8 @@ public final class HoldReleases {
     }
 
     /**
-     * Releases in Redis the holds an acquisition took as its wait was told to stop: its caller never got
-     * them, so nobody would unlock them. Unlike an unlock it pays none of the unlocks owed to a lost hold
-     * one of them replaced ({@link Hold#owedToLost}): those stay owed (see {@link HeldLocks#stillOwed}).
+     * Releases the holds an acquisition took as its wait was told to stop (nobody else would). Unlike an
+     * unlock it pays none of the unlocks owed to a lost hold one of them replaced: those stay owed.
      */
     public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {
         long[] owed = new long[taken.size()];
@@ -111,7 +136,7 @@ public final class HoldReleases {
         });
     }
 
-    /** The holds to release in one script call each: every hold not found lost, plain ones grouped by hash slot. */
+    /** One script call each: every hold not found lost, plain ones grouped by hash slot. */
     private List<List<Hold>> groups(List<Hold> held, Failures failures) {
         if (held.size() == 1) { // the common unlock needs no grouping by slot
             return beforeRelease(held.get(0), failures) ? List.of(held) : List.of();
@@ -161,20 +186,7 @@ public final class HoldReleases {
         return true;
     }
 
-    /** Redis could not be asked: the holds are no longer renewed, so Redis frees them when their leases run out. */
-    private void failed(List<Hold> group, LockRedisException failure, Failures failures) {
-        for (Hold hold : group) {
-            if (hold.count <= 1) {
-                holds.forgetFinal(hold);
-            }
-        }
-        failures.add(failure);
-    }
-
-    /**
-     * @param remaining  per hold, what Redis counts left after the release, -1 when it was gone
-     * @param keepMillis how long a final release keeps a single plain hold's lock (see {@link HoldAtLeast})
-     */
+    /** @param remaining per hold, what Redis counts left after the release, -1 when it was gone */
     private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {
         for (int i = 0; i < group.size(); i++) {
             Hold hold = group.get(i);

@@ -42,10 +42,6 @@ public final class LockWatchdog implements AutoCloseable {
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
 
-    public LockWatchdog(Duration timeout, RenewalClient client) {
-        this(timeout, client, LockObserver.NONE);
-    }
-
     /** @param listener hears every tick's outcome (metrics) */
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
         if (timeout == null || timeout.toMillis() < 3) {
@@ -105,30 +101,32 @@ public final class LockWatchdog implements AutoCloseable {
     /** Runs one renewal tick now, on the calling thread; the replies are awaited outside the gate. */
     public void renewNow() {
         List<WatchedLock> batch;
-        RenewalClient.Sent sent = null;
-        Set<WatchedLock> lost;
+        RenewalClient.Sent sent;
         renewalGate.writeLock().lock();
         try {
-            dropLocksOfEndedThreads();
-            batch = new ArrayList<>(watched);
-            if (!batch.isEmpty()) {
-                sent = client.send(batch, timeout.toMillis());
+            for (WatchedLock lock : watched) {
+                String thread = lock.terminatedOwnerThread();
+                if (thread != null) { // nobody can release it: renewing it would keep it taken until this instance stops
+                    stopRenewing(lock, "is held by thread '" + thread + "' (owner " + lock.ownerField()
+                            + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout,
+                            lock::ownerThreadTerminated);
+                }
             }
-        } catch (PartialRenewalException e) {
-            stopRenewing(e.lost()); // a client that renews in full while sending
-            throw e;
+            batch = new ArrayList<>(watched);
+            sent = batch.isEmpty() ? null : client.send(batch, timeout.toMillis());
         } finally {
             renewalGate.writeLock().unlock();
         }
-        try {
-            lost = sent == null ? Set.of() : sent.lost(); // nothing watched: nothing is at risk any more
-        } catch (PartialRenewalException e) {
-            stopRenewing(e.lost()); // found by the batches that did answer
-            throw e;
-        }
         if (sent != null) {
+            Set<WatchedLock> lost;
+            try {
+                lost = sent.lost();
+            } catch (PartialRenewalException e) {
+                stopRenewingLost(e.lost()); // found by the batches that did answer
+                throw e;
+            }
             listener.renewed(batch.size() - lost.size(), lost.size());
-            stopRenewing(lost);
+            stopRenewingLost(lost);
             if (lost.isEmpty()) {
                 // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
                 // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
@@ -139,32 +137,21 @@ public final class LockWatchdog implements AutoCloseable {
         failingSince = null;
     }
 
-    private void stopRenewing(Set<WatchedLock> lost) {
+    private void stopRenewingLost(Set<WatchedLock> lost) {
         for (WatchedLock lock : lost) {
-            if (watched.remove(lock)) {
-                log.warn("Lock " + lock.redisKey() + " is no longer held by " + lock.ownerField()
-                        + " (expired, deleted or lost in a Redis restart); it is no longer renewed");
-                try {
-                    lock.lost();
-                } catch (RuntimeException e) {
-                    log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
-                }
-            }
+            stopRenewing(lock, "is no longer held by " + lock.ownerField()
+                    + " (expired, deleted or lost in a Redis restart); it is no longer renewed", lock::lost);
         }
     }
 
-    /** A lock whose owner thread ended can never be released by it: renewing it would keep it taken until this instance stops. */
-    private void dropLocksOfEndedThreads() {
-        for (WatchedLock lock : watched) {
-            String thread = lock.terminatedOwnerThread();
-            if (thread != null && watched.remove(lock)) {
-                log.warn("Lock " + lock.redisKey() + " is held by thread '" + thread + "' (owner " + lock.ownerField()
-                        + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout);
-                try {
-                    lock.ownerThreadTerminated();
-                } catch (RuntimeException e) {
-                    log.warn("Handling the ended owner thread of lock " + lock.redisKey() + " failed", e);
-                }
+    /** Stops renewing {@code lock}, once, and tells its holder why. */
+    private void stopRenewing(WatchedLock lock, String why, Runnable tellHolder) {
+        if (watched.remove(lock)) {
+            log.warn("Lock " + lock.redisKey() + " " + why);
+            try {
+                tellHolder.run();
+            } catch (RuntimeException e) {
+                log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
             }
         }
     }

@@ -8,27 +8,19 @@ import java.util.Set;
 public interface RenewalClient {
 
     /**
-     * Extends every lock still owned to {@code leaseMillis}, in as few Redis calls as the topology allows.
-     *
-     * @return the locks whose owner no longer holds them; they were not touched
-     * @throws RuntimeException when Redis could not be asked; the watchdog retries on its next tick
+     * Sends the calls that extend every lock still owned to {@code leaseMillis}, in as few as the topology
+     * allows, without waiting for Redis: {@link Sent#lost()} awaits the replies, so an unlock never waits
+     * for a hanging node (see {@link LockWatchdog}).
      */
-    Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis);
-
-    /**
-     * {@link #renew} in two steps: the calls are sent when this returns, and {@link Sent#lost()} awaits
-     * the replies, so a client whose sending never waits for Redis never makes an unlock wait for a
-     * hanging node (see {@link LockWatchdog}). By default the renewal is done here in full.
-     */
-    default Sent send(List<WatchedLock> locks, long leaseMillis) {
-        Set<WatchedLock> lost = renew(locks, leaseMillis);
-        return () -> lost;
-    }
+    Sent send(List<WatchedLock> locks, long leaseMillis);
 
     @FunctionalInterface
     interface Sent {
 
-        /** @throws PartialRenewalException when some calls failed; it carries what the others found lost */
+        /**
+         * @return the locks whose owner no longer holds them; they were not touched
+         * @throws PartialRenewalException when some calls failed; it carries what the others found lost
+         */
         Set<WatchedLock> lost();
     }
 }

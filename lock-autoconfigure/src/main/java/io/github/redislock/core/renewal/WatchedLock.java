@@ -16,15 +16,12 @@ public interface WatchedLock {
     /** Called once, on the watchdog thread, when a renewal finds the lock no longer owned. */
     void lost();
 
-    /**
-     * The name of the owner thread once it ended without releasing the lock, else null (always for a
-     * token owner): nobody can release the lock then, so the watchdog stops renewing it.
-     */
+    /** The name of the owner thread once it ended without releasing the lock (nobody can then), else null. */
     default String terminatedOwnerThread() {
         return null;
     }
 
-    /** Called once, on the watchdog thread, after it stopped renewing the lock because its owner thread ended. */
+    /** Called once, on the watchdog thread, instead of {@link #lost()} when it stopped renewing for an ended owner thread. */
     default void ownerThreadTerminated() {
         lost();
     }

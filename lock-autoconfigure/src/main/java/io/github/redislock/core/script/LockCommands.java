@@ -385,11 +385,6 @@ public class LockCommands implements RenewalClient {
     public static final int RENEWAL_THREADS = 16;
     private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
-    @Override
-    public Set<WatchedLock> renew(List<WatchedLock> locks, long leaseMillis) {
-        return send(locks, leaseMillis).lost();
-    }
-
     /**
      * Sends every batch (one script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks) without waiting; the
      * result waits for each up to a third of {@code leaseMillis} from now, whatever the client's timeout, so

@@ -11,20 +11,16 @@ import java.util.function.Supplier;
 import io.github.redislock.LockNameScope;
 
 /**
- * A {@link LockWait} that holds no thread: its steps run on the async locker's executor whenever
- * something happened (a reply, a wake-up, a hand-off, its timer, a stop), never two at once: signals
- * that arrive while one runs fold into one more run after it. A try goes out on Lettuce's asynchronous
- * API, and its reply only signals the wait from the event loop that read it; the next step settles it
- * here, so that nothing that may wait (the watchdog's lock, an observer's code) runs on the event loop.
+ * A {@link LockWait} that holds no thread: its steps run on the async locker's executor, never two at
+ * once (signals that arrive during one fold into one more run after it), and never on an event loop.
  */
 public final class ExecutorWait extends LockWait {
 
     private final ScheduledExecutorService executor;
-    /** The metrics name of the caller's {@link LockNameScope}, which the steps on other threads take along. */
+    /** The caller's {@link LockNameScope}, which the steps on other threads take along. */
     private final String name = LockNameScope.current();
     /** Signals not yet handled; the step that takes the count from 0 runs them all. */
     private final AtomicInteger signals = new AtomicInteger();
-    /** Step threads only. */
     private ScheduledFuture<?> timer;
 
     public ExecutorWait(WaitHost locker, ScheduledExecutorService executor, LockAttempt attempt, Supplier<String> what, long waitNanos,
@@ -41,7 +37,7 @@ public final class ExecutorWait extends LockWait {
             } catch (RejectedExecutionException e) {
                 // The locker has closed and stopped its threads: no step will run, and nothing is in flight
                 // (its close waited for that), so the wait ends here rather than never.
-                endWithoutSteps(new IllegalStateException(
+                finish(false, new IllegalStateException(
                         "AsyncLocker is closed (its application context has shut down) while waiting for " + what.get()));
             }
         }
@@ -80,7 +76,6 @@ public final class ExecutorWait extends LockWait {
         }
     }
 
-    /** Runs work of this wait in the caller's {@link LockNameScope}. */
     private void inScope(Runnable work) {
         String previousName = LockNameScope.enter(name);
         try {

@@ -4,23 +4,18 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One lock request as a {@link LockWait} sees it, whatever the lock kind ({@link LockAttempts} builds
- * them). A try comes in two halves, so that a wait holds no thread while Redis answers: {@link #send}
- * puts the script on its way, and its {@link Try} reads the answer on the wait's own thread (never the
- * event loop that read the reply: registering a hold may wait for the watchdog, and belongs to the
- * caller's {@link io.github.redislock.LockNameScope}).
+ * them). {@link #send} puts a try on its way and its {@link Try} reads the answer on the wait's own thread,
+ * never the event loop: registering a hold may wait for the watchdog, and belongs to the caller's
+ * {@link io.github.redislock.LockNameScope}.
  */
 public interface LockAttempt {
 
-    /** A try Redis answered. */
     interface Try {
         /** @return null when the locks are now held (and their holds registered), else what blocks them */
         Blocked settle();
     }
 
-    /**
-     * @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue)
-     * @return completes, on whatever thread read the reply, when Redis answered; fails as the script call failed
-     */
+    /** @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue) */
     CompletableFuture<Try> send(boolean queue);
 
     /** What a release that hands the lock to this wait names it by; null when it does not queue. */
@@ -29,11 +24,10 @@ public interface LockAttempt {
     }
 
     /**
-     * A release handed the lock to this (queued) owner: Redis holds it for the owner already, with this fencing token.
+     * A release handed the lock, with this fencing token, to this queued owner.
      *
-     * @return HELD when the owner now holds it (registered), EXPIRED when the hand-off's claim lease ran
-     *         out first (the wait goes on), WITHDRAWN when a closing locker withdrew the wait first (the
-     *         withdrawal passes the lock on: the wait must not take it)
+     * @return HELD once registered, EXPIRED when the claim lease ran out first (the wait goes on),
+     *         WITHDRAWN when a closing locker withdrew the wait first (which passed the lock on)
      */
     default HandOff handedOver(long token) {
         throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
@@ -42,8 +36,7 @@ public interface LockAttempt {
     enum HandOff { HELD, EXPIRED, WITHDRAWN }
 
     /**
-     * The caller stops waiting without the lock: withdraws a queue place it may have, and gives back a
-     * hold a try whose reply was lost may have taken.
+     * Withdraws a queue place the wait may have, and gives back a hold a try whose reply was lost may have taken.
      *
      * @param replyLost whether the last try failed after it may have run in Redis
      */
@@ -51,10 +44,7 @@ public interface LockAttempt {
         return OwnerTurns.NOW;
     }
 
-    /**
-     * Takes this attempt's place in its owner's line (see {@link OwnerTurns}), once, as its wait begins:
-     * an attempt that never waits holds no one up.
-     */
+    /** Takes this attempt's place in its owner's line ({@link OwnerTurns}), once, as its wait begins. */
     default OwnerTurns.Turn turn() {
         return OwnerTurns.NONE;
     }

@@ -21,28 +21,32 @@ import io.github.redislock.LockRedisException;
 import org.apache.commons.logging.Log;
 
 /**
- * One try of each lock kind in Redis, as a {@link LockAttempt} that a blocking or an asynchronous wait
- * repeats: a single plain lock keeps a place in the lock's wait queue (a release hands it over), a
- * multi-lock takes its hash-slot groups all or nothing, a fair lock queues in arrival order, and a
- * read-write lock looks again on its own. An attempt that got the lock records it in {@link HeldLocks}.
+ * The {@link LockAttempt} of each lock kind: a single plain lock keeps a place in the lock's wait queue
+ * (a release hands it over), a multi-lock takes its hash-slot groups all or nothing, a fair lock queues
+ * in arrival order, and a read-write lock looks again on its own.
  */
 public final class LockAttempts {
 
-    /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
-    /** Waits that may have a place in a wait queue now; a closing Locker withdraws them so no release hands a lock to them. */
+    /** Waits that may have a place in a wait queue now; whoever removes one (its wait, a closing Locker) withdraws its place. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
-    /** The Locker's closing: set before it withdraws the queued waits, so no wait queues after that. */
+    /** Set before the Locker calls {@link #withdrawQueued()}, so no wait queues after that. */
     private final BooleanSupplier closing;
     private final OwnerTurns turns;
     /** Numbers each queuing wait, so a hand-off meant for an owner's earlier wait is never taken for its current one. */
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
+    /**
+     * How long a waiter without a queue place (a multi-lock, a read-write lock) parks at most: a hand-off
+     * to a queued waiter and a lease that runs out publish nothing, so it looks every ninth of the
+     * watchdog timeout, not only when the lease it last saw would end.
+     */
+    private final long unqueuedRecheckMillis;
 
     /** @param closing whether the Locker closes (see {@code RedisLocker.close()}), set before it calls {@link #withdrawQueued()} */
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
@@ -52,6 +56,7 @@ public final class LockAttempts {
         this.watchdog = watchdog;
         this.holds = holds;
         this.inboxField = LockCommands.inboxField(inbox);
+        this.unqueuedRecheckMillis = watchdog.timeout().toMillis() / 9;
     }
 
     /** Waits that may have a place in a wait queue now, for tests. */
@@ -59,50 +64,37 @@ public final class LockAttempts {
         return queuedWaits.size();
     }
 
-    /**
-     * Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would
-     * stay taken for the hand-off's claim lease); a wait that queues after this fails instead.
-     */
+    /** Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would stay taken for the claim lease). */
     public void withdrawQueued() {
         for (QueuedWait wait : queuedWaits) {
             try {
-                wait.withdrawIfQueued();
+                if (wait.unmarkQueued()) { // unless the wait has already let go of it
+                    commands.await(wait.withdrawAsync());
+                }
             } catch (RuntimeException e) {
                 log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
             }
         }
     }
 
-    /**
-     * Plain locks: a single lock queues while it waits, so that a release hands it over; a multi-lock
-     * takes each hash-slot group in one script call, groups in a fixed order, all or nothing.
-     */
     public LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
         return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner) : multiLock(keys, owner, leaseMillis, redisLease);
     }
 
     /**
      * How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog
-     * timeout, so a waiter that died (or gave up while Redis was unreachable) is skipped soon. Until then a
-     * release may hand it the lock, but only with a claim lease of at most the watchdog timeout, which the
-     * waiter extends to its own lease on the hand-off message: a lock handed to a waiter that died is free
-     * again within the watchdog timeout, whatever lease that waiter asked for.
+     * timeout, so a waiter that died is skipped soon. Until then a release may hand it the lock, with a
+     * claim lease of at most the watchdog timeout, which the waiter extends to its own on the hand-off message.
      */
     public static long keepPlaceMillis(long watchdogTimeoutMillis) {
         return Math.max(3, watchdogTimeoutMillis / 3);
     }
 
-    /**
-     * A single lock, which keeps a place in the lock's wait queue once blocked (see {@link #keepPlaceMillis}).
-     *
-     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
-     *                    a lock handle): its acquisitions then take turns (see {@link LockAttempt#turn})
-     */
+    /** @param sharedOwner whether {@code owner} may acquire from several threads at once: its acquisitions then take turns */
     public LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
         return new QueuedPlainLock(keys, owner, leaseMillis, redisLease, sharedOwner);
     }
 
-    /** The attempt of {@link #queuing}. */
     private final class QueuedPlainLock extends QueuedWait {
         private final List<LockKeys> group;
         private final long claimLease;
@@ -212,8 +204,6 @@ public final class LockAttempts {
         /** Where the release that may unblock the wait is announced. */
         private final String channel;
         final long keepPlace;
-        /** Written by the waiting thread and a closing Locker. */
-        private volatile boolean queued;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
         volatile boolean lastTryFirstHold;
         /** Whether the last try asked for a place: its lost reply may have queued it. */
@@ -240,14 +230,11 @@ public final class LockAttempts {
                 giveBackClosing();
             }
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
-            long refresh = Math.max(1, keepPlace / 3);
-            long ttl = attempt.holderTtlMillis();
-            return new LockAttempt.Blocked(channel, ttl < 0 ? refresh : Math.min(ttl, refresh));
+            return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
         }
 
         /** @return false when the Locker closes: its close withdraws no place queued after it looked */
-        private synchronized boolean markQueued() {
-            queued = true;
+        private boolean markQueued() {
             queuedWaits.add(this);
             // Read after the add, as close() reads the waits after setting it: one of the two sees the other.
             if (closing.getAsBoolean()) {
@@ -267,18 +254,8 @@ public final class LockAttempts {
         }
 
         /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
-        final synchronized boolean unmarkQueued() {
-            boolean was = queued;
-            queued = false;
-            queuedWaits.remove(this);
-            return was;
-        }
-
-        /** For a closing Locker: withdraws the place now, unless the wait has already let go of it. */
-        final void withdrawIfQueued() {
-            if (unmarkQueued()) {
-                commands.await(withdrawAsync());
-            }
+        final boolean unmarkQueued() {
+            return queuedWaits.remove(this);
         }
 
         /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
@@ -290,31 +267,25 @@ public final class LockAttempts {
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
     }
 
-    /**
-     * Takes the slot groups one after another, each sent once the one before was taken; what blocks or
-     * fails a group gives back the groups before it when the try settles.
-     */
+    /** Takes the slot groups one after another; what blocks or fails a group gives back the groups before it when the try settles. */
     private CompletableFuture<LockAttempt.Try> tryGroups(List<List<LockKeys>> groups, int index, boolean queue, String owner, long leaseMillis,
                                                          long redisLease, List<LockKeys> taken, List<LockCommands.Acquisition> results) {
         List<LockKeys> group = groups.get(index);
         boolean[] firstHolds = holds.firstHolds(group, owner);
         return commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue).handle((attempt, failure) -> {
-            if (failure != null) {
-                for (int i = 0; i < group.size(); i++) {
+            if (failure != null || !attempt.acquired()) {
+                for (int i = 0; failure != null && i < group.size(); i++) {
                     if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back
                         taken.add(group.get(i));
                     }
                 }
+                LockAttempt.Blocked blocked = failure != null ? null : new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(),
+                        recheckAfter(attempt.holderTtlMillis(), unqueuedRecheckMillis));
                 return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
-                    throw CallerRuns.unchecked(failure);
-                });
-            }
-            if (!attempt.acquired()) {
-                LockAttempt.Blocked blocked = new LockAttempt.Blocked(group.get(attempt.blockedIndex()).channel(),
-                        unqueuedRecheck(attempt.holderTtlMillis()));
-                return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
-                    giveBack(taken, owner, redisLease);
+                    if (failure != null) {
+                        throw CallerRuns.unchecked(failure);
+                    }
                     return blocked;
                 });
             }
@@ -354,7 +325,7 @@ public final class LockAttempts {
         return new QueuedWait(LockKind.FAIR, keys, owner, leaseMillis, redisLease, keys.turnChannelPrefix() + owner, keepPlace) {
             @Override
             public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-                lastTryFirstHold = holds.firstHold(keys, owner);
+                lastTryFirstHold = holds.firstHolds(List.of(keys), owner)[0];
                 lastTryQueued = queue;
                 return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
                         .thenApply(attempt -> () -> settle(queue, attempt));
@@ -397,7 +368,7 @@ public final class LockAttempts {
                     throw e;
                 }
                 if (!attempt.acquired()) {
-                    return new LockAttempt.Blocked(keys.channel(), unqueuedRecheck(attempt.holderTtlMillis()));
+                    return new LockAttempt.Blocked(keys.channel(), recheckAfter(attempt.holderTtlMillis(), unqueuedRecheckMillis));
                 }
                 holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
                 return null;
@@ -405,15 +376,9 @@ public final class LockAttempts {
         };
     }
 
-    /**
-     * How long a waiter without a place in a wait queue (a multi-lock, a read-write lock) parks at most
-     * before it looks again. Plain locks pass a lock to their queued waiters without a release message,
-     * and a lease that runs out publishes nothing: such a waiter may hear nothing while the lock changes
-     * hands or frees, so like a queued waiter refreshing its place it looks every ninth of the watchdog
-     * timeout, not only when the lease it last saw would end.
-     */
-    private long unqueuedRecheck(long holderTtlMillis) {
-        long bound = Math.max(1, watchdog.timeout().toMillis() / 9);
+    /** How long a blocked waiter parks at most: until the holder's lease ends, and no longer than {@code boundMillis}. */
+    private static long recheckAfter(long holderTtlMillis, long boundMillis) {
+        long bound = Math.max(1, boundMillis);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);
     }
 }

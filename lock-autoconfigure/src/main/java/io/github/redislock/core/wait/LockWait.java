@@ -1,9 +1,9 @@
 package io.github.redislock.core.wait;
 
+import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.pubsub.Waiting;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -13,11 +13,9 @@ import io.github.redislock.LockRedisException;
 import org.apache.commons.logging.Log;
 
 /**
- * The wait for a lock, any kind, any owner (a thread, a token, a {@link io.github.redislock.LockHandle}):
- * the one state machine of acquisition, queueing, hand-off, claim, outage ride-out and withdrawal.
- * Which thread runs its steps is all its two subclasses decide: {@link ParkedWait} runs them on the
- * thread that called the blocking {@link Locker} and parks it between them, {@link ExecutorWait} runs
- * them on the async locker's executor and holds no thread between them.
+ * The wait for a lock, any kind, any owner: the one state machine of acquisition, queueing, hand-off,
+ * claim, outage ride-out and withdrawal. Its subclasses only decide where steps run: {@link ParkedWait}
+ * on the calling thread, parked between them, {@link ExecutorWait} on the async locker's executor.
  *
  * <p>A step runs on one thread at a time and reads what happened since the last one: the answer of
  * the try in flight, a release's wake-up or a hand-off (from the {@link Waiting}), the one timer (the
@@ -31,7 +29,6 @@ import org.apache.commons.logging.Log;
  */
 public abstract class LockWait {
 
-    /** The Locker's own logger: its lines are documented under that name. */
     private static final Log log = HeldLocks.LOCKER_LOG;
     /** How soon a waiter whose try failed on Redis tries again. */
     private static final long RETRY_AFTER_OUTAGE_MILLIS = 100;
@@ -45,7 +42,6 @@ public abstract class LockWait {
     private final long startNanos = System.nanoTime();
     /** Releases what this wait took after it was told to stop. */
     private final Supplier<CompletableFuture<Void>> giveBack;
-    /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
     public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
     /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
@@ -55,7 +51,8 @@ public abstract class LockWait {
     // Touched by steps only, which never overlap.
     private boolean tried;
     private boolean ended;
-    private Waiting waiting;
+    /** The release channel listened on now, or null; read by the thread that parks between steps. */
+    Waiting waiting;
     /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
     private CompletableFuture<Waiting> joining;
     private String waitingOn;
@@ -68,10 +65,7 @@ public abstract class LockWait {
     private LockRedisException outage;
     private long outageSinceNanos;
 
-    /**
-     * @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline
-     * @param giveBack  releases the locks the attempt took, for a wait told to stop as it got them
-     */
+    /** @param waitNanos 0 tries once, {@link Locker#WAIT_FOREVER} has no deadline */
     LockWait(WaitHost locker, LockAttempt attempt, Supplier<String> what, long waitNanos, Supplier<CompletableFuture<Void>> giveBack) {
         this.locker = locker;
         this.attempt = attempt;
@@ -99,23 +93,7 @@ public abstract class LockWait {
         signal();
     }
 
-    /**
-     * Ends a wait whose steps can no longer run (its locker's threads have stopped, or a step failed as it
-     * settled): its outcome fails, and its owner's turn, once taken, ends, so the owner's next
-     * acquisition is not kept waiting for it.
-     */
-    final void endWithoutSteps(Throwable failure) {
-        OwnerTurns.Turn taken = turn;
-        if (taken != null) {
-            taken.end();
-        }
-        complete(false, failure);
-    }
-
-    /**
-     * Makes the wait known to its locker (a closing one stops it and waits for it), lines it up behind
-     * the owner's acquisition in flight, if any; the first step follows.
-     */
+    /** Makes the wait known to its locker and lines it up behind the owner's acquisition in flight, if any. */
     public final void begin() {
         locker.started(this);
         OwnerTurns.Turn taken = attempt.turn();
@@ -129,20 +107,13 @@ public abstract class LockWait {
         }
     }
 
-    /** The waiting this wait listens on now, or null; for the thread that parks between steps. */
-    final Waiting waiting() {
-        return waiting;
-    }
-
     /** One step; whatever it throws ends the wait, withdrawn, with that failure. */
     final void step() {
         try {
             stepOnce();
         } catch (RuntimeException | Error e) {
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
-                if (!outcome.isDone()) {
-                    endWithoutSteps(e);
-                }
+                finish(false, e);
             } else {
                 end(stoppedFor(e), true);
             }
@@ -249,11 +220,7 @@ public abstract class LockWait {
         reply.whenComplete((answer, failure) -> signal());
     }
 
-    /**
-     * Settles the answered try: a failed first try ends the wait, a failed later one may ride out an outage.
-     *
-     * @return whether the wait goes on, blocked; false when it holds the lock, ended or sleeps
-     */
+    /** A failed first try ends the wait, a failed later one may ride out an outage; false when the wait holds, ended or sleeps. */
     private boolean settleTry() {
         CompletableFuture<LockAttempt.Try> reply = trying;
         trying = null;
@@ -262,7 +229,7 @@ public abstract class LockWait {
         try {
             blocked = reply.join().settle();
         } catch (RuntimeException e) {
-            Throwable failure = unwrap(e);
+            Throwable failure = CallerRuns.unwrap(e);
             if (!first && failure instanceof LockRedisException redisFailure && ridesOut(redisFailure) && !locker.isClosed()) {
                 blocked = new LockAttempt.Blocked(previous.channel(), RETRY_AFTER_OUTAGE_MILLIS);
                 sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
@@ -314,12 +281,7 @@ public abstract class LockWait {
         joining.whenComplete((joined, failure) -> signal());
     }
 
-    /**
-     * Once Redis confirmed the channel (or could not): the step goes on to take a hand-off or try again
-     * at once, unless no release can have been missed and nothing came since.
-     *
-     * @return whether the step goes on
-     */
+    /** Whether the step goes on to take a hand-off or try again: not when no release can have been missed and nothing came since. */
     private boolean joined() {
         if (!joining.isDone()) {
             if (remainingNanos() <= 0) {
@@ -332,7 +294,7 @@ public abstract class LockWait {
         try {
             waiting = joined.join();
         } catch (RuntimeException e) {
-            end(unwrap(e), false);
+            end(CallerRuns.unwrap(e), false);
             return false;
         }
         // A hand-off kept by the inbox, or a wake-up, came as the join completed: the step that signal
@@ -376,17 +338,16 @@ public abstract class LockWait {
         }
         givenBack.whenComplete((done, failure) -> {
             if (failure != null) {
-                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends", unwrap(failure));
+                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends",
+                        CallerRuns.unwrap(failure));
             }
             finish(false, reason);
         });
     }
 
     /**
-     * Ends the wait without the lock, once its queue place is withdrawn.
-     *
-     * @param failure   null when the wait ran out
-     * @param replyLost whether the last try failed after it may have run in Redis
+     * Ends the wait without the lock (with {@code failure}, or null when it ran out) once its queue place is
+     * withdrawn; {@code replyLost} when the last try failed after it may have run in Redis.
      */
     private void end(Throwable failure, boolean replyLost) {
         if (ended) {
@@ -409,23 +370,25 @@ public abstract class LockWait {
 
     private void finishWithout(Throwable withdrawalFailure, Throwable failure) {
         if (withdrawalFailure != null) {
-            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", unwrap(withdrawalFailure));
+            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(withdrawalFailure));
         }
         finish(false, failure);
     }
 
-    private void finish(boolean held, Throwable failure) {
+    /**
+     * Ends the owner's turn, if taken, then completes the outcome and tells the locker; also for a wait
+     * whose steps can no longer run (its locker's threads have stopped), whose outcome must not stay pending.
+     */
+    final void finish(boolean held, Throwable failure) {
         try {
-            turn.end();
+            OwnerTurns.Turn taken = turn;
+            if (taken != null && !outcome.isDone()) {
+                taken.end();
+            }
         } finally {
-            complete(held, failure);
-        }
-    }
-
-    /** Completes the outcome, whose dependents run first, then tells the locker the wait has ended. */
-    private void complete(boolean held, Throwable failure) {
-        if (failure != null ? outcome.completeExceptionally(failure) : outcome.complete(held)) {
-            locker.ended(this);
+            if (failure != null ? outcome.completeExceptionally(failure) : outcome.complete(held)) {
+                locker.ended(this);
+            }
         }
     }
 
@@ -447,10 +410,5 @@ public abstract class LockWait {
 
     private IllegalStateException closedWhileWaiting() {
         return new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
-    }
-
-    public static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException || failure instanceof java.util.concurrent.ExecutionException) && failure.getCause() != null
-                ? failure.getCause() : failure;
     }
 }

@@ -6,17 +6,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Lines up the acquisitions of one shared owner (an owner token taken on several threads, a lock
- * handle acquired twice at once) of one lock, so that each starts once the one before it has settled.
- * Taken one at a time, each knows whether the owner holds the lock already; in flight together, both
- * would take themselves for the first hold, and Redis would count one hold where the owner believes in two.
+ * Lines up the acquisitions of one shared owner (a token, a lock handle) of one lock, each starting once
+ * the one before has settled: in flight together, both would take themselves for the first hold, and
+ * Redis would count one hold where the owner believes in two.
  */
 public final class OwnerTurns {
 
     /** A turn that has come. */
     public static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
 
-    /** The turn of an owner that acquires one lock at a time by itself (a thread): always there. */
+    /** The turn of a thread owner, which acquires one lock at a time by itself. */
     static final Turn NONE = new Turn(null, null);
 
     /** Per lock and owner, the end of its latest acquisition. */
@@ -27,7 +26,6 @@ public final class OwnerTurns {
         return latest.size();
     }
 
-    /** One acquisition's place in its owner's line. */
     public static final class Turn {
         private final Map<String, CompletableFuture<Void>> line;
         private final String id;
@@ -60,23 +58,16 @@ public final class OwnerTurns {
     }
 
     /**
-     * A shared owner's turn for a release: after the owner's acquisition of the lock in flight, if any,
-     * has settled. The last release frees the lock whatever Redis counts (see {@code release.lua}), so a
-     * re-entry of the owner that Redis ran just before it must not be settled after it. Null when the
-     * owner holds no live hold: an acquisition in flight is then a first hold, which may wait behind
-     * another owner for as long as that one keeps the lock; the release has nothing to wait for, and
-     * says at once that nothing is held (or that the hold was lost).
-     *
-     * @param held the owner's hold of the lock as its locker knows it, or null
+     * A shared owner's turn for a release, after its acquisition in flight: the last release frees the
+     * lock whatever Redis counts (see {@code release.lua}), so a re-entry Redis ran just before it must be
+     * settled first. Null when the owner holds no live hold: an acquisition in flight is then a first hold,
+     * which may wait behind another owner indefinitely, and the release fails at once.
      */
     public Turn forRelease(String redisKey, String owner, Hold held) {
         return held == null || held.lost ? null : take(redisKey, owner, true);
     }
 
-    /**
-     * @param sharedOwner whether {@code owner} may acquire from several threads at once (an owner token,
-     *                    a lock handle); a thread owner needs no line: {@link #NONE}
-     */
+    /** @param sharedOwner whether {@code owner} may acquire from several threads at once (a token, a handle) */
     public Turn take(String redisKey, String owner, boolean sharedOwner) {
         return sharedOwner ? new Turn(latest, redisKey + '\n' + owner) : NONE;
     }

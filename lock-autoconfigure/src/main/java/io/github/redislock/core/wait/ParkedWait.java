@@ -8,15 +8,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * A {@link LockWait} whose steps run on the thread that asked the blocking {@link io.github.redislock.Locker}
- * for the lock: it runs a step, parks until a signal or its timer (a reply, a wake-up, work handed back
- * from another thread), and runs the next, so a wake-up or hand-off costs no hop to another thread.
+ * A {@link LockWait} whose steps run on the thread that asked the blocking Locker, parked between them
+ * until a signal or its timer: a wake-up or hand-off costs no hop to another thread.
  */
 public final class ParkedWait extends LockWait {
 
     private static final long NO_TIMER = Long.MAX_VALUE;
 
-    /** The thread that waits, once {@link #await} runs; a signal unparks it. */
     private volatile Thread waiter;
     /** Whether something happened since the last step (a reply, a wake-up, a stop). */
     private volatile boolean signalled;
@@ -31,10 +29,7 @@ public final class ParkedWait extends LockWait {
     }
 
     /**
-     * Waits on the calling thread until the wait has settled.
-     *
-     * @param interruptible whether an interrupt ends the wait (with {@link InterruptedException}); else
-     *                      the interrupt is kept for the caller and the wait goes on
+     * @param interruptible whether an interrupt ends the wait; else it is kept for the caller
      * @return whether the lock is held
      */
     public boolean await(boolean interruptible) throws InterruptedException {
@@ -77,7 +72,7 @@ public final class ParkedWait extends LockWait {
         try {
             return outcome.join();
         } catch (RuntimeException e) {
-            if (unwrap(e) instanceof InterruptedException interrupt) {
+            if (CallerRuns.unwrap(e) instanceof InterruptedException interrupt) {
                 throw interrupt;
             }
             throw CallerRuns.unchecked(e);
@@ -86,7 +81,7 @@ public final class ParkedWait extends LockWait {
 
     /** Parks until a signal, the timer or an interrupt; an unpark given since the last look returns at once. */
     private void park() throws InterruptedException {
-        Waiting waiting = waiting();
+        Waiting waiting = this.waiting;
         if (waiting != null) {
             waiting.parked(true);
         }

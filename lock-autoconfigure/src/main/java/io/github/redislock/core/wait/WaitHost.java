@@ -1,11 +1,10 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.pubsub.Waiting;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** What a {@link LockWait} asks of the locker it waits in: its watchdog timeout, whether it closes (and waits for the wait), and its release channels. */
+/** What a {@link LockWait} asks of the locker it waits in. */
 public interface WaitHost {
 
     /** Bounds an outage a wait rides out, and the look again at a lock whose key has no expiry. */
@@ -17,13 +16,8 @@ public interface WaitHost {
     /** A wait began: a closing locker stops it, and waits for it to end. */
     void started(LockWait wait);
 
-    /** A wait has settled, its lock given back or its place withdrawn. */
     void ended(LockWait wait);
 
-    /**
-     * Joins a lock's release channel: completes once Redis confirmed it, or fails naming the lock; never waits.
-     *
-     * @param onWake asks the wait for a step; see {@link ReleaseSubscriptions#join(String, String, Runnable)}
-     */
+    /** Joins a lock's release channel: completes once Redis confirmed it, or fails naming the lock; never waits. */
     CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake);
 }

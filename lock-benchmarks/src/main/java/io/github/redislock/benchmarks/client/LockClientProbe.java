@@ -51,7 +51,7 @@ public final class LockClientProbe implements AutoCloseable {
 
     private LockClientProbe(String keyPrefix, Duration watchdogTimeout) {
         LockCommands commands = new LockCommands(answeringInMemory());
-        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands);
+        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, LockObserver.NONE);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(null, ShardedChannels.classic()), keyPrefix + "__anchor"); // never joined: nothing ever waits
         this.locker = LockInternals.locker(commands, watchdog, subscriptions, keyPrefix, event -> {
         }, LockObserver.NONE);
