@@ -79,10 +79,15 @@ public final class HoldReleases {
                 } else {
                     failures.add(cause);
                 }
-                return null;
+                return settled.length == 1 ? failures.rethrow() : null; // the usual one group needs no stage after it
             }, settleOn);
         }
-        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenApply(done -> failures.rethrow());
+        if (settled.length == 1) {
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Void> only = (CompletableFuture<Void>) settled[0];
+            return only;
+        }
+        return CompletableFuture.allOf(settled).thenApply(done -> failures.rethrow());
     }
 
     /**
