@@ -47,12 +47,16 @@ public final class FencingTokens {
      * @param hold names the hold among others on the same key (its Redis key and owner)
      */
     public static void record(String key, String hold, long token) {
-        LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>());
+        // Sized for the usual one hold per key: the map is built anew by each first acquisition of the key.
+        LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>(2));
         holds.remove(hold);
         holds.put(hold, token);
     }
 
-    /** For Locker implementations: the calling thread's final release of {@code hold} ended its token. */
+    /**
+     * For Locker implementations: the calling thread's final release of {@code hold} ended its token. The
+     * thread's map stays, empty, for its next acquisition: removing it cost a new map per lock and unlock.
+     */
     public static void forget(String key, String hold) {
         Map<String, LinkedHashMap<String, Long>> held = HELD.get();
         LinkedHashMap<String, Long> holds = held.get(key);
@@ -61,9 +65,6 @@ public final class FencingTokens {
             if (holds.isEmpty()) {
                 held.remove(key);
             }
-        }
-        if (held.isEmpty()) {
-            HELD.remove();
         }
     }
 }

@@ -96,19 +96,24 @@ public final class HoldReleases {
             settled[i] = releaseInRedis(group, keepMillis).handleAsync((remaining, failure) -> {
                 if (failure == null) {
                     settle(group, remaining, keepMillis, failures);
-                    return null;
-                }
-                RuntimeException cause = CallerRuns.unchecked(failure);
-                for (int h = 0; cause instanceof LockRedisException && h < group.size(); h++) {
-                    if (group.get(h).count <= 1) { // no longer renewed: Redis frees it when its lease ends
-                        holds.forgetFinal(group.get(h));
+                } else {
+                    RuntimeException cause = CallerRuns.unchecked(failure);
+                    for (int h = 0; cause instanceof LockRedisException && h < group.size(); h++) {
+                        if (group.get(h).count <= 1) { // no longer renewed: Redis frees it when its lease ends
+                            holds.forgetFinal(group.get(h));
+                        }
                     }
+                    failures.add(cause);
                 }
-                failures.add(cause);
-                return null;
+                return settled.length == 1 ? failures.rethrow() : null; // the usual one group needs no stage after it
             }, settleOn);
         }
-        return (settled.length == 1 ? settled[0] : CompletableFuture.allOf(settled)).thenApply(done -> failures.rethrow());
+        if (settled.length == 1) {
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Void> only = (CompletableFuture<Void>) settled[0];
+            return only;
+        }
+        return CompletableFuture.allOf(settled).thenApply(done -> failures.rethrow());
     }
 
     /**
