@@ -27,6 +27,7 @@
  *   -DBROKEN_ZERO_WAIT_KEEPS_LOST  a zero-wait try whose reply was lost does not give back what it took
  *   -DBROKEN_KEEP_DELETES      release.lua's kept release (holdAtLeast) deletes the key instead of keeping it
  *   -DBROKEN_GIVE_BACK_TAKES_TURN  the async cancel give-back waits for its acquisition's turn (e189b0e)
+ *   -DBROKEN_GIVE_BACK_PAYS_NEST   the give-back pays an unlock owed to a lost hold it replaced, Redis untouched (before 5440447)
  * Steps that only some runs take (each kept out of the others' state space):
  *   -DZERO_WAIT_TRIES    thread 1's lock() calls are tries with no wait (tryLock with a zero wait)
  *   -DHOLD_AT_LEAST      thread 2's final unlock may keep the lock (unlock with holdAtLeast: the 'kept' field)
@@ -313,6 +314,12 @@ bool viaGrant[NT];
 inline ENDED_WAIT_CHECK(t) {
     assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)));   /* property: closed_wait_leaves_no_place */
     assert(!CHECK_WAIT_PLACES || !LIVE_PLACE(MEMBER(t)));   /* property: ended_wait_leaves_no_place */
+}
+/* A give-back (a wait stopped as its try took the lock) releases in Redis what the try took: left
+ * there, the lock would stay taken, renewed, with nobody behind it but the owner's next unlock. gbc
+ * is the owner's count in Redis as the give-back began (0: nothing to give back). */
+inline GIVEN_BACK_CHECK(o) {
+    assert(gbc == 0 || rc[o] < gbc);   /* property: give_back_releases */
 }
 /* A withdrawal (release.lua with the member) leaves the member no place. */
 inline WITHDRAWN_CHECK(m) {
@@ -636,6 +643,7 @@ proctype Client(byte t) {
     byte cycles = 0, reentries = 0;
     byte ok, cnt, tok, rem, token, myHid, cm;
     bool first, qb, lost, firstTry, final, was, rq;
+    byte gbc;                /* a give-back under way: the owner's count in Redis as it began (-DASYNC_CANCELS) */
 
     {
 idle:
@@ -929,7 +937,7 @@ releaseHold:
         :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
-                  hlc[o] = hcnt[o] - 1;
+                  hlc[o] = hlc[o] + hcnt[o] - 1;          /* lostNestUnlocked; a give-back's owed nests stay (stillOwed) */
 #endif
                   hk[o] = 0; hw[o] = 0
                :: else fi;
@@ -953,9 +961,10 @@ releaseHold:
     }
 unlocked:
     atomic {
+        GIVEN_BACK_CHECK(o);
         REL_DONE(o);
         if :: bel[t] == 0 -> ended[t] = 0; GRANTED(t, 0) :: else fi;
-        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0;
+        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0; gbc = 0;
         check();
         goto idle
     }
@@ -1024,13 +1033,16 @@ cancelGiveBack:
         waiting[t] = 0;
         ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
         printf("T%d acquisition cancelled as it took the lock: gives it back\n", t);
-#ifdef FIX_G
-        if                                                /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
-        :: hlc[o] > 0 ->                                  /* the new hold replaced a lost one: the give-back pays one of its nests */
+        gbc = rc[o];
+#ifdef BROKEN_GIVE_BACK_PAYS_NEST
+        if                                                /* broken (the code before 5440447): the give-back went through */
+        :: hlc[o] > 0 ->                                  /* unlock's beforeRelease and paid one of a replaced lost hold's nests */
             hlc[o]--; printf("T%d  give-back: LockLostException (a lost hold's nest), Redis untouched\n", t); goto unlocked
         :: else
         fi;
 #endif
+        /* HoldReleases.java "public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {": released in
+           Redis whatever a replaced lost hold is owed; its owed nests (hlc) stay owed (HeldLocks.stillOwed) */
         myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
         if :: final && hw[o] -> hw[o] = 0 :: else fi;
         goto releaseHold                                  /* the release of unlock(), ending with REL_DONE: the turn ends */
