@@ -16,7 +16,8 @@
  *             and an (owner, lock)'s releases are serialized with its acquisitions, F) a hand-off's
  *             token is max(released token + 1, TIME), G) a lost hold's nests stay counted: each of
  *             their unlocks reports LockLostException without touching Redis, H) see FIX_H below
- *             (-DCLOSE_B745336: the code at b745336, without H, which must fail).
+ *             (-DCLOSE_B745336: the code at b745336, without H, which must fail). -DCODE_076F0CF: the code at
+ *             076f0cf, which took a hold's count from Redis' replies instead of counting it (fix E), and fails.
  * and deliberately broken variants that must fail, each for its named property (model/verify.sh):
  *   -DBROKEN_RELEASE_ANY       release.lua frees the lock whoever holds it (no owner check)
  *   -DBROKEN_NO_CLAIM_LEASE    a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
@@ -198,6 +199,7 @@ bool dead[NL];               /* the process was killed */
 bool paused[NL];             /* the process is paused (it neither runs nor renews) */
 bool closing[NL];            /* the environment decided to close the Locker */
 bool closed[NL];             /* AbstractLocker.closed */
+bool withdrawing[NT];        /* a closing Locker unmarked the thread's wait and its withdrawal is on its way */
 /* HeldLocks: one Hold per (lock, owner); an owner lives in one Locker. */
 bool hk[NO + 1];             /* a Hold is registered */
 byte hcnt[NO + 1];           /* Hold.count */
@@ -307,12 +309,14 @@ bool viaGrant[NT];
 /* A live queue place (deadline not passed) of member m. */
 #define LIVE_PLACE(m) ((qn > 0 && q[0] == m && !ql[0]) || (qn > 1 && q[1] == m && !ql[1]) \
                        || (qn > 2 && q[2] == m && !ql[2]) || (qn > 3 && q[3] == m && !ql[3]))
-/* When a wait of a closed Locker ends (with or without the lock), its place is gone: a place left
- * behind would be handed the lock until its deadline passes, and the lock would stay taken for the
- * claim lease. -DWAIT_PLACES checks this of every wait, which the code at 35f76d9 did not keep (a try
+/* When a wait of a closed Locker ends (with or without the lock), its place is gone, or the closing
+ * Locker's withdrawal of it is on its way (the wait ends without waiting for it: abandon finds the wait
+ * unmarked and withdraws nothing; that withdrawal takes the place out, or passes on a lock a release
+ * handed to it meanwhile, fix C): a place left behind would be handed the lock until its deadline
+ * passes, and the lock would stay taken for the claim lease. -DWAIT_PLACES checks this of every wait, which the code at 35f76d9 did not keep (a try
  * racing the wait's own hand-off, see FIX_RETRY; -DCODE_35F76D9 shows it fail). */
 inline ENDED_WAIT_CHECK(t) {
-    assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)));   /* property: closed_wait_leaves_no_place */
+    assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)) || withdrawing[t]);   /* property: closed_wait_leaves_no_place */
     assert(!CHECK_WAIT_PLACES || !LIVE_PLACE(MEMBER(t)));   /* property: ended_wait_leaves_no_place */
 }
 /* A give-back (a wait stopped as its try took the lock) releases in Redis what the try took: left
@@ -442,7 +446,7 @@ inline handOff(rt) {
         if
         :: !sf ->                                         /* release.lua:58 "if deadline and tonumber(deadline) > now then" */
             /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
-            assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
+            assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))] || withdrawing[MT(sm)]);   /* property: no_hand_off_to_ended_wait */
             assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
             rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:63 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
@@ -540,8 +544,8 @@ inline holdsAcquired(o, t, cnt, tok) {
         hk[o] = 1; hcnt[o] = cnt; htok[o] = tok; hlost[o] = 0; hw[o] = WATCHED(t);
         hid[o] = (hid[o] + 1) % 8
     :: else ->
-#ifdef FIX_E
-        hcnt[o]++;                                        /* fix E: the client counts its holds itself */
+#if defined(FIX_E) && !defined(CODE_076F0CF)
+        hcnt[o]++;                                        /* fix E: the client counts its holds itself: HeldLocks.java "known.count++;" */
 #else
         hcnt[o] = cnt;
 #endif
@@ -690,7 +694,8 @@ trySettles:                                               /* the try's reply is 
         RUNNING(L);
         if
         :: cancelled[t] && !lost && ok -> goto cancelGiveBack
-        :: cancelled[t] && (lost || !ok) -> cancelled[t] = 0; ok = 0; cnt = 0; tok = 0; goto abandon   /* the stopped wait ends */
+        :: cancelled[t] && lost -> cancelled[t] = 0; ok = 0; cnt = 0; tok = 0; goto abandon   /* the stopped wait ends */
+        :: cancelled[t] && !lost && !ok -> cancelled[t] = 0; queued[t] = 1; goto abandon   /* settled (marked queued), then ended: withdrawn */
         :: else
         fi
     }
@@ -850,7 +855,10 @@ abandon:
         RUNNING(L);
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
 #ifdef FIX_H
-        was = 0                                           /* always withdraws with the member */
+        if                                                /* LockAttempts.java "return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;" */
+        :: !was && !(lost && first) -> goto endWait       /* nothing queued, no first hold a lost reply may have taken */
+        :: else -> was = 0                                /* withdraws with the member */
+        fi
 #elif defined(FIXED)
         if                                                /* b745336: a lost first-hold reply withdraws with '' */
         :: !was && lost && first -> was = 0; goto withdrawEmpty
@@ -928,11 +936,8 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* the reply lost */
-            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;
-#ifdef FIX_E
-            if :: !final && hid[o] == myHid -> hcnt[o]-- :: else fi;
-#endif
+        :: lost ->                                        /* HoldReleases.java "private void failed(List<Hold> group, LockRedisException failure, Failures failures) {" */
+            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;   /* a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
         :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
@@ -948,8 +953,8 @@ releaseHold:
         :: !lost && rem != 255 && rem > 0 ->              
             if
             :: hid[o] == myHid ->
-#ifdef FIX_E
-                hcnt[o]--;
+#if defined(FIX_E) && !defined(CODE_076F0CF)
+                hcnt[o]--;                                /* HoldReleases.java "hold.count = remaining[i] == 0 || finalRelease ? remaining[i] : hold.count - 1;" */
 #else
                 hcnt[o] = rem;
 #endif
@@ -1066,7 +1071,8 @@ end_idle:
     :: t < NT && LOCKER(t) == L ->
         atomic {
             RUNNING(L);
-            was = queued[t]; queued[t] = 0; m = MEMBER(t)   /* abandon: unmarkQueued */
+            was = queued[t]; queued[t] = 0; m = MEMBER(t);  /* LockAttempts.java "final void withdrawIfQueued() {" */
+            withdrawing[t] = was
         }
         if
         :: was ->
@@ -1074,6 +1080,7 @@ end_idle:
                 RUNNING(L);
                 releaseLua(OWNER(t), m, 0, rem, 0);            /* withdraw */
                 WITHDRAWN_CHECK(m);
+                withdrawing[t] = 0;
                 printf("L%d  withdraws thread %d's wait (release.lua member %d): %d\n", L, t, m, rem);
                 loseReply(lost);
                 rem = 0; lost = 0; was = 0; m = 0;
