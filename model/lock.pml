@@ -16,7 +16,8 @@
  *             and an (owner, lock)'s releases are serialized with its acquisitions, F) a hand-off's
  *             token is max(released token + 1, TIME), G) a lost hold's nests stay counted: each of
  *             their unlocks reports LockLostException without touching Redis, H) see FIX_H below
- *             (-DCLOSE_B745336: the code at b745336, without H, which must fail).
+ *             (-DCLOSE_B745336: the code at b745336, without H, which must fail). -DCODE_076F0CF: the code at
+ *             076f0cf, which took a hold's count from Redis' replies instead of counting it (fix E), and fails.
  * and deliberately broken variants that must fail, each for its named property (model/verify.sh):
  *   -DBROKEN_RELEASE_ANY       release.lua frees the lock whoever holds it (no owner check)
  *   -DBROKEN_NO_CLAIM_LEASE    a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
@@ -27,6 +28,7 @@
  *   -DBROKEN_ZERO_WAIT_KEEPS_LOST  a zero-wait try whose reply was lost does not give back what it took
  *   -DBROKEN_KEEP_DELETES      release.lua's kept release (holdAtLeast) deletes the key instead of keeping it
  *   -DBROKEN_GIVE_BACK_TAKES_TURN  the async cancel give-back waits for its acquisition's turn (e189b0e)
+ *   -DBROKEN_GIVE_BACK_PAYS_NEST   the give-back pays an unlock owed to a lost hold it replaced, Redis untouched (before 5440447)
  * Steps that only some runs take (each kept out of the others' state space):
  *   -DZERO_WAIT_TRIES    thread 1's lock() calls are tries with no wait (tryLock with a zero wait)
  *   -DHOLD_AT_LEAST      thread 2's final unlock may keep the lock (unlock with holdAtLeast: the 'kept' field)
@@ -197,6 +199,7 @@ bool dead[NL];               /* the process was killed */
 bool paused[NL];             /* the process is paused (it neither runs nor renews) */
 bool closing[NL];            /* the environment decided to close the Locker */
 bool closed[NL];             /* RedisLocker.closed */
+bool withdrawing[NT];        /* a closing Locker unmarked the thread's wait and its withdrawal is on its way */
 /* HeldLocks: one Hold per (lock, owner); an owner lives in one Locker. */
 bool hk[NO + 1];             /* a Hold is registered */
 byte hcnt[NO + 1];           /* Hold.count */
@@ -306,13 +309,24 @@ bool viaGrant[NT];
 /* A live queue place (deadline not passed) of member m. */
 #define LIVE_PLACE(m) ((qn > 0 && q[0] == m && !ql[0]) || (qn > 1 && q[1] == m && !ql[1]) \
                        || (qn > 2 && q[2] == m && !ql[2]) || (qn > 3 && q[3] == m && !ql[3]))
-/* When a wait of a closed Locker ends (with or without the lock), its place is gone: a place left
- * behind would be handed the lock until its deadline passes, and the lock would stay taken for the
- * claim lease. -DWAIT_PLACES checks this of every wait, which the code at 35f76d9 did not keep (a try
+/* When a wait of a closed Locker ends (with or without the lock), its place is gone, or the closing
+ * Locker's withdrawal of it is on its way (the wait ends without waiting for it: abandon finds the wait
+ * unmarked and withdraws nothing; that withdrawal takes the place out, or passes on a lock a release
+ * handed to it meanwhile, fix C): a place left behind would be handed the lock until its deadline
+ * passes, and the lock would stay taken for the claim lease. -DWAIT_PLACES checks this of every wait, which the code at 35f76d9 did not keep (a try
  * racing the wait's own hand-off, see FIX_RETRY; -DCODE_35F76D9 shows it fail). */
 inline ENDED_WAIT_CHECK(t) {
-    assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)));   /* property: closed_wait_leaves_no_place */
+    assert(!CHECK_WAITS || !closed[LOCKER(t)] || !LIVE_PLACE(MEMBER(t)) || withdrawing[t]);   /* property: closed_wait_leaves_no_place */
     assert(!CHECK_WAIT_PLACES || !LIVE_PLACE(MEMBER(t)));   /* property: ended_wait_leaves_no_place */
+}
+/* A give-back (a wait stopped as its try took the lock) releases in Redis what the try took: left
+ * there, the lock would stay taken, renewed, with nobody behind it but the owner's next unlock. gbc
+ * is the owner's count in Redis as the give-back began (0: nothing to give back); its release.lua
+ * clears it when it lowered that count or found it gone (a hand-off that release makes may hand the
+ * lock to a place of the same owner again, so the count after it proves nothing). */
+#define GIVE_BACK_RAN(rem) if :: gbc > 0 && (rem == 255 || rem < gbc) -> gbc = 0 :: else fi
+inline GIVEN_BACK_CHECK(o) {
+    assert(gbc == 0);   /* property: give_back_releases */
 }
 /* A withdrawal (release.lua with the member) leaves the member no place. */
 inline WITHDRAWN_CHECK(m) {
@@ -435,7 +449,7 @@ inline handOff(rt) {
         if
         :: !sf ->                                         /* release.lua:58 "if deadline and tonumber(deadline) > now then" */
             /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
-            assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
+            assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))] || withdrawing[MT(sm)]);   /* property: no_hand_off_to_ended_wait */
             assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
             rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:63 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
@@ -533,8 +547,8 @@ inline holdsAcquired(o, t, cnt, tok) {
         hk[o] = 1; hcnt[o] = cnt; htok[o] = tok; hlost[o] = 0; hw[o] = WATCHED(t);
         hid[o] = (hid[o] + 1) % 8
     :: else ->
-#ifdef FIX_E
-        hcnt[o]++;                                        /* fix E: the client counts its holds itself */
+#if defined(FIX_E) && !defined(CODE_076F0CF)
+        hcnt[o]++;                                        /* fix E: the client counts its holds itself: HeldLocks.java "known.count++;" */
 #else
         hcnt[o] = cnt;
 #endif
@@ -636,6 +650,7 @@ proctype Client(byte t) {
     byte cycles = 0, reentries = 0;
     byte ok, cnt, tok, rem, token, myHid, cm;
     bool first, qb, lost, firstTry, final, was, rq;
+    byte gbc;                /* a give-back under way: the owner's count in Redis as it began (-DASYNC_CANCELS) */
 
     {
 idle:
@@ -682,7 +697,8 @@ trySettles:                                               /* the try's reply is 
         RUNNING(L);
         if
         :: cancelled[t] && !lost && ok -> goto cancelGiveBack
-        :: cancelled[t] && (lost || !ok) -> cancelled[t] = 0; ok = 0; cnt = 0; tok = 0; goto abandon   /* the stopped wait ends */
+        :: cancelled[t] && lost -> cancelled[t] = 0; ok = 0; cnt = 0; tok = 0; goto abandon   /* the stopped wait ends */
+        :: cancelled[t] && !lost && !ok -> cancelled[t] = 0; queued[t] = 1; goto abandon   /* settled (marked queued), then ended: withdrawn */
         :: else
         fi
     }
@@ -842,7 +858,10 @@ abandon:
         RUNNING(L);
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
 #ifdef FIX_H
-        was = 0                                           /* always withdraws with the member */
+        if                                                /* LockAttempts.java "return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;" */
+        :: !was && !(lost && first) -> goto endWait       /* nothing queued, no first hold a lost reply may have taken */
+        :: else -> was = 0                                /* withdraws with the member */
+        fi
 #elif defined(FIXED)
         if                                                /* b745336: a lost first-hold reply withdraws with '' */
         :: !was && lost && first -> was = 0; goto withdrawEmpty
@@ -913,6 +932,7 @@ releaseHold:
     atomic {
         RUNNING(L);
         RELEASE_OR_KEEP(o, t, token, rem, final);         /* HoldReleases.releasePlain */
+        GIVE_BACK_RAN(rem);
         printf("T%d  release.lua owner %d token %d: %d\n", t, o, token, rem);
         loseReply(lost);
         check()
@@ -920,16 +940,13 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* the reply lost */
-            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;
-#ifdef FIX_E
-            if :: !final && hid[o] == myHid -> hcnt[o]-- :: else fi;
-#endif
+        :: lost ->                                        /* HoldReleases.java "private void failed(List<Hold> group, LockRedisException failure, Failures failures) {" */
+            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;   /* a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
         :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
-                  hlc[o] = hcnt[o] - 1;
+                  hlc[o] = hlc[o] + hcnt[o] - 1;          /* lostNestUnlocked; a give-back's owed nests stay (stillOwed) */
 #endif
                   hk[o] = 0; hw[o] = 0
                :: else fi;
@@ -940,8 +957,8 @@ releaseHold:
         :: !lost && rem != 255 && rem > 0 ->              
             if
             :: hid[o] == myHid ->
-#ifdef FIX_E
-                hcnt[o]--;
+#if defined(FIX_E) && !defined(CODE_076F0CF)
+                hcnt[o]--;                                /* HoldReleases.java "hold.count = remaining[i] == 0 || finalRelease ? remaining[i] : hold.count - 1;" */
 #else
                 hcnt[o] = rem;
 #endif
@@ -953,9 +970,10 @@ releaseHold:
     }
 unlocked:
     atomic {
+        GIVEN_BACK_CHECK(o);
         REL_DONE(o);
         if :: bel[t] == 0 -> ended[t] = 0; GRANTED(t, 0) :: else fi;
-        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0;
+        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0; gbc = 0;
         check();
         goto idle
     }
@@ -1024,13 +1042,22 @@ cancelGiveBack:
         waiting[t] = 0;
         ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
         printf("T%d acquisition cancelled as it took the lock: gives it back\n", t);
-#ifdef FIX_G
         if                                                /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
-        :: hlc[o] > 0 ->                                  /* the new hold replaced a lost one: the give-back pays one of its nests */
+        :: hk[o] && hlost[o] ->                           /* it re-entered a hold found lost: lostNestUnlocked, Redis untouched */
+            hlc[o] = hlc[o] + hcnt[o] - 1; hk[o] = 0; hw[o] = 0;   /* (the count it added ends with the lease nobody renews) */
+            printf("T%d  give-back: LockLostException (the hold it re-entered was lost)\n", t); goto unlocked
+        :: else
+        fi;
+        gbc = rc[o];
+#ifdef BROKEN_GIVE_BACK_PAYS_NEST
+        if                                                /* broken (the code before 5440447): the give-back went through */
+        :: hlc[o] > 0 ->                                  /* unlock's beforeRelease and paid one of a replaced lost hold's nests */
             hlc[o]--; printf("T%d  give-back: LockLostException (a lost hold's nest), Redis untouched\n", t); goto unlocked
         :: else
         fi;
 #endif
+        /* HoldReleases.java "public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {": released in
+           Redis whatever a replaced lost hold is owed; its owed nests (hlc) stay owed (HeldLocks.stillOwed) */
         myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
         if :: final && hw[o] -> hw[o] = 0 :: else fi;
         goto releaseHold                                  /* the release of unlock(), ending with REL_DONE: the turn ends */
@@ -1054,7 +1081,8 @@ end_idle:
     :: t < NT && LOCKER(t) == L ->
         atomic {
             RUNNING(L);
-            was = queued[t]; queued[t] = 0; m = MEMBER(t)   /* abandon: unmarkQueued */
+            was = queued[t]; queued[t] = 0; m = MEMBER(t);  /* LockAttempts.java "final void withdrawIfQueued() {" */
+            withdrawing[t] = was
         }
         if
         :: was ->
@@ -1062,6 +1090,7 @@ end_idle:
                 RUNNING(L);
                 releaseLua(OWNER(t), m, 0, rem, 0);            /* withdraw */
                 WITHDRAWN_CHECK(m);
+                withdrawing[t] = 0;
                 printf("L%d  withdraws thread %d's wait (release.lua member %d): %d\n", L, t, m, rem);
                 loseReply(lost);
                 rem = 0; lost = 0; was = 0; m = 0;

@@ -155,6 +155,11 @@ lane1() {
     run fixed-released-messages pass safety "-w26" -- -DFIXED -DRELEASED_MESSAGES -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0 -DCYCLES2=2
     run broken-zero-wait-keeps-lost lost_try_given_back safety "" -- -DFIXED -DZERO_WAIT_TRIES -DBROKEN_ZERO_WAIT_KEEPS_LOST -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
     run broken-keep-deletes kept_lock_refuses_owners safety "" -- -DFIXED -DHOLD_AT_LEAST -DBROKEN_KEEP_DELETES $quiet -DCLOSES=0
+    # Two re-entries of thread 0 with a lost reply: the client counts its holds (fix E). The code at 076f0cf
+    # took the count from Redis' replies, one too high after a lost re-entry reply: the last unlock left
+    # the lock counted and watched, renewed with nobody behind it.
+    run fixed-lost-reentries pass safety "-w26" -- -DFIXED -DREENTRIES=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
+    run code-076f0cf-counts-from-redis no_orphan safety "" -- -DFIXED -DCODE_076F0CF -DREENTRIES=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
 }
 lane2() {
     run fixed-kill-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0
@@ -180,6 +185,11 @@ lane2() {
     # back what the reply granted, without its own turn; waiting for that turn deadlocks (e189b0e: end_state).
     run fixed-async-cancel pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
     run broken-give-back-takes-turn end_state safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_TAKES_TURN $quiet -DCLOSES=0
+    # A give-back after a lost hold: thread 0 holds twice, the lease ends (a late renewal), its first unlock
+    # reports the loss, its next lock() is cancelled as it takes the lock again. HoldReleases.giveBack releases
+    # it in Redis and keeps the lost nest owed; the code before 5440447 paid the nest and left the lock taken.
+    run fixed-give-back-lost-hold pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -DREENTRIES=2 -DLATE_RENEWALS=1 $quiet -DCLOSES=0
+    run broken-give-back-pays-nest give_back_releases safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_PAYS_NEST -DREENTRIES=2 -DLATE_RENEWALS=1 $quiet -DCLOSES=0
     # The read-write lock with two cycles per thread.
     run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 }

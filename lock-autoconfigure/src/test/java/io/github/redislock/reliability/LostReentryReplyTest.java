@@ -52,4 +52,26 @@ class LostReentryReplyTest {
         assertThat(instances.other.locker.tryLock(key, 5, 3, TimeUnit.SECONDS)).as("free after the holder's last unlock").isTrue();
         instances.other.locker.unlock(key);
     }
+
+    /**
+     * After the lost re-entry the holder re-enters again, successfully: Redis now counts three holds
+     * for the client's two. The client's count, not Redis', decides which unlock is the last (model
+     * trail {@code code-counts-from-redis}).
+     */
+    @Test
+    void theLastUnlockFreesALockReenteredAgainAfterALostReentryReply() throws Exception {
+        LockerFixture holder = instances.slowed;
+        holder.locker.lock(key);
+        instances.proxy.delay(700);
+        assertThat(catchThrowable(() -> holder.locker.lock(key))).isInstanceOf(LockRedisException.class);
+        instances.proxy.heal();
+        holder.locker.lock(key);
+
+        holder.locker.unlock(key);
+        holder.locker.unlock(key);
+
+        assertThat(holder.locker.heldLockCount()).as("no hold left after the caller's two unlocks").isZero();
+        assertThat(instances.other.locker.tryLock(key, 5, 3, TimeUnit.SECONDS)).as("free after the holder's last unlock").isTrue();
+        instances.other.locker.unlock(key);
+    }
 }

@@ -106,7 +106,7 @@ public final class HeldLocks {
                 }
                 return taken;
             }
-            known.count = holdCount;
+            known.count++; // the client's count, not Redis': a re-entry whose reply was lost counted one more there
             leasedReentry[0] = isLiveLeased(known);
             if (!known.watched && leaseMillis != Locker.WATCHDOG_LEASE) {
                 known.leaseMillis = Math.max(known.leaseMillis, leaseMillis); // a re-entry never shortens the lock's life

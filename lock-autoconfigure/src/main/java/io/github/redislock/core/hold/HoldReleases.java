@@ -204,7 +204,7 @@ public final class HoldReleases {
                 failures.add(lost);
                 continue;
             }
-            hold.count = remaining[i];
+            hold.count = remaining[i] == 0 || finalRelease ? remaining[i] : hold.count - 1; // the client counts its holds (see HeldLocks#acquired)
             if (remaining[i] == 0) {
                 holds.forgetFinal(hold);
                 long heldNanos = System.nanoTime() - hold.sinceNanos;
