@@ -940,7 +940,7 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* HoldReleases.java "private void failed(List<Hold> group, LockRedisException failure, Failures failures) {" */
+        :: lost ->                                        /* HoldReleases.java "holds.forgetFinal(group.get(h));" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;   /* a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
         :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
@@ -1081,7 +1081,7 @@ end_idle:
     :: t < NT && LOCKER(t) == L ->
         atomic {
             RUNNING(L);
-            was = queued[t]; queued[t] = 0; m = MEMBER(t);  /* LockAttempts.java "final void withdrawIfQueued() {" */
+            was = queued[t]; queued[t] = 0; m = MEMBER(t);  /* LockAttempts.java "if (wait.unmarkQueued()) {" */
             withdrawing[t] = was
         }
         if
