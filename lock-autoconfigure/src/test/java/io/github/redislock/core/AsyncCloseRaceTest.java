@@ -16,7 +16,6 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -36,9 +35,7 @@ class AsyncCloseRaceTest {
 
     @BeforeEach
     void connect() {
-        factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-        factory.afterPropertiesSet();
-        factory.start();
+        factory = LockerFixture.startedLettuce(redis.host(), redis.port(), Duration.ofSeconds(60));
         locker = RedisLocker.builder(factory).keyPrefix(LockerFixture.PREFIX).watchdogTimeout(Duration.ofSeconds(3)).observer(new LockObserver() {
             @Override
             public Acquisition acquisitionStartedWithoutThread(ObservedLock lock) {

@@ -21,7 +21,6 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -45,9 +44,7 @@ class AsyncGiveBackAfterALostHoldTest {
 
     @BeforeEach
     void connect() {
-        factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-        factory.afterPropertiesSet();
-        factory.start();
+        factory = LockerFixture.startedLettuce(redis.host(), redis.port(), Duration.ofSeconds(60));
         locker = RedisLocker.builder(factory).keyPrefix(LockerFixture.PREFIX).watchdogTimeout(Duration.ofSeconds(3)).observer(new LockObserver() {
             @Override
             public Acquisition acquisitionStartedWithoutThread(ObservedLock lock) {

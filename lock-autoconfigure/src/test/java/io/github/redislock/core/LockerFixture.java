@@ -76,11 +76,16 @@ public final class LockerFixture implements AutoCloseable {
 
     /** @param replicaSync {@code redis-lock.replica-sync}; null = off */
     public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout, Duration replicaSync) {
+        return new LockerFixture(startedLettuce(host, port, commandTimeout), watchdogTimeout, replicaSync);
+    }
+
+    /** A started Lettuce connection factory on one Redis, for a test that builds its own locker; the test destroys it. */
+    public static LettuceConnectionFactory startedLettuce(String host, int port, Duration commandTimeout) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
         factory.afterPropertiesSet();
         factory.start();
-        return new LockerFixture(factory, watchdogTimeout, replicaSync);
+        return factory;
     }
 
     /** An instance whose connection factory is a {@link JedisConnectionFactory}, as an application on Spring Boot's other client has. */

@@ -23,8 +23,6 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -50,8 +48,8 @@ class StopWhileSubscribingTest {
     @BeforeEach
     void connect() {
         pubSubRedis = TestRedis.startNew();
-        locks = factory(TestRedis.shared());
-        pubSub = factory(pubSubRedis);
+        locks = LockerFixture.startedLettuce(TestRedis.shared().host(), TestRedis.shared().port(), COMMAND_TIMEOUT);
+        pubSub = LockerFixture.startedLettuce(pubSubRedis.host(), pubSubRedis.port(), COMMAND_TIMEOUT);
         LockCommands commands = new LockCommands(locks, null, ShardedChannels.classic());
         locker = new RedisLocker(commands, new LockWatchdog(Duration.ofSeconds(30), commands, LockObserver.NONE),
                 new ReleaseSubscriptions(ChannelSubscriber.of(pubSub, ShardedChannels.classic()), LockerFixture.PREFIX + "__anchor"),
@@ -104,13 +102,5 @@ class StopWhileSubscribingTest {
 
         assertThat(waiting).as("the wait, once the stop let go of its subscription").succeedsWithin(AT_ONCE);
         async.release(waiting.get()).get(5, TimeUnit.SECONDS);
-    }
-
-    private static LettuceConnectionFactory factory(RedisServerProcess redis) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()),
-                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
     }
 }
