@@ -42,6 +42,7 @@ public abstract class LockWait {
     private final long startNanos = System.nanoTime();
     /** Releases what this wait took after it was told to stop. */
     private final Supplier<CompletableFuture<Void>> giveBack;
+    /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
     public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
     /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
@@ -98,7 +99,7 @@ public abstract class LockWait {
         locker.started(this);
         OwnerTurns.Turn taken = attempt.turn();
         turn = taken;
-        if (outcome.isDone()) { // ended as it started: its closed locker's threads had stopped (see endWithoutSteps)
+        if (outcome.isDone()) { // ended as it started: its closed locker's threads had stopped (see finish)
             taken.end();
         } else if (taken.ready().isDone()) {
             signal(); // no stage for the usual case, an owner with no acquisition in flight
