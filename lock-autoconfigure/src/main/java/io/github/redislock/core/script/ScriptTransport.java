@@ -160,13 +160,19 @@ public final class ScriptTransport {
     }
 
     /**
-     * Waits for a call already sent (bounded where it was sent), keeping (not obeying) interrupts: a script
-     * that changed a lock must never be abandoned half-way, or the caller would not know whether it holds it.
+     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be
+     * abandoned half-way, or the caller would not know whether it holds it. The wait ends at the reply
+     * backstop even for a call on a connection of its own ({@link #onConnection}), which nothing else
+     * bounds but the client's own timeout and its place in the bounded pool's queue.
      */
     <T> T await(CompletableFuture<T> reply) {
         try {
-            return reply.join();
+            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
         } catch (CompletionException e) {
+            if (e.getCause() instanceof TimeoutException timeout) {
+                reply.cancel(true);
+                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
+            }
             if (e.getCause() instanceof Error error) {
                 throw error;
             }
