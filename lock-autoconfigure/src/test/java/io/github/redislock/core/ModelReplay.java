@@ -156,7 +156,7 @@ final class ModelReplay implements AutoCloseable {
                         return "the model releases with token " + a[2] + ", which Redis never drew";
                     }
                     byte[][] keysAndArgs = LockCommands.releaseKeysAndArgs(List.of(keys), owner(a[0]), a[1] == 0 ? "" : member(a[1]),
-                            new long[] {a[3] == 1 ? 0 : LEASE}, new long[] {released}, "publish".getBytes(StandardCharsets.UTF_8));
+                            new long[] {a[3] == 1 ? 0 : LEASE}, new long[] {released}, null, "publish".getBytes(StandardCharsets.UTF_8));
                     List<Object> reply = eval(release, LockCommands.RELEASE_KEYS_PER_LOCK, keysAndArgs);
                     long expected = r[0] == 255 ? -1 : r[0];
                     if ((Long) reply.get(0) != expected) {
@@ -170,7 +170,7 @@ final class ModelReplay implements AutoCloseable {
                     if (released == null) {
                         return "the model releases with token " + a[1] + ", which Redis never drew";
                     }
-                    byte[][] plain = LockCommands.releaseKeysAndArgs(List.of(keys), owner(a[0]), "", new long[] {0}, new long[] {released},
+                    byte[][] plain = LockCommands.releaseKeysAndArgs(List.of(keys), owner(a[0]), "", new long[] {0}, new long[] {released}, null,
                             "publish".getBytes(StandardCharsets.UTF_8));
                     byte[][] keysAndArgs = Arrays.copyOf(plain, plain.length + 1);
                     keysAndArgs[plain.length] = Long.toString(KEEP).getBytes(StandardCharsets.UTF_8);

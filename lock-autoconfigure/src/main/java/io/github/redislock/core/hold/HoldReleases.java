@@ -238,8 +238,8 @@ public final class HoldReleases {
                 }
                 yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null);
             }
-            case FAIR -> commands.releaseFairAsync(first.keys, first.owner, first.restoreLease(watchdog)).thenApply(left -> new long[] {left});
-            case READ, WRITE -> commands.releaseReadWriteAsync(first.keys, first.kind, first.owner).thenApply(left -> new long[] {left});
+            case FAIR, READ, WRITE -> commands.releaseAsync(first.kind, first.keys, first.owner, first.restoreLease(watchdog))
+                    .thenApply(left -> new long[] {left});
         };
     }
 

@@ -5,6 +5,7 @@ import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
@@ -66,7 +67,7 @@ public final class RedlockQuorum extends LockCommands {
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
         }
-        this.nodes = nodes.stream().map(LockCommands::new).toList();
+        this.nodes = nodes.stream().map(node -> new LockCommands(node, null, new ShardedChannels(node))).toList();
         this.names = List.copyOf(names);
         this.nodeTimeout = nodeTimeout;
         this.quorum = nodes.size() / 2 + 1;

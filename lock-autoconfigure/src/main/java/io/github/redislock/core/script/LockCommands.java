@@ -44,10 +44,6 @@ public class LockCommands implements RenewalClient {
     /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
     private final ShardedChannels shardedChannels;
 
-    public LockCommands(RedisConnectionFactory connectionFactory) {
-        this(connectionFactory, null, new ShardedChannels(connectionFactory));
-    }
-
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
         this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
     }
@@ -116,7 +112,7 @@ public class LockCommands implements RenewalClient {
                                                 String queueMember, boolean queuedBefore, boolean waits) {
         return synced(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
                 () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits),
-                Acquisition::of, Acquisition::tookFirstHold, releaseOn(group, owner, leaseMillis));
+                Acquisition::of, Acquisition::tookFirstHold, undo(LockKind.PLAIN, group, owner, leaseMillis));
     }
 
     public static int acquireKeyCount(int locks, long keepPlaceMillis) {
@@ -164,48 +160,33 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Takes a read ({@link LockKind#READ}) or write hold of a read-write lock.
+     * Takes a fair lock ({@link LockKind#FAIR}, when {@code owner} is next in its queue) or a read or write hold of a read-write lock.
      *
-     * @param holdsNothing whether the caller knows of no hold of {@code owner} on the lock: Redis then drops
-     *                     what it still counts for it (left by an acquisition whose reply timed out)
-     * @param firstOfKind  whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     * @param keepPlaceMillis fair only: how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
+     * @param holdsNothing    whether the caller knows of no hold of {@code owner} on the lock: what Redis still counts for it (left
+     *                        by an acquisition whose reply timed out) restarts at 1 (fair) or is dropped (read-write)
+     * @param firstOfKind     read-write only: whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
      */
-    public CompletableFuture<Acquisition> acquireReadWriteAsync(LockKeys keys, LockKind kind, String owner, long leaseMillis, boolean holdsNothing,
-                                                         boolean firstOfKind) {
-        return synced(keys.name(), LockScript.READ_WRITE, ReturnType.MULTI, 4,
-                () -> readWriteKeys(keys, kind, false, owner, leaseMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold,
-                connection -> transport.script(keys.name(), connection, LockScript.READ_WRITE, ReturnType.INTEGER, 4,
-                        readWriteKeys(keys, kind, true, owner, 0, false, false)));
-    }
-
-    /** @return the holds of that mode left after this release, or -1 when {@code owner} had none */
-    public CompletableFuture<Long> releaseReadWriteAsync(LockKeys keys, LockKind kind, String owner) {
-        return send(keys.name(), LockScript.READ_WRITE, ReturnType.INTEGER, 4, () -> readWriteKeys(keys, kind, true, owner, 0, false, false));
-    }
-
-    /** KEYS then ARGV of {@code read-write.lua}; ARGV[6] is the publish command. */
-    private byte[][] readWriteKeys(LockKeys keys, LockKind kind, boolean release, String owner, long leaseMillis, boolean holdsNothing,
-                                   boolean firstOfKind) {
-        String action = (release ? "un" : "") + (kind == LockKind.READ ? "read" : "write");
-        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
-                bytes(Long.toString(leaseMillis)), flag(holdsNothing), flag(firstOfKind), publishCommand(keys.name())};
+    public CompletableFuture<Acquisition> acquireAsync(LockKind kind, LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis,
+                                                       boolean holdsNothing, boolean firstOfKind) {
+        return synced(keys.name(), script(kind), ReturnType.MULTI, 4, kind == LockKind.FAIR
+                        ? () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, holdsNothing)
+                        : () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner, leaseMillis, holdsNothing, firstOfKind),
+                Acquisition::of, Acquisition::tookFirstHold, undo(kind, List.of(keys), owner, leaseMillis));
     }
 
     /**
-     * Takes a fair lock when {@code owner} is next in its queue.
+     * Releases one hold of a single lock of {@code kind}; a plain one as {@link #releaseAsync(List, String, long[], long[], long[])}
+     * does (which Redlock overrides), with its fencing token unknown.
      *
-     * @param keepPlaceMillis how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
-     * @param firstHold       whether the caller knows of no hold of {@code owner}: a count Redis still has restarts at 1
+     * @param restoreLease the lease to restore when holds remain (a read-write lock's release leaves its lease as it is)
+     * @return the holds (of that mode) left, or -1 when {@code owner} had none
      */
-    public CompletableFuture<Acquisition> acquireFairAsync(LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
-        return synced(keys.name(), LockScript.FAIR, ReturnType.MULTI, 4, () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, firstHold),
-                Acquisition::of, Acquisition::tookFirstHold, connection -> transport.script(keys.name(), connection, LockScript.FAIR,
-                        ReturnType.INTEGER, 4, fairKeys(keys, "release", owner, leaseMillis, 0, false)));
-    }
-
-    /** @return the holds left after this release, or -1 when {@code owner} did not hold the lock */
-    public CompletableFuture<Long> releaseFairAsync(LockKeys keys, String owner, long leaseMillis) {
-        return send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "release", owner, leaseMillis, 0, false));
+    public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
+        if (kind == LockKind.PLAIN) {
+            return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null).thenApply(holdsLeft -> holdsLeft[0]);
+        }
+        return send(keys.name(), script(kind), ReturnType.INTEGER, 4, () -> releaseKeys(kind, keys, owner, restoreLease));
     }
 
     /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
@@ -214,6 +195,23 @@ public class LockCommands implements RenewalClient {
                 .thenApply(left -> null);
     }
 
+    private static LockScript script(LockKind kind) {
+        return kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE;
+    }
+
+    /** KEYS then ARGV of the release of a fair or read-write lock. */
+    private byte[][] releaseKeys(LockKind kind, LockKeys keys, String owner, long restoreLease) {
+        return kind == LockKind.FAIR ? fairKeys(keys, "release", owner, restoreLease, 0, false)
+                : readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, false, false);
+    }
+
+    /** KEYS then ARGV of {@code read-write.lua}. */
+    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
+        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
+                bytes(Long.toString(leaseMillis)), flag(holdsNothing), flag(firstOfKind), publishCommand(keys.name())};
+    }
+
+    /** KEYS then ARGV of {@code fair.lua}. */
     private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
@@ -249,7 +247,7 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
         return this.<List<?>>send(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], publishCommand(keys.name())))
+                () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], null, publishCommand(keys.name())))
                 .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
     }
 
@@ -257,12 +255,7 @@ public class LockCommands implements RenewalClient {
 
     /** KEYS ({@value #RELEASE_KEYS_PER_LOCK} per lock) then ARGV of {@code release.lua}; also what the benchmark's Redis ceiling sends. */
     public static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
-                                       byte[] publishCommand) {
-        return releaseKeysAndArgs(group, owner, withdrawnMember, restoreLeases, tokens, null, publishCommand);
-    }
-
-    private static byte[][] releaseKeysAndArgs(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens,
-                                               long[] keeps, byte[] publishCommand) {
+                                              long[] keeps, byte[] publishCommand) {
         int locks = group.size();
         int keyCount = locks * RELEASE_KEYS_PER_LOCK;
         byte[][] keysAndArgs = new byte[keyCount + 3 + 2 * locks + (keeps == null ? 0 : locks)][];
@@ -284,13 +277,18 @@ public class LockCommands implements RenewalClient {
         return keysAndArgs;
     }
 
-    /** Replica-sync's undo of a plain hold: releases it (to the next waiter). */
-    private Consumer<RedisConnection> releaseOn(List<LockKeys> group, String owner, long leaseMillis) {
+    /** Replica-sync's undo of a hold no replica acknowledged: releases it (to the next waiter). */
+    private Consumer<RedisConnection> undo(LockKind kind, List<LockKeys> group, String owner, long leaseMillis) {
+        String redisKey = group.get(0).name();
+        if (kind != LockKind.PLAIN) {
+            return connection -> transport.script(redisKey, connection, script(kind), ReturnType.INTEGER, 4,
+                    releaseKeys(kind, group.get(0), owner, leaseMillis));
+        }
         return connection -> {
             long[] leases = new long[group.size()];
             Arrays.fill(leases, leaseMillis);
-            transport.script(group.get(0).name(), connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                    releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(group.get(0).name())));
+            transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                    releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(redisKey)));
         };
     }
 
@@ -313,7 +311,7 @@ public class LockCommands implements RenewalClient {
                         bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
         int keyCount = requeuedMember == null ? 1 : 3; // the queue's keys and the member only when a try may have queued the member again
         return this.<Long, Boolean>synced(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs, held -> held == 1,
-                held -> held, releaseOn(List.of(keys), owner, leaseMillis));
+                held -> held, undo(LockKind.PLAIN, List.of(keys), owner, leaseMillis));
     }
 
     /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */

@@ -312,7 +312,7 @@ public final class LockAttempts {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
             long restore = earlier == null ? redisLease : earlier.restoreLease(watchdog);
             try {
-                commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null));
+                commands.await(commands.releaseAsync(LockKind.PLAIN, keys, owner, restore));
             } catch (LockRedisException e) {
                 log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);
@@ -327,7 +327,7 @@ public final class LockAttempts {
             public CompletableFuture<LockAttempt.Try> send(boolean queue) {
                 lastTryFirstHold = holds.firstHolds(List.of(keys), owner)[0];
                 lastTryQueued = queue;
-                return commands.acquireFairAsync(keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold)
+                return commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold, false)
                         .thenApply(attempt -> () -> settle(queue, attempt));
             }
 
@@ -336,7 +336,7 @@ public final class LockAttempts {
             public CompletableFuture<Void> abandon(boolean replyLost) {
                 CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? withdrawAsync() : OwnerTurns.NOW;
                 return replyLost && lastTryFirstHold
-                        ? left.thenCompose(done -> commands.releaseFairAsync(keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
+                        ? left.thenCompose(done -> commands.releaseAsync(kind, keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
             }
 
             @Override
@@ -355,12 +355,12 @@ public final class LockAttempts {
         return queue -> {
             boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
-            return commands.acquireReadWriteAsync(keys, kind, owner, redisLease, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
+            return commands.acquireAsync(kind, keys, owner, redisLease, 0, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
                 if (failure != null) {
                     RuntimeException e = CallerRuns.unchecked(failure);
                     if (firstOfKind && e instanceof LockRedisException) { // the lost reply may have taken it: only this try can give it back
                         try {
-                            commands.await(commands.releaseReadWriteAsync(keys, kind, owner));
+                            commands.await(commands.releaseAsync(kind, keys, owner, 0));
                         } catch (LockRedisException giveBackFailure) {
                             e.addSuppressed(giveBackFailure); // freed when its lease ends
                         }

@@ -45,11 +45,11 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aFairLockIsTakenAndFreedByTheFutureForms(String client) throws Exception {
         connect(client);
-        LockCommands.Acquisition taken = done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true));
+        LockCommands.Acquisition taken = done(commands.acquireAsync(LockKind.FAIR, keys, "owner-a", LEASE, 0, true, false));
         assertThat(taken.acquired()).isTrue();
         assertThat(commands.holdCount(keys, "owner-a")).isEqualTo(1);
 
-        assertThat(done(commands.releaseFairAsync(keys, "owner-a", LEASE))).as("holds left").isZero();
+        assertThat(done(commands.releaseAsync(LockKind.FAIR, keys, "owner-a", LEASE))).as("holds left").isZero();
         assertThat(commands.exists(keys)).isFalse();
     }
 
@@ -57,25 +57,25 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aWaiterLeavesAFairQueueByTheFutureForm(String client) throws Exception {
         connect(client);
-        assertThat(done(commands.acquireFairAsync(keys, "owner-a", LEASE, 0, true)).acquired()).isTrue();
-        assertThat(done(commands.acquireFairAsync(keys, "owner-b", LEASE, LEASE, true)).acquired()).isFalse();
+        assertThat(done(commands.acquireAsync(LockKind.FAIR, keys, "owner-a", LEASE, 0, true, false)).acquired()).isTrue();
+        assertThat(done(commands.acquireAsync(LockKind.FAIR, keys, "owner-b", LEASE, LEASE, true, false)).acquired()).isFalse();
         assertThat(fixture.redis.opsForList().range(keys.queue(), 0, -1)).containsExactly("owner-b");
 
         done(commands.leaveFairQueueAsync(keys, "owner-b"));
         assertThat(fixture.redis.opsForList().range(keys.queue(), 0, -1)).isEmpty();
-        done(commands.releaseFairAsync(keys, "owner-a", LEASE));
+        done(commands.releaseAsync(LockKind.FAIR, keys, "owner-a", LEASE));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"lettuce", "jedis"})
     void aReadLockIsTakenAndFreedByTheFutureForms(String client) throws Exception {
         connect(client);
-        LockCommands.Acquisition read = done(commands.acquireReadWriteAsync(keys, LockKind.READ, "owner-a", LEASE, true, true));
+        LockCommands.Acquisition read = done(commands.acquireAsync(LockKind.READ, keys, "owner-a", LEASE, 0, true, true));
         assertThat(read.acquired()).isTrue();
-        assertThat(done(commands.acquireReadWriteAsync(keys, LockKind.WRITE, "owner-b", LEASE, true, true)).acquired())
+        assertThat(done(commands.acquireAsync(LockKind.WRITE, keys, "owner-b", LEASE, 0, true, true)).acquired())
                 .as("a writer while a reader holds it").isFalse();
 
-        assertThat(done(commands.releaseReadWriteAsync(keys, LockKind.READ, "owner-a"))).as("reads left").isZero();
+        assertThat(done(commands.releaseAsync(LockKind.READ, keys, "owner-a", 0))).as("reads left").isZero();
         assertThat(commands.exists(keys)).isFalse();
     }
 
@@ -83,12 +83,12 @@ class LockCommandsFuturesTest {
     @ValueSource(strings = {"lettuce", "jedis"})
     void aHandOffIsConfirmedWithTheLongerLeaseByTheFutureForm(String client) throws Exception {
         connect(client);
-        assertThat(done(commands.acquireFairAsync(keys, "owner-a", 1_000, 0, true)).acquired()).isTrue();
+        assertThat(done(commands.acquireAsync(LockKind.FAIR, keys, "owner-a", 1_000, 0, true, false)).acquired()).isTrue();
 
         assertThat(done(commands.confirmHandOffAsync(keys, "owner-a", LEASE, 1_000, null))).isTrue();
         assertThat(fixture.redis.getExpire(keys.name(), TimeUnit.MILLISECONDS)).as("ms the lock lives now").isGreaterThan(5_000);
         assertThat(done(commands.confirmHandOffAsync(keys, "owner-b", LEASE, 1_000, null))).as("for an owner that does not hold it").isFalse();
-        done(commands.releaseFairAsync(keys, "owner-a", LEASE));
+        done(commands.releaseAsync(LockKind.FAIR, keys, "owner-a", LEASE));
     }
 
     private static <T> T done(CompletableFuture<T> future) throws Exception {

@@ -44,7 +44,7 @@ public final class CeilingCalls {
     /** What the final {@code unlock(key)} sends. */
     public static Call release(String prefix, String key, String owner, long leaseMillis) {
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
-        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}, new long[] {TYPICAL_TOKEN},
+        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}, new long[] {TYPICAL_TOKEN}, null,
                         ShardedChannels.CLASSIC_PUBLISH),
                 LockCommands.RELEASE_KEYS_PER_LOCK);
     }
