@@ -32,9 +32,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * The lock scripts as calls: what each sends (KEYS and ARGV in the order of its {@code .lua} header) and
- * how its reply reads, with the optional wait for a replica, and the watchdog's batched renewals. Every
- * script call returns a future; a blocking caller waits on it ({@link #await}).
+ * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV as its {@code .lua}
+ * header lists them, which also says what the arguments mean) and how its reply reads, with replica-sync's
+ * wait for a replica, and the watchdog's batched renewals.
  */
 public class LockCommands implements RenewalClient {
 
@@ -64,14 +64,7 @@ public class LockCommands implements RenewalClient {
         this.shardedChannels = shardedChannels;
     }
 
-    /**
-     * The answer of an acquire script.
-     *
-     * @param holdCounts      per lock, this owner's holds after the call (1 = first acquisition); empty when blocked
-     * @param tokens          per lock, the fencing token of the hold; empty when blocked
-     * @param blockedIndex    when blocked, the 0-based position of the lock held by another owner
-     * @param holderTtlMillis when blocked, how long until that holder's lease ends (-1 unknown)
-     */
+    /** The reply of an acquire script: per lock the holds and fencing token, or (0-based) which lock blocked it and for how long. */
     public record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
 
         static Acquisition of(List<?> reply) {
@@ -95,19 +88,7 @@ public class LockCommands implements RenewalClient {
         }
     }
 
-    /**
-     * Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them.
-     *
-     * @param firstHolds      per lock, whether the owner holds no hold of it as far as the caller knows; Redis
-     *                        then starts the count at 1 whatever it counted before, so a hold whose reply timed
-     *                        out does not turn this acquisition into a re-entry the owner's unlock never frees
-     * @param keepPlaceMillis with {@code > 0} (one lock only) a blocked owner also queues for the lock, and a
-     *                        release hands it over (see {@code release.lua}); the place lasts that long unless
-     *                        the owner tries again
-     * @param queueMember     with {@code keepPlaceMillis > 0}, the wait's {@link #queueMember}
-     * @param queuedBefore    whether an earlier try of the same wait may have queued it
-     * @param waits           whether the caller waits when blocked: the blocking lock's release then announces itself
-     */
+    /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them (see {@code acquire.lua}). */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
         return synced(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
@@ -145,11 +126,7 @@ public class LockCommands implements RenewalClient {
         return keysAndArgs;
     }
 
-    /**
-     * The member a wait has in a lock's wait queue: the claim lease to hand over with the lock (at most the
-     * waiter's watchdog timeout), the {@link #inboxField} of the waiter's instance, then the wait's
-     * {@code <wait id>:<owner>}, which the hand-off message names.
-     */
+    /** The member a wait has in a lock's wait queue (its parts: see {@code release.lua}). */
     public static String queueMember(String inboxField, String waitName, long leaseMillis) {
         return leaseMillis + "|" + inboxField + waitName;
     }
@@ -160,12 +137,10 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Takes a fair lock ({@link LockKind#FAIR}, when {@code owner} is next in its queue) or a read or write hold of a read-write lock.
+     * Takes a fair lock or a read or write hold of a read-write lock ({@code fair.lua}, {@code read-write.lua}).
      *
-     * @param keepPlaceMillis fair only: how long the waiter's place in the queue lasts unless it tries again; 0 tries without queueing
-     * @param holdsNothing    whether the caller knows of no hold of {@code owner} on the lock: what Redis still counts for it (left
-     *                        by an acquisition whose reply timed out) restarts at 1 (fair) or is dropped (read-write)
-     * @param firstOfKind     read-write only: whether the caller knows of no hold of {@code owner} of this kind: its count restarts at 1
+     * @param keepPlaceMillis fair only: how long a blocked waiter's place lasts unless it tries again; 0 tries without queueing
+     * @param firstOfKind     read-write only: whether the caller knows of no hold of {@code owner} of this kind
      */
     public CompletableFuture<Acquisition> acquireAsync(LockKind kind, LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis,
                                                        boolean holdsNothing, boolean firstOfKind) {
@@ -176,10 +151,8 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Releases one hold of a single lock of {@code kind}; a plain one as {@link #releaseAsync(List, String, long[], long[], long[])}
-     * does (which Redlock overrides), with its fencing token unknown.
+     * Releases one hold of a single lock of {@code kind}: a plain one through the group release (which Redlock overrides).
      *
-     * @param restoreLease the lease to restore when holds remain (a read-write lock's release leaves its lease as it is)
      * @return the holds (of that mode) left, or -1 when {@code owner} had none
      */
     public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
@@ -189,7 +162,7 @@ public class LockCommands implements RenewalClient {
         return send(keys.name(), script(kind), ReturnType.INTEGER, 4, () -> releaseKeys(kind, keys, owner, restoreLease));
     }
 
-    /** Takes {@code owner} out of the fair lock's queue; the next waiter is told when it is now first and the lock is free. */
+    /** Takes {@code owner} out of the fair lock's queue. */
     public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
         return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
                 .thenApply(left -> null);
@@ -199,19 +172,16 @@ public class LockCommands implements RenewalClient {
         return kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE;
     }
 
-    /** KEYS then ARGV of the release of a fair or read-write lock. */
     private byte[][] releaseKeys(LockKind kind, LockKeys keys, String owner, long restoreLease) {
         return kind == LockKind.FAIR ? fairKeys(keys, "release", owner, restoreLease, 0, false)
                 : readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, false, false);
     }
 
-    /** KEYS then ARGV of {@code read-write.lua}. */
     private byte[][] readWriteKeys(LockKeys keys, String action, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
         return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
                 bytes(Long.toString(leaseMillis)), flag(holdsNothing), flag(firstOfKind), publishCommand(keys.name())};
     }
 
-    /** KEYS then ARGV of {@code fair.lua}. */
     private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
         return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
@@ -219,12 +189,9 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Releases one hold of every lock of {@code group} (one hash slot), each on its own; a lock that
-     * becomes free is handed to the first live waiter queued for it.
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own (see {@code release.lua}).
      *
-     * @param restoreLeases per lock, the lease to restore when holds remain
-     * @param tokens        per lock, the owner's fencing token (0 unknown): a hand-off draws a higher one
-     * @param keeps         per lock, how long a final release keeps it, owned by nobody (see {@code release.lua}); null for none
+     * @param keeps per lock, how long a final release keeps it, owned by nobody; null for none
      * @return per lock, the holds left, or -1 when {@code owner} did not hold it
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
@@ -239,10 +206,8 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Takes a waiter that gives up out of the lock's wait queue. A release may have handed it the lock
-     * meanwhile; that hold is released again (to the next waiter), since its owner stopped waiting for it.
+     * Takes a waiter that gives up out of the lock's wait queue, releasing a hold a release handed it meanwhile.
      *
-     * @param queueMember the wait's {@link #queueMember}
      * @return whether the lock had been handed to {@code owner} (the reply counts 0 holds left)
      */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
@@ -293,13 +258,9 @@ public class LockCommands implements RenewalClient {
     }
 
     /**
-     * Confirms a lock a release handed to {@code owner} with a claim lease: lengthens it to the lease the
-     * owner asked for and, with replica-sync, has a replica acknowledge it, releasing it (to the next waiter)
-     * without one. Costs a round trip only then, or when a try of the wait may have queued its member again
-     * after the release took it out of the queue: the claim also takes that member out, and checks that the
-     * hand-off still holds, which the try's finding the lock held by another owner puts in doubt.
+     * Confirms a lock a release handed to {@code owner} with a claim lease ({@code claim.lua}); a round trip only for a
+     * lease longer than the claim lease, with replica-sync, or with a {@code requeuedMember} to take out of the queue.
      *
-     * @param requeuedMember the wait's queue member when a try went out while it was queued, else null
      * @return false when {@code owner} no longer holds it (the claim lease ran out first)
      */
     public CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
@@ -309,7 +270,7 @@ public class LockCommands implements RenewalClient {
         byte[][] keysAndArgs = requeuedMember == null ? new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}
                 : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
                         bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
-        int keyCount = requeuedMember == null ? 1 : 3; // the queue's keys and the member only when a try may have queued the member again
+        int keyCount = requeuedMember == null ? 1 : 3;
         return this.<Long, Boolean>synced(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs, held -> held == 1,
                 held -> held, undo(LockKind.PLAIN, List.of(keys), owner, leaseMillis));
     }
@@ -357,7 +318,6 @@ public class LockCommands implements RenewalClient {
         return transport.await(call);
     }
 
-    /** A failure names the lock. */
     public byte[] publishCommand(String redisKey) {
         return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
@@ -375,18 +335,13 @@ public class LockCommands implements RenewalClient {
     /** Most locks renewed by one script call; 1,000 held locks still cost one call per tick. */
     public static final int MAX_RENEWAL_BATCH = 1000;
 
-    /**
-     * Threads that wait for renewal replies without a shared native connection, apart from the lock calls'
-     * ({@link ScriptTransport#BLOCKING_CALL_THREADS}) so neither starves the other; past 4,096 queued
-     * batches one fails at once, as if its node failed (its locks are renewed on the next tick).
-     */
+    /** Threads that wait for renewal replies without a shared native connection, apart from the lock calls' so neither starves the other. */
     public static final int RENEWAL_THREADS = 16;
     private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
     /**
-     * Sends every batch (one script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks) without waiting; the
-     * result waits for each up to a third of {@code leaseMillis} from now, whatever the client's timeout, so
-     * a batch whose node fails or hangs does not keep the healthy nodes' locks from being renewed this tick.
+     * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of
+     * {@code leaseMillis} from now, whatever the client's timeout, so a hung node does not hold up the healthy ones' renewals.
      */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
@@ -411,7 +366,6 @@ public class LockCommands implements RenewalClient {
     private record RenewalBatch(List<WatchedLock> locks, CompletableFuture<List<?>> reply) {
     }
 
-    /** KEYS: per lock, its hash (and its lease set for {@code renew-leases.lua}); ARGV: the lease, then the owners. */
     private RenewalBatch sendBatch(List<WatchedLock> batch, long leaseMillis) {
         boolean leaseSets = batch.get(0).leaseSet() != null;
         int keysPerLock = leaseSets ? 2 : 1;
@@ -430,7 +384,6 @@ public class LockCommands implements RenewalClient {
                 ReturnType.MULTI, keyCount, keysAndArgs));
     }
 
-    /** @throws PartialRenewalException when some batches failed; it carries what the others found lost */
     private static Set<WatchedLock> lost(List<RenewalBatch> batches, int lockCount, long deadline, long boundMillis) {
         Set<WatchedLock> lost = new HashSet<>();
         RuntimeException failure = null;
@@ -471,7 +424,7 @@ public class LockCommands implements RenewalClient {
         }
     }
 
-    /** Runs a lock script and waits for its reply (see {@link #await}); failures name the key. */
+    /** Runs a lock script and waits for its reply; failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType,
                 keyCount, keysAndArgs)));

@@ -10,13 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names of one lock, and the checks every Locker applies to a key, wait and lease. The lock
- * hash lives at {@code <prefix><key>}; its helper keys and channels share its cluster slot (see
- * {@link #helperName}). The names every plain lock and unlock sends are built once and kept with the hold.
- *
- * @param waitQueue     the plain lock's wait queue: a list of waiting owners (with their leases) a release hands the
- *                      lock to, oldest first
- * @param waitDeadlines the plain lock's sorted set of queued waiters by the deadline (ms) after which a silent waiter is skipped
+ * The Redis names of one lock (what each holds: see the {@code .lua} headers), and the checks every Locker applies
+ * to a key, wait and lease. The names every plain lock and unlock sends are built once and kept with the hold; the
+ * others, which the fair and read-write locks use, on each call.
  */
 public record LockKeys(String prefix, String key, String name, String channel, String waitQueue, String waitDeadlines) {
 
@@ -35,31 +31,23 @@ public record LockKeys(String prefix, String key, String name, String channel, S
                 helperName(prefix, name, "wait-deadlines"));
     }
 
-    /**
-     * The fencing-token counter of a fair or read-write lock; it expires with the lease it was drawn for and goes with
-     * the lock, and a missing one restarts from the Redis clock in microseconds, so tokens keep rising per key even
-     * after Redis lost its data. A plain lock needs none: its tokens are the Redis clock itself (see {@code acquire.lua}).
-     */
+    /** The fencing-token counter of a fair or read-write lock (a plain lock's tokens are the Redis clock). */
     public String fence() {
         return helperName(prefix, name, "fence");
     }
 
-    /** The read-write lock's sorted set of owners by lease deadline (ms), so each reader's lease ends alone. */
     public String leases() {
         return helperName(prefix, name, "leases");
     }
 
-    /** The fair lock's queue: a list of waiting owners, first come first served. */
     public String queue() {
         return helperName(prefix, name, "queue");
     }
 
-    /** The fair lock's sorted set of waiting owners by the deadline (ms) after which a silent waiter is dropped. */
     String waiters() {
         return helperName(prefix, name, "waiters");
     }
 
-    /** Prefix of the fair lock's per-waiter wake-up channels; the owner field follows it. */
     public String turnChannelPrefix() {
         return helperName(prefix, name, "turn:");
     }
@@ -101,12 +89,9 @@ public record LockKeys(String prefix, String key, String name, String channel, S
     }
 
     /**
-     * A name under the prefix that hashes to the same cluster slot as {@code name}. A name with a hash tag
-     * of its own (Redis Cluster's rule: the text between the first '{' and the next '}', when not empty,
-     * decides the slot) is kept as it is; otherwise the whole name decides its slot, and becomes the tag
-     * when it holds no '}'. A name with a '}' cannot be a tag (Redis would end the tag at it), so the
-     * first of the base-36 numbers 0, 1, 2, ... of the same slot stands in for it: the same on every
-     * instance and version, found in a few thousand tries on average and kept.
+     * A name under the prefix in the cluster slot of {@code name}, so one script can reach the lock and all its helpers.
+     * A name with a hash tag of its own keeps it; another becomes the tag, unless it holds a '}' (Redis would end the tag
+     * there): then the first base-36 number of the same slot stands in, the same on every instance, found once and kept.
      */
     static String helperName(String prefix, String name, String suffix) {
         int open = name.indexOf('{');

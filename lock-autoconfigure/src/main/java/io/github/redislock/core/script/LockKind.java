@@ -29,12 +29,10 @@ public enum LockKind {
         return this == READ || this == WRITE;
     }
 
-    /** How metrics and diagnostics name holds of this kind. */
     public String metricName() {
         return metricName;
     }
 
-    /** How messages name the lock of this kind on {@code key}. */
     public String describe(String key) {
         return lockOf + "'" + key + "'";
     }

@@ -29,17 +29,15 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * How a lock script reaches Redis, always as a future: with EVALSHA on the connection factory's shared
- * Lettuce connection (EVAL when Redis lost its script cache), or on a connection of its own, on a
- * bounded thread, when the factory pools connections or is not Lettuce's. Failures become
- * {@link LockRedisException}s naming the key.
+ * How a lock script reaches Redis, always as a future: with EVALSHA (EVAL when Redis lost its script cache) on the
+ * factory's shared Lettuce connection, or on a bounded thread with a connection of its own when the factory pools
+ * connections or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
  */
 public final class ScriptTransport {
 
     /**
-     * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a
-     * server that does not answer keeps these busy, not one more thread per call, until the client's
-     * timeout; up to 4,096 calls queue behind them, and past that a call fails at once, naming its key.
+     * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a server
+     * that does not answer keeps these busy, not one more thread per call; past 4,096 queued calls one fails at once.
      */
     public static final int BLOCKING_CALL_THREADS = 64;
     static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
@@ -48,10 +46,7 @@ public final class ScriptTransport {
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
     private volatile Boolean cluster;
-    /**
-     * The native connection every connection of the factory wraps when it shares one (Lettuce's default), kept: asking
-     * the factory for a wrapper per call costs more than the script. Null until the first call; a closed one is looked up again.
-     */
+    /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
     ScriptTransport(RedisConnectionFactory connectionFactory) {
@@ -68,7 +63,7 @@ public final class ScriptTransport {
         this.shared = commands;
     }
 
-    /** At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting; past that one is refused. */
+    /** At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting. */
     static Executor boundedThreads(String name, int threads, int queued) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
             Thread thread = new Thread(task, name);
@@ -83,10 +78,8 @@ public final class ScriptTransport {
     }
 
     /**
-     * Sends a lock script and returns at once. On the shared Lettuce connection the result completes on the
-     * event loop that read the reply, so whoever continues there must not block.
-     *
-     * @param offConnection where the call waits for Redis without a shared Lettuce connection (renewal has threads of its own)
+     * Sends a lock script. On the shared Lettuce connection the result completes on the event loop, so whoever
+     * continues there must not block; without one, the call waits for Redis on a thread of {@code offConnection}.
      */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
@@ -103,7 +96,7 @@ public final class ScriptTransport {
         });
     }
 
-    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor} (see {@link #BLOCKING_CALL_THREADS}). */
+    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor}. */
     <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
             return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
@@ -132,10 +125,7 @@ public final class ScriptTransport {
         }
     }
 
-    /**
-     * Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the
-     * command interfaces. Commands of an unknown kind count as closed, so they are looked up again.
-     */
+    /** Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the command interfaces. */
     private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
             return standalone.getStatefulConnection().isOpen();
@@ -143,7 +133,7 @@ public final class ScriptTransport {
         return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
-    /** Runs a lock script on a connection the caller has open (the path without a shared Lettuce connection, and replica-sync's). */
+    /** Runs a lock script on a connection the caller has open. */
     @SuppressWarnings("unchecked")
     <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
@@ -160,23 +150,22 @@ public final class ScriptTransport {
     }
 
     /**
-     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be
-     * abandoned half-way, or the caller would not know whether it holds it. The wait ends at the reply
-     * backstop even for a call on a connection of its own ({@link #onConnection}), which nothing else
-     * bounds but the client's own timeout and its place in the bounded pool's queue.
+     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be abandoned
+     * half-way, or the caller would not know whether it holds it. The wait ends at the reply backstop even for a
+     * call on a connection of its own, which nothing else bounds but the client's timeout and the pool's queue.
      */
     <T> T await(CompletableFuture<T> reply) {
         try {
             return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof TimeoutException timeout) {
+            if (e.getCause() instanceof TimeoutException) {
                 reply.cancel(true);
-                throw new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
             }
-            if (e.getCause() instanceof Error error) {
+            Throwable cause = unanswered(e.getCause());
+            if (cause instanceof Error error) {
                 throw error;
             }
-            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         }
     }
 
@@ -193,7 +182,7 @@ public final class ScriptTransport {
         });
     }
 
-    /** The interrupt flag handling and failure naming of {@link #call}, for work that has its connection already. */
+    /** {@link #call}'s interrupt flag handling and failure naming, for work that has its connection already. */
     static <T> T guarded(String redisKey, Supplier<T> action) {
         boolean interrupted = Thread.interrupted();
         try {
@@ -209,18 +198,20 @@ public final class ScriptTransport {
 
     /** An asynchronous call's failure as {@link #guarded} names it. */
     private Throwable named(String redisKey, Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        if (cause instanceof TimeoutException timeout) {
-            cause = new IllegalStateException("No reply from Redis within " + replyBackstop, timeout);
-        }
+        Throwable cause = unanswered(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
         return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
+    }
+
+    /** A reply that did not come by the backstop says so. */
+    private Throwable unanswered(Throwable failure) {
+        return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop, failure) : failure;
     }
 
     private static LockRedisException redisFailure(String redisKey, Throwable e) {
         return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
     }
 
-    /** Opening (possibly connecting) is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
+    /** Opening is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
     private RedisConnection openConnection() {
         for (int attempt = 1; ; attempt++) {
             try {

@@ -20,12 +20,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Whether the channels bound to a lock's hash slot (its release channel, a fair lock's turn channels)
- * are sharded ({@code SPUBLISH}/{@code SSUBSCRIBE}: a release message stays on the master of the lock's
- * slot instead of crossing the cluster bus to every master) or classic. Sharded only on a Redis Cluster,
- * reached through Lettuce, whose every master knows {@code SPUBLISH} (Redis 7.0+, Valkey), as the server
- * answers once; the scripts and the subscriptions of one instance read this one decision. The
- * per-instance inbox has no slot and is always classic.
+ * Whether a lock's channels (its release channel, a fair lock's turn channels) are sharded ({@code SPUBLISH}/{@code
+ * SSUBSCRIBE}: a message stays on the master of the lock's slot instead of crossing the cluster bus) or classic: sharded
+ * only on a Redis Cluster reached through Lettuce whose every master knows {@code SPUBLISH} (Redis 7.0+, Valkey). The
+ * scripts and the subscriptions of one instance read this one decision; the per-instance inbox is always classic.
  */
 public final class ShardedChannels {
 
@@ -65,7 +63,6 @@ public final class ShardedChannels {
         return sharded;
     }
 
-    /** Passed to the scripts as an argument. */
     byte[] publishCommand() {
         return sharded() ? SPUBLISH : CLASSIC_PUBLISH;
     }
