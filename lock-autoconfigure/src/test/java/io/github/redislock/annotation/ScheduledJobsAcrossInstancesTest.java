@@ -37,13 +37,15 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * Spring's real scheduler on two application instances whose scheduler clocks differ by 200 ms, as
  * two hosts' clocks may: each job is a {@code @Scheduled} method under {@code @DistributedLock(waitTime = 0,
- * onFailure = SKIP)}. One run of {@value #SLOTS} one-second slots (about 25 s) feeds every test here: the
- * jobs run side by side, each on its own key, and each test reads what one of them did.
+ * onFailure = SKIP)}. One run of {@value #SLOTS} one-second slots (about 13 s) feeds every test here: the
+ * jobs run side by side, each on its own key, and each test reads what one of them did. Ten slots give
+ * each test's condition ten chances to break (a second run in a slot, a run within holdAtLeast of the
+ * last, two slow runs at once) and the control ten chances to show the duplicate it is there to show.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ScheduledJobsAcrossInstancesTest {
 
-    static final int SLOTS = 20;
+    static final int SLOTS = 10;
     static final Duration SKEW = Duration.ofMillis(200);
     static final long RATE_HOLD_AT_LEAST_MILLIS = 800;
 

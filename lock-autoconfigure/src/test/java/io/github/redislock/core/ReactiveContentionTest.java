@@ -30,6 +30,13 @@ import reactor.core.publisher.Mono;
  *
  * <p>The watchdog timeout is long (60 s) so that 10,000 queued waiters refresh their places only every
  * 6.7 s; the test is about threads and exclusion, not about refresh traffic.
+ *
+ * <p>The critical section has no pause between its read and its write ({@link #SECTION_PAUSE}): the
+ * detector's usual 2 ms would make each test here wait out 20 s of pauses. Both instances live in this
+ * JVM, so the detector's in-memory count of the callers inside sees any overlap however short the
+ * section is, and the Redis counter still loses an increment to two callers inside together;
+ * {@link #withoutTheLockTheUnpausedSectionSeesCallersOverlap()} shows that the section still catches
+ * callers that are not excluded.
  */
 class ReactiveContentionTest {
 
@@ -37,6 +44,8 @@ class ReactiveContentionTest {
     /** Threads the JVM may add to its baseline: the async lockers' and whatever Lettuce and Reactor start on first use. */
     private static final int THREAD_ALLOWANCE = 16;
     private static final Duration WAIT = Duration.ofSeconds(120);
+    /** No pause: the section is two round trips to Redis long, and every caller is in this JVM (see the class javadoc). */
+    private static final Duration SECTION_PAUSE = Duration.ZERO;
 
     private final ThreadMXBean threadBean = ManagementFactory.getThreadMXBean();
     private LockerFixture first;
@@ -49,7 +58,7 @@ class ReactiveContentionTest {
         first = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(60));
         second = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(60));
         key = "reactive-contention-" + UUID.randomUUID();
-        detector = new OverlapDetector(first.redis, key + ":counter");
+        detector = new OverlapDetector(first.redis, key + ":counter", SECTION_PAUSE);
         for (LockerFixture instance : List.of(first, second)) { // the connections and the pub/sub link exist before the baseline
             instance.locker.lock(key);
             instance.locker.unlock(key);
@@ -132,6 +141,33 @@ class ReactiveContentionTest {
             assertEveryOneServedOnceAlone(served, ACQUISITIONS);
             assertThat(peak - baseline).as("threads over the baseline of %d", baseline).isLessThanOrEqualTo(THREAD_ALLOWANCE);
             assertNothingLeft();
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void withoutTheLockTheUnpausedSectionSeesCallersOverlap() throws Exception {
+        int callers = 4;
+        int passesEach = 250;
+        ExecutorService threads = Executors.newFixedThreadPool(callers);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> unlocked = new ArrayList<>();
+        try {
+            for (int t = 0; t < callers; t++) {
+                unlocked.add(threads.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < passesEach; i++) {
+                        detector.pass();
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> caller : unlocked) {
+                caller.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            detector.assertPassesOverlapped();
         } finally {
             threads.shutdownNow();
         }

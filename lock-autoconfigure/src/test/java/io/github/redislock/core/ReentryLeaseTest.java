@@ -19,7 +19,12 @@ import org.junit.jupiter.api.Test;
 class ReentryLeaseTest extends TwoInstances {
 
     static final long SHORT_LEASE_MILLIS = 300;
-    static final long LEASE_MILLIS = 1500; // longer than the 1 s watchdog timeout, which would renew it
+    /**
+     * Shorter than the 1 s watchdog timeout, yet past two of its ticks (a third of it each): a hold the watchdog
+     * wrongly took over would be renewed to 1 s before its lease ends, and again every tick, so no other instance
+     * would get it within 3 leases.
+     */
+    static final long LEASE_MILLIS = 800;
 
     @Test
     void aReentryWithAShorterLeaseDoesNotShortenAWatchdogHold() throws Exception {
