@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 
 import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -45,6 +46,11 @@ public final class ScriptTransport {
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
+    /**
+     * Whether {@link #send} adds the backstop: not when the client's timeout options time every command out (Spring Data's and
+     * Spring Boot's default), where a timer of ours per command would only wake the JDK's timer thread once per command.
+     */
+    private final boolean backstopPerCommand;
     private volatile Boolean cluster;
     /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
@@ -53,12 +59,15 @@ public final class ScriptTransport {
         this.connectionFactory = connectionFactory;
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
+        this.backstopPerCommand = !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getClientConfiguration()
+                .getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
     }
 
     /** Every call goes to {@code commands} alone: the benchmarks' {@code LockClientProbe}. */
     ScriptTransport(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = null;
         this.replyBackstop = Duration.ofSeconds(60);
+        this.backstopPerCommand = false; // answered in memory, as the default client times commands out
         this.cluster = false;
         this.shared = commands;
     }
@@ -116,10 +125,11 @@ public final class ScriptTransport {
                 .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
     }
 
-    /** One Lettuce command on its way, bounded by the reply backstop; one that failed to start is a failed stage. */
+    /** One Lettuce command on its way, bounded by the client's timeout or the reply backstop; one that failed to start is a failed stage. */
     <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
         try {
-            return command.get().toCompletableFuture().copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS);
+            CompletableFuture<T> reply = command.get().toCompletableFuture().copy();
+            return backstopPerCommand ? reply.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
