@@ -261,6 +261,11 @@ class HungClusterMasterTest {
                 }
 
                 @Override
+                public Duration timeout() {
+                    return subscription.timeout();
+                }
+
+                @Override
                 public CompletableFuture<Void> subscribe(byte[] channel) {
                     if (!armed || cluster.masterOf(SlotHash.getSlot(channel)) != cluster.masters().indexOf(master)) {
                         return subscription.subscribe(channel);

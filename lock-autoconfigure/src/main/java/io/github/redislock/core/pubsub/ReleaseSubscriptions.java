@@ -1,5 +1,6 @@
 package io.github.redislock.core.pubsub;
 
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.script.ShardedChannels;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,11 +15,16 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -49,7 +55,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final ReentrantLock connectionLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(PubSubConnection.daemon("redis-lock-unsubscriber"));
+    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
     private final Listener listener = new Listener();
     /** The pub/sub connection, opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
@@ -98,7 +104,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
                 onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
-                throw failure instanceof CompletionException wrapped ? wrapped : new CompletionException(failure);
+                throw new CompletionException(subscribeFailed(channel, failure instanceof CompletionException wrapped ? wrapped.getCause() : failure));
             }
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
@@ -152,9 +158,14 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             checkOpen();
             CompletableFuture<ChannelSubscriber.Subscription> current = connection;
             if (usable(current)) {
-                entry.confirmation = current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8)));
+                CompletableFuture<Void> confirmation = expect(entry, current);
+                current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8))).whenComplete((sent, failure) -> {
+                    if (failure != null) {
+                        confirmation.completeExceptionally(failure);
+                    }
+                });
             } else {
-                entry.confirmation = reopen().thenApply(open -> null); // it carries every registered channel, this one included
+                reopen(); // it carries every registered channel, this one included
             }
         } finally {
             connectionLock.unlock();
@@ -164,13 +175,46 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Under the connection lock: a new connection carrying the inbox and every registered channel, in place of the current one. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
         closeConnection();
-        List<byte[]> names = channels.keySet().stream().map(name -> name.getBytes(StandardCharsets.UTF_8)).toList();
+        CompletableFuture<ChannelSubscriber.Subscription> opening = new CompletableFuture<>();
+        List<byte[]> names = channels.values().stream().map(entry -> {
+            expect(entry, opening); // before the subscribe is sent, which Redis may confirm at once
+            return entry.name.getBytes(StandardCharsets.UTF_8);
+        }).toList();
+        connection = opening;
         try {
-            connection = subscriber.open(inbox.channel, names, listener);
+            subscriber.open(inbox.channel, names, listener).whenComplete((open, failure) -> {
+                if (failure != null) {
+                    opening.completeExceptionally(failure);
+                } else {
+                    opening.complete(open);
+                }
+            });
         } catch (RuntimeException e) {
-            connection = CompletableFuture.failedFuture(e);
+            opening.completeExceptionally(e);
         }
-        return connection;
+        return opening;
+    }
+
+    /** A new confirmation of {@code entry}, which Redis's confirmation completes, and which fails when {@code on} does or Redis takes longer than its timeout. */
+    private static CompletableFuture<Void> expect(ReleaseChannel entry, CompletableFuture<ChannelSubscriber.Subscription> on) {
+        CompletableFuture<Void> confirmation = new CompletableFuture<>();
+        entry.confirmation = confirmation;
+        on.whenComplete((open, failure) -> {
+            if (failure != null) {
+                confirmation.completeExceptionally(failure);
+            } else {
+                confirmation.orTimeout(open.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            }
+        });
+        return confirmation;
+    }
+
+    private static RuntimeException subscribeFailed(String channel, Throwable failure) {
+        if (failure instanceof TimeoutException) {
+            return new QueryTimeoutException("Redis did not confirm the SUBSCRIBE of " + channel + " within the client's command timeout");
+        }
+        return failure instanceof DataAccessException known ? known
+                : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + ScriptTransport.rootMessage(failure), failure);
     }
 
     private void checkOpen() {
@@ -283,6 +327,10 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             ReleaseChannel entry = channels.get(name);
             if (entry != null) {
                 entry.queue.forEach(Waiting::wake);
+                CompletableFuture<Void> confirmation = entry.confirmation;
+                if (confirmation != null) {
+                    confirmation.complete(null);
+                }
             } else if (!closed) {
                 // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
                 onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
@@ -348,6 +396,19 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         channels.clear();
         disconnect();
         unsubscriber.shutdownNow();
+    }
+
+    /** Threads of the subscriptions, which never keep the JVM alive. */
+    static ThreadFactory daemon(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    static String name(byte[] channel) {
+        return new String(channel, StandardCharsets.UTF_8);
     }
 
     /**
