@@ -126,8 +126,8 @@ class HungClusterMasterTest {
         for (String key : List.of(onHealthy, onOtherHealthy)) {
             async.release(async.acquire(key, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
         }
-        locker.subscriptions.join(channel(onHanging.get(2))).close();
-        locker.subscriptions.join(channel(onHealthy)).close();
+        Internals.join(locker, channel(onHanging.get(2))).close();
+        Internals.join(locker, channel(onHealthy)).close();
 
         locker.lock(onHanging.get(0));
         locker.lock(onHanging.get(1));

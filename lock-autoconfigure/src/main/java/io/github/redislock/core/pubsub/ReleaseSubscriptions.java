@@ -39,11 +39,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * of a channel (a reconnect, a new connection that took over) wakes its waiters to look at their lock.
  * No caller waits inside a subscription: joins answer with futures, and the connection only sends.
  */
-public final class ReleaseSubscriptions implements AutoCloseable {
+public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
     private static final String WAKE_ALL = "all";
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final CompletableFuture<Void> NOT_SUBSCRIBED = CompletableFuture.failedFuture(new IllegalStateException("Not subscribed"));
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
@@ -56,7 +57,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private final ReentrantLock connectionLock = new ReentrantLock();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
-    private final Listener listener = new Listener();
     /** The pub/sub connection, opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
     private volatile boolean closed;
@@ -70,15 +70,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
         this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
-    }
-
-    /** Joins {@code channel} and waits until Redis confirmed it: for tests only, as it blocks its caller. */
-    public Waiting join(String channel) {
-        try {
-            return join(channel, null, null).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException failure ? failure : e;
-        }
     }
 
     /**
@@ -142,8 +133,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                     continue;
                 }
                 entry.waiters++;
-                CompletableFuture<Void> confirmation = entry.confirmation;
-                if (confirmation == null || confirmation.isCompletedExceptionally() || !usable(connection)) {
+                if (entry.confirmation.isCompletedExceptionally() || !usable(connection)) {
                     subscribe(entry);
                 }
                 return entry;
@@ -158,12 +148,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             checkOpen();
             CompletableFuture<ChannelSubscriber.Subscription> current = connection;
             if (usable(current)) {
-                CompletableFuture<Void> confirmation = expect(entry, current);
-                current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8))).whenComplete((sent, failure) -> {
-                    if (failure != null) {
-                        confirmation.completeExceptionally(failure);
-                    }
-                });
+                CompletableFuture<Void> confirmation = entry.confirmation = new CompletableFuture<>(); // before Redis may confirm
+                byte[] name = entry.name.getBytes(StandardCharsets.UTF_8);
+                bound(confirmation, current.thenCompose(open -> open.subscribe(name).thenApply(sent -> open)));
             } else {
                 reopen(); // it carries every registered channel, this one included
             }
@@ -175,38 +162,26 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Under the connection lock: a new connection carrying the inbox and every registered channel, in place of the current one. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
         closeConnection();
-        CompletableFuture<ChannelSubscriber.Subscription> opening = new CompletableFuture<>();
-        List<byte[]> names = channels.values().stream().map(entry -> {
-            expect(entry, opening); // before the subscribe is sent, which Redis may confirm at once
-            return entry.name.getBytes(StandardCharsets.UTF_8);
-        }).toList();
-        connection = opening;
+        List<ReleaseChannel> carried = List.copyOf(channels.values());
+        carried.forEach(entry -> entry.confirmation = new CompletableFuture<>()); // before the subscribes go out: Redis may confirm at once
         try {
-            subscriber.open(inbox.channel, names, listener).whenComplete((open, failure) -> {
-                if (failure != null) {
-                    opening.completeExceptionally(failure);
-                } else {
-                    opening.complete(open);
-                }
-            });
+            connection = subscriber.open(inbox.channel, carried.stream().map(entry -> entry.name.getBytes(StandardCharsets.UTF_8)).toList(), this);
         } catch (RuntimeException e) {
-            opening.completeExceptionally(e);
+            connection = CompletableFuture.failedFuture(e);
         }
-        return opening;
+        carried.forEach(entry -> bound(entry.confirmation, connection));
+        return connection;
     }
 
-    /** A new confirmation of {@code entry}, which Redis's confirmation completes, and which fails when {@code on} does or Redis takes longer than its timeout. */
-    private static CompletableFuture<Void> expect(ReleaseChannel entry, CompletableFuture<ChannelSubscriber.Subscription> on) {
-        CompletableFuture<Void> confirmation = new CompletableFuture<>();
-        entry.confirmation = confirmation;
-        on.whenComplete((open, failure) -> {
+    /** Fails {@code confirmation} when {@code sent} fails, or when Redis takes longer than the client's timeout after it to confirm. */
+    private static void bound(CompletableFuture<Void> confirmation, CompletableFuture<ChannelSubscriber.Subscription> sent) {
+        sent.whenComplete((open, failure) -> {
             if (failure != null) {
                 confirmation.completeExceptionally(failure);
             } else {
                 confirmation.orTimeout(open.timeout().toNanos(), TimeUnit.NANOSECONDS);
             }
         });
-        return confirmation;
     }
 
     private static RuntimeException subscribeFailed(String channel, Throwable failure) {
@@ -294,50 +269,34 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** On the client's event loop: never takes a subscription monitor or the connection lock. */
-    private final class Listener implements ChannelSubscriber.Listener {
+    // As the connection's listener, on the client's event loop: never takes a subscription monitor or the connection lock.
 
-        @Override
-        public void lost() {
-            onSubscriptionThread(ReleaseSubscriptions.this::reconnect);
+    @Override
+    public void lost() {
+        onSubscriptionThread(this::reconnect);
+    }
+
+    @Override
+    public void message(byte[] channel, byte[] body) {
+        ReleaseChannel entry = inbox.is(channel) ? inbox : channels.get(name(channel));
+        if (entry != null) {
+            entry.message(body);
         }
+    }
 
-        @Override
-        public void message(byte[] channel, byte[] body) {
-            if (inbox.is(channel)) {
-                inbox.received(new String(body, StandardCharsets.UTF_8));
-                return;
-            }
-            ReleaseChannel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
-            if (entry != null && Arrays.equals(body, WAKE_ALL_BODY)) {
-                entry.queue.forEach(Waiting::wake);
-            } else if (entry != null) {
-                entry.wakeNext();
-            }
-        }
-
-        /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
-        @Override
-        public void subscribed(byte[] channel) {
-            if (inbox.is(channel)) {
-                inbox.confirmed();
-                return;
-            }
-            String name = new String(channel, StandardCharsets.UTF_8);
-            ReleaseChannel entry = channels.get(name);
-            if (entry != null) {
-                entry.queue.forEach(Waiting::wake);
-                CompletableFuture<Void> confirmation = entry.confirmation;
-                if (confirmation != null) {
-                    confirmation.complete(null);
-                }
-            } else if (!closed) {
-                // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
-                onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
-                    unsubscribe(name);
-                    return null;
-                }));
-            }
+    /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
+    @Override
+    public void subscribed(byte[] channel) {
+        String name = name(channel);
+        ReleaseChannel entry = inbox.is(channel) ? inbox : channels.get(name);
+        if (entry != null) {
+            entry.confirmed();
+        } else if (!closed) {
+            // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
+            onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
+                unsubscribe(name);
+                return null;
+            }));
         }
     }
 
@@ -370,12 +329,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         if (current != null) {
             connection = null;
             inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
-            for (ReleaseChannel entry : channels.values()) {
-                CompletableFuture<Void> confirmation = entry.confirmation;
-                if (confirmation != null) {
-                    confirmation.complete(null);
-                }
-            }
+            channels.values().forEach(ReleaseChannel::connectionClosed);
             current.thenAccept(ChannelSubscriber.Subscription::close);
         }
     }
@@ -412,11 +366,11 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     }
 
     /**
-     * One lock's release channel as this instance subscribes it: its local waiters and its subscription.
-     * The subscription state has a monitor of its own, never taken on the client's event loop, where this
-     * object's monitor guards the wake-ups.
+     * A channel as this instance subscribes it: its local waiters, its subscription, and when Redis last
+     * confirmed it. The subscription state has a monitor of its own, never taken on the client's event
+     * loop, where this object's monitor guards the wake-ups.
      */
-    static final class ReleaseChannel {
+    static class ReleaseChannel {
         final String name;
         /** Its joined waiters, the one that has waited longest first: a release wakes it. */
         final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
@@ -428,10 +382,38 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         boolean unsubscribeScheduled;
         boolean dropped;
         /** Completes once Redis confirmed the latest subscribe of the channel, or its connection closed; set under the connection lock. */
-        volatile CompletableFuture<Void> confirmation;
+        volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
+        /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed now. */
+        private volatile long confirmedAt;
 
         ReleaseChannel(String name) {
             this.name = name;
+        }
+
+        void message(byte[] body) {
+            if (Arrays.equals(body, WAKE_ALL_BODY)) {
+                queue.forEach(Waiting::wake);
+            } else {
+                wakeNext();
+            }
+        }
+
+        /** Messages published while no connection carried it never arrive: its waiters look at their locks again. */
+        void confirmed() {
+            confirmedAt = System.nanoTime();
+            queue.forEach(Waiting::wake);
+            confirmation.complete(null);
+        }
+
+        void connectionClosed() {
+            confirmedAt = 0;
+            confirmation.complete(null);
+        }
+
+        /** Whether every message published since {@code nanos} (a System.nanoTime()) reaches this instance. */
+        boolean heardSince(long nanos) {
+            long confirmed = confirmedAt;
+            return confirmed != 0 && confirmed - nanos < 0;
         }
 
         /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */

@@ -24,6 +24,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubListener;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -46,7 +47,7 @@ import org.apache.commons.logging.LogFactory;
  * each such channel is subscribed where its slot is served now, again every {@link #REATTACH_INTERVAL}
  * while that fails or a connection stays down.
  */
-final class ShardedSubscription implements ChannelSubscriber.Subscription, RedisConnectionStateListener {
+final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]> implements ChannelSubscriber.Subscription, RedisConnectionStateListener {
 
     private static final Log log = LogFactory.getLog(ShardedSubscription.class);
     private static final Duration REATTACH_INTERVAL = Duration.ofSeconds(1);
@@ -71,7 +72,7 @@ final class ShardedSubscription implements ChannelSubscriber.Subscription, Redis
         this.client = client;
         this.connection = connection;
         this.listener = listener;
-        connection.addListener(new Events());
+        connection.addListener((RedisClusterPubSubListener<byte[], byte[]>) this);
     }
 
     static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, List<byte[]> channels,
@@ -187,40 +188,36 @@ final class ShardedSubscription implements ChannelSubscriber.Subscription, Redis
         });
     }
 
-    /** Every node's messages and confirmations, classic (the inbox) and sharded, and where each channel is confirmed. */
-    private final class Events extends RedisClusterPubSubAdapter<byte[], byte[]> {
+    @Override
+    public void message(RedisClusterNode node, byte[] channel, byte[] message) {
+        listener.message(channel, message);
+    }
 
-        @Override
-        public void message(RedisClusterNode node, byte[] channel, byte[] message) {
-            listener.message(channel, message);
+    @Override
+    public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+        listener.message(channel, message);
+    }
+
+    @Override
+    public void subscribed(RedisClusterNode node, byte[] channel, long count) {
+        listener.subscribed(channel);
+    }
+
+    @Override
+    public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+        if (node != null && node.getNodeId() != null) {
+            confirmedBy.put(name(channel), node.getNodeId());
         }
+        listener.subscribed(channel);
+    }
 
-        @Override
-        public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
-            listener.message(channel, message);
-        }
-
-        @Override
-        public void subscribed(RedisClusterNode node, byte[] channel, long count) {
-            listener.subscribed(channel);
-        }
-
-        @Override
-        public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
-            if (node != null && node.getNodeId() != null) {
-                confirmedBy.put(name(channel), node.getNodeId());
-            }
-            listener.subscribed(channel);
-        }
-
-        /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
-        @Override
-        public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-            if (wanted.containsKey(name(channel))) {
-                confirmedBy.remove(name(channel));
-                reattachPasses.set(0);
-                scheduleReattach(Duration.ZERO);
-            }
+    /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
+    @Override
+    public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+        if (wanted.containsKey(name(channel))) {
+            confirmedBy.remove(name(channel));
+            reattachPasses.set(0);
+            scheduleReattach(Duration.ZERO);
         }
     }
 }
