@@ -249,8 +249,8 @@ class HungClusterMasterTest {
         }
 
         @Override
-        public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
-            return delegate.open(inbox, channels, listener).thenApply(this::holdingBack);
+        public CompletableFuture<Subscription> open(byte[] inbox, Listener listener) {
+            return delegate.open(inbox, listener).thenApply(this::holdingBack);
         }
 
         private Subscription holdingBack(Subscription subscription) {

@@ -2,7 +2,6 @@ package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.script.ShardedChannels;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -43,12 +42,12 @@ public interface ChannelSubscriber {
         void close();
     }
 
-    /** A new connection, once it can send, with the subscribes of {@code inbox} and {@code channels} sent. */
-    CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener);
+    /** A new connection subscribed to {@code inbox}, once it can send. */
+    CompletableFuture<Subscription> open(byte[] inbox, Listener listener);
 
     /** Classic or sharded, as {@code sharded} decides when the first connection opens. */
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
-        return (inbox, channels, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, channels, listener)
-                : ClassicSubscription.open(connectionFactory, inbox, channels, listener);
+        return (inbox, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener)
+                : ClassicSubscription.open(connectionFactory, inbox, listener);
     }
 }

@@ -1,8 +1,6 @@
 package io.github.redislock.core.pubsub;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,15 +56,12 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         this.listener = listener;
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, List<byte[]> channels,
-                                                                  ChannelSubscriber.Listener listener) {
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, ChannelSubscriber.Listener listener) {
         Duration timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
                 : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
                 : Duration.ofSeconds(60);
         ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
-        List<byte[]> names = new ArrayList<>(channels);
-        names.add(0, inbox);
-        ReleaseSubscriptions.daemon("redis-lock-subscription").newThread(() -> subscription.run(names)).start();
+        ReleaseSubscriptions.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
         return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
             if (failure != null) {
                 subscription.close();
@@ -75,10 +70,10 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     }
 
     /** On the opening thread: subscribes, and on Jedis runs the read loop until the subscription ends. */
-    private void run(List<byte[]> names) {
+    private void run(byte[] inbox) {
         try {
             connection = connectionFactory.getConnection();
-            connection.subscribe(this, names.toArray(byte[][]::new));
+            connection.subscribe(this, inbox);
         } catch (RuntimeException e) {
             ended = true;
             opened.completeExceptionally(e);

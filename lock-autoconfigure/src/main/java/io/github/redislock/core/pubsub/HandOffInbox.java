@@ -2,7 +2,6 @@ package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.pubsub.ReleaseSubscriptions.ReleaseChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,7 +23,6 @@ final class HandOffInbox extends ReleaseChannel {
     private static final String GRANTED = "granted:";
     private static final int MAX_UNCLAIMED_HAND_OFFS = 64; // one is kept for a few microseconds
 
-    final byte[] channel;
     /** The queued waits of this instance by wait name. Guarded by itself. */
     private final Map<String, Waiting> waits = new HashMap<>();
     /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
@@ -37,11 +35,6 @@ final class HandOffInbox extends ReleaseChannel {
 
     HandOffInbox(String anchorChannel) {
         super(anchorChannel + ":" + UUID.randomUUID());
-        this.channel = name.getBytes(StandardCharsets.UTF_8);
-    }
-
-    boolean is(byte[] channelName) {
-        return Arrays.equals(channelName, channel);
     }
 
     /** Makes a queued wait reachable by its hand-off, and gives it the one that came before it joined. */

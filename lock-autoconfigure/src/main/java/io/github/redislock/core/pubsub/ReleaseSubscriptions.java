@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Deque;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -18,13 +17,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -54,7 +51,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     private final ChannelSubscriber subscriber;
     final HandOffInbox inbox;
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
-    private final ReentrantLock connectionLock = new ReentrantLock();
+    private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
     /** The pub/sub connection, opening or open; null when there is none. */
@@ -95,7 +92,10 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
                 onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
-                throw new CompletionException(subscribeFailed(channel, failure instanceof CompletionException wrapped ? wrapped.getCause() : failure));
+                Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
+                throw new CompletionException(cause instanceof DataAccessException known ? known
+                        : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + why, cause));
             }
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
@@ -141,55 +141,44 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /** Under the channel's subscription monitor; sets the confirmation under the connection lock, for {@link #closeConnection()}. */
+    /** Under the channel's subscription monitor. */
     private void subscribe(ReleaseChannel entry) {
-        connectionLock.lock();
-        try {
+        synchronized (connectionLock) {
             checkOpen();
-            CompletableFuture<ChannelSubscriber.Subscription> current = connection;
-            if (usable(current)) {
-                CompletableFuture<Void> confirmation = entry.confirmation = new CompletableFuture<>(); // before Redis may confirm
-                byte[] name = entry.name.getBytes(StandardCharsets.UTF_8);
-                bound(confirmation, current.thenCompose(open -> open.subscribe(name).thenApply(sent -> open)));
+            if (usable(connection)) {
+                send(entry);
             } else {
                 reopen(); // it carries every registered channel, this one included
             }
-        } finally {
-            connectionLock.unlock();
         }
     }
 
     /** Under the connection lock: a new connection carrying the inbox and every registered channel, in place of the current one. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
         closeConnection();
-        List<ReleaseChannel> carried = List.copyOf(channels.values());
-        carried.forEach(entry -> entry.confirmation = new CompletableFuture<>()); // before the subscribes go out: Redis may confirm at once
         try {
-            connection = subscriber.open(inbox.channel, carried.stream().map(entry -> entry.name.getBytes(StandardCharsets.UTF_8)).toList(), this);
+            connection = subscriber.open(inbox.name.getBytes(StandardCharsets.UTF_8), this);
         } catch (RuntimeException e) {
             connection = CompletableFuture.failedFuture(e);
         }
-        carried.forEach(entry -> bound(entry.confirmation, connection));
+        channels.values().forEach(this::send);
         return connection;
     }
 
-    /** Fails {@code confirmation} when {@code sent} fails, or when Redis takes longer than the client's timeout after it to confirm. */
-    private static void bound(CompletableFuture<Void> confirmation, CompletableFuture<ChannelSubscriber.Subscription> sent) {
-        sent.whenComplete((open, failure) -> {
+    /**
+     * Under the connection lock, for {@link #closeConnection()}: a new confirmation before the subscribe goes
+     * out (Redis may confirm at once), failed when sending fails or Redis takes longer than the client's timeout.
+     */
+    private void send(ReleaseChannel entry) {
+        CompletableFuture<Void> confirmation = entry.confirmation = new CompletableFuture<>();
+        byte[] name = entry.name.getBytes(StandardCharsets.UTF_8);
+        connection.thenCompose(open -> open.subscribe(name).thenApply(sent -> open)).whenComplete((open, failure) -> {
             if (failure != null) {
                 confirmation.completeExceptionally(failure);
             } else {
                 confirmation.orTimeout(open.timeout().toNanos(), TimeUnit.NANOSECONDS);
             }
         });
-    }
-
-    private static RuntimeException subscribeFailed(String channel, Throwable failure) {
-        if (failure instanceof TimeoutException) {
-            return new QueryTimeoutException("Redis did not confirm the SUBSCRIBE of " + channel + " within the client's command timeout");
-        }
-        return failure instanceof DataAccessException known ? known
-                : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + ScriptTransport.rootMessage(failure), failure);
     }
 
     private void checkOpen() {
@@ -278,7 +267,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
     @Override
     public void message(byte[] channel, byte[] body) {
-        ReleaseChannel entry = inbox.is(channel) ? inbox : channels.get(name(channel));
+        ReleaseChannel entry = entry(name(channel));
         if (entry != null) {
             entry.message(body);
         }
@@ -288,7 +277,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     @Override
     public void subscribed(byte[] channel) {
         String name = name(channel);
-        ReleaseChannel entry = inbox.is(channel) ? inbox : channels.get(name);
+        ReleaseChannel entry = entry(name);
         if (entry != null) {
             entry.confirmed();
         } else if (!closed) {
@@ -300,17 +289,18 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
+    private ReleaseChannel entry(String name) {
+        return inbox.name.equals(name) ? inbox : channels.get(name);
+    }
+
     /** A new connection for the waits still registered, in place of a lost one or one {@link #disconnect()} closed; tried again while that fails. */
     public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
-        connectionLock.lock();
-        try {
+        synchronized (connectionLock) {
             if (closed || channels.isEmpty()) {
                 return; // nobody waits: the next wait opens a connection
             }
             reopened = usable(connection) ? connection : reopen(); // a join may have opened one meanwhile
-        } finally {
-            connectionLock.unlock();
         }
         reopened.whenComplete((open, failure) -> {
             if (failure != null && later(this::reconnect, RECONNECT_INTERVAL.toNanos())) {
@@ -336,11 +326,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
     /** Closes the pub/sub connection while its connection factory still runs (a context stop); not final: {@link #reconnect()} or the next join opens a new one. */
     public void disconnect() {
-        connectionLock.lock();
-        try {
+        synchronized (connectionLock) {
             closeConnection();
-        } finally {
-            connectionLock.unlock();
         }
     }
 

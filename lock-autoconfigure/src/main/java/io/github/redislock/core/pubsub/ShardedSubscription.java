@@ -75,12 +75,10 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
         connection.addListener((RedisClusterPubSubListener<byte[], byte[]>) this);
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, List<byte[]> channels,
-                                                                  ChannelSubscriber.Listener listener) {
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, ChannelSubscriber.Listener listener) {
         return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).thenApply(connection -> {
             ShardedSubscription subscription = new ShardedSubscription(client, connection, listener);
             sent(() -> connection.async().subscribe(inbox));
-            subscription.ssubscribe(channels);
             client.addListener(subscription);
             return subscription;
         });
