@@ -34,7 +34,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter) wakes all.
  * A release published while no connection carries a channel is never delivered: so every confirmation
  * of a channel (a reconnect, a new connection that took over) wakes its waiters to look at their lock.
- * No caller waits inside a subscription: joins answer with futures, and the connection only sends.
  */
 public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
@@ -134,21 +133,16 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
                 }
                 entry.waiters++;
                 if (entry.confirmation.isCompletedExceptionally() || !usable(connection)) {
-                    subscribe(entry);
+                    synchronized (connectionLock) {
+                        checkOpen();
+                        if (usable(connection)) {
+                            send(entry);
+                        } else {
+                            reopen(); // it carries every registered channel, this one included
+                        }
+                    }
                 }
                 return entry;
-            }
-        }
-    }
-
-    /** Under the channel's subscription monitor. */
-    private void subscribe(ReleaseChannel entry) {
-        synchronized (connectionLock) {
-            checkOpen();
-            if (usable(connection)) {
-                send(entry);
-            } else {
-                reopen(); // it carries every registered channel, this one included
             }
         }
     }
@@ -213,15 +207,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return channels.values().stream().mapToInt(channel -> channel.queue.size()).sum();
     }
 
-    void left(Waiting waiting, ReleaseChannel entry) {
-        entry.remove(waiting);
-        if (waiting.waitName != null) {
-            inbox.unregister(waiting);
-        }
-        leave(entry);
-    }
-
-    private void leave(ReleaseChannel entry) {
+    /** One waiter fewer: the last one starts the channel's {@link #LINGER}. */
+    void leave(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
             if (--entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
@@ -352,11 +339,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return new String(channel, StandardCharsets.UTF_8);
     }
 
-    /**
-     * A channel as this instance subscribes it: its local waiters, its subscription, and when Redis last
-     * confirmed it. The subscription state has a monitor of its own, never taken on the client's event
-     * loop, where this object's monitor guards the wake-ups.
-     */
+    /** A channel's local waiters and subscription; the subscription state has a monitor of its own, never taken on the client's event loop. */
     static class ReleaseChannel {
         final String name;
         /** Its joined waiters, the one that has waited longest first: a release wakes it. */

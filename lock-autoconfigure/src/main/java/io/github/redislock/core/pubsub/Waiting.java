@@ -77,7 +77,11 @@ public final class Waiting implements AutoCloseable {
     @Override
     public void close() {
         if (!left) {
-            subscriptions.left(this, channel);
+            channel.remove(this);
+            if (waitName != null) {
+                subscriptions.inbox.unregister(this);
+            }
+            subscriptions.leave(channel);
         }
     }
 }
