@@ -37,7 +37,6 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
 
     private final RedisConnectionFactory connectionFactory;
     private final ChannelSubscriber.Listener listener;
-    /** The client's command (Lettuce) or read (Jedis) timeout. */
     private final Duration timeout;
     /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
     private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ReleaseSubscriptions.daemon("redis-lock-subscriber"));
@@ -118,7 +117,6 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         onSender(() -> connection.getSubscription().unsubscribe(channel), 0);
     }
 
-    /** Runs {@code command} on the sender after {@code delayNanos}; fails when it failed. */
     private CompletableFuture<Void> onSender(Runnable command, long delayNanos) {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         try {

@@ -100,7 +100,6 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
                 .map(group -> sent(() -> connection.async().ssubscribe(group.toArray(byte[][]::new)))).toArray(CompletableFuture[]::new));
     }
 
-    /** Sends {@code command} without waiting; fails when it failed. */
     private static CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command) {
         return CompletableFuture.completedFuture(command).thenCompose(Supplier::get).whenComplete((done, failure) -> {
             if (failure != null) {
