@@ -1,7 +1,6 @@
 package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.script.ScriptTransport;
-import io.github.redislock.core.script.ShardedChannels;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -22,7 +21,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection that also
@@ -56,11 +54,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     /** The pub/sub connection, opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
     private volatile boolean closed;
-
-    /** With a {@link ShardedChannels} of its own; a Locker shares one between its scripts and its subscriptions. */
-    public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
-        this(ChannelSubscriber.of(connectionFactory, new ShardedChannels(connectionFactory)), anchorChannel);
-    }
 
     /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
