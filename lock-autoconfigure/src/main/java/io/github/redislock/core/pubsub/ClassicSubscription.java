@@ -47,7 +47,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private volatile boolean ended;
     /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
     private boolean opening = true;
-    private boolean closeRequested;
+    private volatile boolean closeRequested;
 
     private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ChannelSubscriber.Listener listener) {
         this.connectionFactory = connectionFactory;
@@ -109,7 +109,11 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
 
     @Override
     public CompletableFuture<Void> subscribe(byte[] channel) {
-        return onSender(() -> connection.getSubscription().subscribe(channel), 0);
+        return onSender(() -> {
+            if (!closeRequested) { // a join chained on this connection before it was let go: sending would only race the close
+                connection.getSubscription().subscribe(channel);
+            }
+        }, 0);
     }
 
     @Override
