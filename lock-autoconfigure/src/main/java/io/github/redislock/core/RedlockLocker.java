@@ -39,7 +39,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public class RedlockLocker extends RedisLocker {
 
     /** It joins no release channel: its attempts ask for none (see {@link #plainAttempt}). */
-    private static final ChannelSubscriber NO_CHANNELS = (inbox, channels, listener) -> CompletableFuture.failedFuture(
+    private static final ChannelSubscriber NO_CHANNELS = (inbox, listener) -> CompletableFuture.failedFuture(
             new IllegalStateException("A Redlock wait joins no release channel"));
 
     private final RedlockQuorum quorum;

@@ -126,8 +126,8 @@ class HungClusterMasterTest {
         for (String key : List.of(onHealthy, onOtherHealthy)) {
             async.release(async.acquire(key, Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
         }
-        locker.subscriptions.join(channel(onHanging.get(2))).close();
-        locker.subscriptions.join(channel(onHealthy)).close();
+        Internals.join(locker, channel(onHanging.get(2))).close();
+        Internals.join(locker, channel(onHealthy)).close();
 
         locker.lock(onHanging.get(0));
         locker.lock(onHanging.get(1));
@@ -249,8 +249,8 @@ class HungClusterMasterTest {
         }
 
         @Override
-        public CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener) {
-            return delegate.open(inbox, channels, listener).thenApply(this::holdingBack);
+        public CompletableFuture<Subscription> open(byte[] inbox, Listener listener) {
+            return delegate.open(inbox, listener).thenApply(this::holdingBack);
         }
 
         private Subscription holdingBack(Subscription subscription) {
@@ -258,6 +258,11 @@ class HungClusterMasterTest {
                 @Override
                 public boolean isOpen() {
                     return subscription.isOpen();
+                }
+
+                @Override
+                public Duration timeout() {
+                    return subscription.timeout();
                 }
 
                 @Override

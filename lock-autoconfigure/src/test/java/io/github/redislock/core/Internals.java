@@ -19,7 +19,7 @@ public final class Internals {
 
     /** Listens for releases on {@code channel} until the returned subscription is closed. */
     public static AutoCloseable join(RedisLocker locker, String channel) {
-        return locker.subscriptions.join(channel);
+        return locker.subscriptions.join(channel, null, null).join();
     }
 
     /** Channels the Locker's pub/sub connection is subscribed to now. */

@@ -85,7 +85,7 @@ class StopWhileSubscribingTest {
 
     @Test
     void aWaitWhoseSubscribeIsUnconfirmedWhenTheContextStopsLooksAtItsLockAtOnce() throws Exception {
-        locker.subscriptions.join(LockerFixture.PREFIX + "{warm-up}:released").close(); // the connection is open
+        Internals.join(locker, LockerFixture.PREFIX + "{warm-up}:released").close(); // the connection is open
         pubSubRedis.pause();
 
         stopWhileTheWaitSubscribes();

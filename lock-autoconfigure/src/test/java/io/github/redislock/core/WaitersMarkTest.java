@@ -37,7 +37,7 @@ class WaitersMarkTest extends TwoInstances {
         patient = LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), LockerFixture.SLOW_RETRIES);
         // Its inbox heard from now on: a wait that queues later does not look at the lock again after joining,
         // so nothing but the hand-off, a message or the end of the lease it saw brings it back to Redis.
-        patient.subscriptions.join(keys.channel() + ":warm-up").close();
+        patient.subscriptions.join(keys.channel() + ":warm-up", null, null).join().close();
     }
 
     @AfterEach

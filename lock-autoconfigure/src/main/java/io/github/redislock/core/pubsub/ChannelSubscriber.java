@@ -1,7 +1,7 @@
 package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.script.ShardedChannels;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -9,12 +9,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Opens the pub/sub connection of {@link ReleaseSubscriptions}: classic ({@code SUBSCRIBE} through
  * Spring Data Redis) or, on a cluster that supports it, sharded ({@code SSUBSCRIBE} on the master of
- * each channel's slot, through Lettuce).
- *
- * <p>Opening and subscribing never block their caller (a wait's own thread, or one of the async
- * locker's few), so a master that hangs holds up only the waiters of its own channels. Their futures
- * complete once Redis confirmed, or fail with a {@link org.springframework.dao.DataAccessException}
- * when it did not within the client's command timeout.
+ * each channel's slot, through Lettuce). Opening and subscribing only send and never block their
+ * caller, so a master that hangs holds up only the waiters of its own channels: Redis's confirmations
+ * come to the {@link Listener}, and {@link ReleaseSubscriptions} waits for them.
  */
 public interface ChannelSubscriber {
 
@@ -33,6 +30,10 @@ public interface ChannelSubscriber {
     interface Subscription {
         boolean isOpen();
 
+        /** How long Redis may take to confirm a subscribe: the client's command timeout. */
+        Duration timeout();
+
+        /** Sends the subscribe; fails when it could not be sent. */
         CompletableFuture<Void> subscribe(byte[] channel);
 
         /** Sends the unsubscribe; never waits for Redis. */
@@ -41,12 +42,12 @@ public interface ChannelSubscriber {
         void close();
     }
 
-    /** A new connection subscribed to {@code inbox} and {@code channels}. */
-    CompletableFuture<Subscription> open(byte[] inbox, List<byte[]> channels, Listener listener);
+    /** A new connection subscribed to {@code inbox}, once it can send. */
+    CompletableFuture<Subscription> open(byte[] inbox, Listener listener);
 
     /** Classic or sharded, as {@code sharded} decides when the first connection opens. */
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
-        return (inbox, channels, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, channels, listener)
-                : ClassicSubscription.open(connectionFactory, inbox, channels, listener);
+        return (inbox, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener)
+                : ClassicSubscription.open(connectionFactory, inbox, listener);
     }
 }

@@ -1,7 +1,6 @@
 package io.github.redislock.core.pubsub;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -29,7 +28,7 @@ import org.springframework.util.ClassUtils;
  * every later subscribe and unsubscribe, in order. A Jedis subscription that breaks is reported
  * ({@link ChannelSubscriber.Listener#lost()}), since nothing reconnects it.
  */
-final class ClassicSubscription extends PubSubConnection implements MessageListener, SubscriptionListener {
+final class ClassicSubscription implements ChannelSubscriber.Subscription, MessageListener, SubscriptionListener {
 
     private static final Log log = LogFactory.getLog(ClassicSubscription.class);
     /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
@@ -37,38 +36,46 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
     private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicSubscription.class.getClassLoader());
 
     private final RedisConnectionFactory connectionFactory;
+    private final ChannelSubscriber.Listener listener;
+    private final Duration timeout;
     /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
-    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-subscriber"));
+    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ReleaseSubscriptions.daemon("redis-lock-subscriber"));
+    /** Completes at Redis's first confirmation: only then has Spring Data a subscription that later subscribes can go on. */
+    private final CompletableFuture<ChannelSubscriber.Subscription> opened = new CompletableFuture<>();
     private volatile RedisConnection connection;
     /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
     private volatile boolean ended;
     /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
     private boolean opening = true;
-    private boolean closeRequested;
+    private volatile boolean closeRequested;
 
-    /** @param timeout the client's command (Lettuce) or read (Jedis) timeout */
     private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ChannelSubscriber.Listener listener) {
-        super(listener, timeout);
         this.connectionFactory = connectionFactory;
+        this.timeout = timeout;
+        this.listener = listener;
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, List<byte[]> channels,
-                                                                  ChannelSubscriber.Listener listener) {
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, ChannelSubscriber.Listener listener) {
         Duration timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
                 : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
                 : Duration.ofSeconds(60);
         ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
-        return subscription.open(inbox, channels, CONNECTING.plus(timeout), names -> daemon("redis-lock-subscription").newThread(() -> subscription.run(names)).start());
+        ReleaseSubscriptions.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
+        return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
+            if (failure != null) {
+                subscription.close();
+            }
+        });
     }
 
     /** On the opening thread: subscribes, and on Jedis runs the read loop until the subscription ends. */
-    private void run(List<byte[]> names) {
+    private void run(byte[] inbox) {
         try {
             connection = connectionFactory.getConnection();
-            connection.subscribe(this, names.toArray(byte[][]::new));
+            connection.subscribe(this, inbox);
         } catch (RuntimeException e) {
             ended = true;
-            failed(names, e);
+            opened.completeExceptionally(e);
         } finally {
             boolean closeNow;
             boolean lost;
@@ -77,7 +84,7 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
                 // Lettuce returns here subscribed; Jedis once the subscription ended.
                 ended |= connection == null || !connection.isSubscribed();
                 closeNow = ended || closeRequested;
-                lost = ended && !closeRequested && confirmedOnce;
+                lost = ended && !closeRequested && opened.isDone() && !opened.isCompletedExceptionally();
             }
             if (closeNow) {
                 closeConnection();
@@ -96,29 +103,40 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
     }
 
     @Override
-    void send(byte[] channel) {
-        onSender(() -> connection.getSubscription().subscribe(channel), List.of(channel), 0);
+    public Duration timeout() {
+        return timeout;
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(byte[] channel) {
+        return onSender(() -> {
+            if (!closeRequested) { // a join chained on this connection before it was let go: sending would only race the close
+                connection.getSubscription().subscribe(channel);
+            }
+        }, 0);
     }
 
     @Override
     public void unsubscribe(byte[] channel) {
-        onSender(() -> connection.getSubscription().unsubscribe(channel), List.of(), 0);
+        onSender(() -> connection.getSubscription().unsubscribe(channel), 0);
     }
 
-    /** Runs {@code command} on the sender after {@code delayNanos}; a failure fails the confirmations of {@code channels}. */
-    private void onSender(Runnable command, List<byte[]> channels, long delayNanos) {
+    private CompletableFuture<Void> onSender(Runnable command, long delayNanos) {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
         try {
             sender.schedule(() -> {
                 try {
                     command.run();
+                    sent.complete(null);
                 } catch (RuntimeException e) {
                     log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", e);
-                    failed(channels, e);
+                    sent.completeExceptionally(e);
                 }
             }, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
-            failed(channels, closed);
+            sent.completeExceptionally(closed);
         }
+        return sent;
     }
 
     /**
@@ -134,8 +152,8 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
                     if (isOpen()) {
                         connection.getSubscription().close();
                     }
-                }, List.of(), 0);
-                onSender(this::closeConnection, List.of(), timeout.toNanos()); // unless the read loop ended and closed it
+                }, 0);
+                onSender(this::closeConnection, timeout.toNanos()); // unless the read loop ended and closed it
                 return;
             }
         }
@@ -145,7 +163,6 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
 
     private void closeConnection() {
         ended = true;
-        failAll();
         RedisConnection current = connection;
         if (current != null && !current.isClosed()) {
             try {
@@ -163,6 +180,7 @@ final class ClassicSubscription extends PubSubConnection implements MessageListe
 
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        confirmed(channel);
+        listener.subscribed(channel);
+        opened.complete(this);
     }
 }

@@ -1,7 +1,7 @@
 package io.github.redislock.core.pubsub;
 
+import io.github.redislock.core.pubsub.ReleaseSubscriptions.ReleaseChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,17 +14,15 @@ import org.apache.commons.logging.LogFactory;
  * This instance's own channel, where a release that hands a lock to one of its queued waits says so
  * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}), waking that wait
  * alone, which then holds the lock without asking Redis again. A wait queues in Redis before it joins
- * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept.
+ * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept. Its
+ * waiters are the queued waits, woken like a release channel's by every confirmation of it.
  */
-final class HandOffInbox {
+final class HandOffInbox extends ReleaseChannel {
 
     private static final Log log = LogFactory.getLog(HandOffInbox.class);
     private static final String GRANTED = "granted:";
-
     private static final int MAX_UNCLAIMED_HAND_OFFS = 64; // one is kept for a few microseconds
 
-    final String name;
-    final byte[] channel;
     /** The queued waits of this instance by wait name. Guarded by itself. */
     private final Map<String, Waiting> waits = new HashMap<>();
     /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
@@ -34,22 +32,16 @@ final class HandOffInbox {
             return size() > MAX_UNCLAIMED_HAND_OFFS;
         }
     };
-    /** When Redis last confirmed the inbox subscription (System.nanoTime()); 0 = not subscribed now. */
-    private volatile long confirmedAt;
 
     HandOffInbox(String anchorChannel) {
-        this.name = anchorChannel + ":" + UUID.randomUUID();
-        this.channel = name.getBytes(StandardCharsets.UTF_8);
-    }
-
-    boolean is(byte[] channelName) {
-        return Arrays.equals(channelName, channel);
+        super(anchorChannel + ":" + UUID.randomUUID());
     }
 
     /** Makes a queued wait reachable by its hand-off, and gives it the one that came before it joined. */
     void register(Waiting waiting) {
         synchronized (waits) {
             waits.put(waiting.waitName, waiting);
+            queue.add(waiting);
             Long token = unclaimed.remove(waiting.waitName);
             if (token != null) {
                 waiting.grant(token);
@@ -60,10 +52,13 @@ final class HandOffInbox {
     void unregister(Waiting waiting) {
         synchronized (waits) {
             waits.remove(waiting.waitName, waiting);
+            queue.remove(waiting);
         }
     }
 
-    void received(String text) {
+    @Override
+    void message(byte[] body) {
+        String text = new String(body, StandardCharsets.UTF_8);
         if (!text.startsWith(GRANTED)) {
             log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
             return;
@@ -79,23 +74,5 @@ final class HandOffInbox {
                 unclaimed.put(waitName, token);
             }
         }
-    }
-
-    /** Hand-offs published while no connection carried the inbox never arrive: its waits look at their locks again. */
-    void confirmed() {
-        confirmedAt = System.nanoTime();
-        synchronized (waits) {
-            waits.values().forEach(Waiting::wake);
-        }
-    }
-
-    void connectionClosed() {
-        confirmedAt = 0;
-    }
-
-    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches its wait here. */
-    boolean heardSince(long nanos) {
-        long confirmed = confirmedAt;
-        return confirmed != 0 && confirmed - nanos < 0;
     }
 }

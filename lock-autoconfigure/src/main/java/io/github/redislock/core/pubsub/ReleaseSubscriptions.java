@@ -1,11 +1,10 @@
 package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.script.ShardedChannels;
+import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Deque;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,12 +13,14 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection that also
@@ -31,13 +32,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter) wakes all.
  * A release published while no connection carries a channel is never delivered: so every confirmation
  * of a channel (a reconnect, a new connection that took over) wakes its waiters to look at their lock.
- * No caller waits inside a subscription: joins answer with futures, and the connection only sends.
  */
-public final class ReleaseSubscriptions implements AutoCloseable {
+public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
     private static final String WAKE_ALL = "all";
     private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final CompletableFuture<Void> NOT_SUBSCRIBED = CompletableFuture.failedFuture(new IllegalStateException("Not subscribed"));
 
     /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
     static final Duration LINGER = Duration.ofMillis(500);
@@ -47,32 +48,17 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     private final ChannelSubscriber subscriber;
     final HandOffInbox inbox;
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
-    private final ReentrantLock connectionLock = new ReentrantLock();
+    private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(PubSubConnection.daemon("redis-lock-unsubscriber"));
-    private final Listener listener = new Listener();
+    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
     /** The pub/sub connection, opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
     private volatile boolean closed;
-
-    /** With a {@link ShardedChannels} of its own; a Locker shares one between its scripts and its subscriptions. */
-    public ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel) {
-        this(ChannelSubscriber.of(connectionFactory, new ShardedChannels(connectionFactory)), anchorChannel);
-    }
 
     /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
         this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
-    }
-
-    /** Joins {@code channel} and waits until Redis confirmed it: for tests only, as it blocks its caller. */
-    public Waiting join(String channel) {
-        try {
-            return join(channel, null, null).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException failure ? failure : e;
-        }
     }
 
     /**
@@ -98,7 +84,10 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
                 onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
-                throw failure instanceof CompletionException wrapped ? wrapped : new CompletionException(failure);
+                Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
+                throw new CompletionException(cause instanceof DataAccessException known ? known
+                        : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + why, cause));
             }
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);
@@ -136,41 +125,47 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                     continue;
                 }
                 entry.waiters++;
-                CompletableFuture<Void> confirmation = entry.confirmation;
-                if (confirmation == null || confirmation.isCompletedExceptionally() || !usable(connection)) {
-                    subscribe(entry);
+                if (entry.confirmation.isCompletedExceptionally() || !usable(connection)) {
+                    synchronized (connectionLock) {
+                        checkOpen();
+                        if (usable(connection)) {
+                            send(entry);
+                        } else {
+                            reopen(); // it carries every registered channel, this one included
+                        }
+                    }
                 }
                 return entry;
             }
         }
     }
 
-    /** Under the channel's subscription monitor; sets the confirmation under the connection lock, for {@link #closeConnection()}. */
-    private void subscribe(ReleaseChannel entry) {
-        connectionLock.lock();
-        try {
-            checkOpen();
-            CompletableFuture<ChannelSubscriber.Subscription> current = connection;
-            if (usable(current)) {
-                entry.confirmation = current.thenCompose(open -> open.subscribe(entry.name.getBytes(StandardCharsets.UTF_8)));
-            } else {
-                entry.confirmation = reopen().thenApply(open -> null); // it carries every registered channel, this one included
-            }
-        } finally {
-            connectionLock.unlock();
-        }
-    }
-
     /** Under the connection lock: a new connection carrying the inbox and every registered channel, in place of the current one. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
         closeConnection();
-        List<byte[]> names = channels.keySet().stream().map(name -> name.getBytes(StandardCharsets.UTF_8)).toList();
         try {
-            connection = subscriber.open(inbox.channel, names, listener);
+            connection = subscriber.open(inbox.name.getBytes(StandardCharsets.UTF_8), this);
         } catch (RuntimeException e) {
             connection = CompletableFuture.failedFuture(e);
         }
+        channels.values().forEach(this::send);
         return connection;
+    }
+
+    /**
+     * Under the connection lock, for {@link #closeConnection()}: a new confirmation before the subscribe goes
+     * out (Redis may confirm at once), failed when sending fails or Redis takes longer than the client's timeout.
+     */
+    private void send(ReleaseChannel entry) {
+        CompletableFuture<Void> confirmation = entry.confirmation = new CompletableFuture<>();
+        byte[] name = entry.name.getBytes(StandardCharsets.UTF_8);
+        connection.thenCompose(open -> open.subscribe(name).thenApply(sent -> open)).whenComplete((open, failure) -> {
+            if (failure != null) {
+                confirmation.completeExceptionally(failure);
+            } else {
+                confirmation.orTimeout(open.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            }
+        });
     }
 
     private void checkOpen() {
@@ -205,15 +200,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return channels.values().stream().mapToInt(channel -> channel.queue.size()).sum();
     }
 
-    void left(Waiting waiting, ReleaseChannel entry) {
-        entry.remove(waiting);
-        if (waiting.waitName != null) {
-            inbox.unregister(waiting);
-        }
-        leave(entry);
-    }
-
-    private void leave(ReleaseChannel entry) {
+    /** One waiter fewer: the last one starts the channel's {@link #LINGER}. */
+    void leave(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
             if (--entry.waiters == 0 && !closed) {
                 entry.idleSince = System.nanoTime();
@@ -250,60 +238,49 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         }
     }
 
-    /** On the client's event loop: never takes a subscription monitor or the connection lock. */
-    private final class Listener implements ChannelSubscriber.Listener {
+    // As the connection's listener, on the client's event loop: never takes a subscription monitor or the connection lock.
 
-        @Override
-        public void lost() {
-            onSubscriptionThread(ReleaseSubscriptions.this::reconnect);
-        }
+    @Override
+    public void lost() {
+        onSubscriptionThread(this::reconnect);
+    }
 
-        @Override
-        public void message(byte[] channel, byte[] body) {
-            if (inbox.is(channel)) {
-                inbox.received(new String(body, StandardCharsets.UTF_8));
-                return;
-            }
-            ReleaseChannel entry = channels.get(new String(channel, StandardCharsets.UTF_8));
-            if (entry != null && Arrays.equals(body, WAKE_ALL_BODY)) {
-                entry.queue.forEach(Waiting::wake);
-            } else if (entry != null) {
-                entry.wakeNext();
-            }
+    @Override
+    public void message(byte[] channel, byte[] body) {
+        ReleaseChannel entry = entry(name(channel));
+        if (entry != null) {
+            entry.message(body);
         }
+    }
 
-        /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
-        @Override
-        public void subscribed(byte[] channel) {
-            if (inbox.is(channel)) {
-                inbox.confirmed();
-                return;
-            }
-            String name = new String(channel, StandardCharsets.UTF_8);
-            ReleaseChannel entry = channels.get(name);
-            if (entry != null) {
-                entry.queue.forEach(Waiting::wake);
-            } else if (!closed) {
-                // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
-                onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
-                    unsubscribe(name);
-                    return null;
-                }));
-            }
+    /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
+    @Override
+    public void subscribed(byte[] channel) {
+        String name = name(channel);
+        ReleaseChannel entry = entry(name);
+        if (entry != null) {
+            entry.confirmed();
+        } else if (!closed) {
+            // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
+            onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
+                unsubscribe(name);
+                return null;
+            }));
         }
+    }
+
+    private ReleaseChannel entry(String name) {
+        return inbox.name.equals(name) ? inbox : channels.get(name);
     }
 
     /** A new connection for the waits still registered, in place of a lost one or one {@link #disconnect()} closed; tried again while that fails. */
     public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
-        connectionLock.lock();
-        try {
+        synchronized (connectionLock) {
             if (closed || channels.isEmpty()) {
                 return; // nobody waits: the next wait opens a connection
             }
             reopened = usable(connection) ? connection : reopen(); // a join may have opened one meanwhile
-        } finally {
-            connectionLock.unlock();
         }
         reopened.whenComplete((open, failure) -> {
             if (failure != null && later(this::reconnect, RECONNECT_INTERVAL.toNanos())) {
@@ -322,23 +299,15 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         if (current != null) {
             connection = null;
             inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
-            for (ReleaseChannel entry : channels.values()) {
-                CompletableFuture<Void> confirmation = entry.confirmation;
-                if (confirmation != null) {
-                    confirmation.complete(null);
-                }
-            }
+            channels.values().forEach(ReleaseChannel::connectionClosed);
             current.thenAccept(ChannelSubscriber.Subscription::close);
         }
     }
 
     /** Closes the pub/sub connection while its connection factory still runs (a context stop); not final: {@link #reconnect()} or the next join opens a new one. */
     public void disconnect() {
-        connectionLock.lock();
-        try {
+        synchronized (connectionLock) {
             closeConnection();
-        } finally {
-            connectionLock.unlock();
         }
     }
 
@@ -350,12 +319,21 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         unsubscriber.shutdownNow();
     }
 
-    /**
-     * One lock's release channel as this instance subscribes it: its local waiters and its subscription.
-     * The subscription state has a monitor of its own, never taken on the client's event loop, where this
-     * object's monitor guards the wake-ups.
-     */
-    static final class ReleaseChannel {
+    /** Threads of the subscriptions, which never keep the JVM alive. */
+    static ThreadFactory daemon(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    static String name(byte[] channel) {
+        return new String(channel, StandardCharsets.UTF_8);
+    }
+
+    /** A channel's local waiters and subscription; the subscription state has a monitor of its own, never taken on the client's event loop. */
+    static class ReleaseChannel {
         final String name;
         /** Its joined waiters, the one that has waited longest first: a release wakes it. */
         final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
@@ -367,10 +345,38 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         boolean unsubscribeScheduled;
         boolean dropped;
         /** Completes once Redis confirmed the latest subscribe of the channel, or its connection closed; set under the connection lock. */
-        volatile CompletableFuture<Void> confirmation;
+        volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
+        /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed now. */
+        private volatile long confirmedAt;
 
         ReleaseChannel(String name) {
             this.name = name;
+        }
+
+        void message(byte[] body) {
+            if (Arrays.equals(body, WAKE_ALL_BODY)) {
+                queue.forEach(Waiting::wake);
+            } else {
+                wakeNext();
+            }
+        }
+
+        /** Messages published while no connection carried it never arrive: its waiters look at their locks again. */
+        void confirmed() {
+            confirmedAt = System.nanoTime();
+            queue.forEach(Waiting::wake);
+            confirmation.complete(null);
+        }
+
+        void connectionClosed() {
+            confirmedAt = 0;
+            confirmation.complete(null);
+        }
+
+        /** Whether every message published since {@code nanos} (a System.nanoTime()) reaches this instance. */
+        boolean heardSince(long nanos) {
+            long confirmed = confirmedAt;
+            return confirmed != 0 && confirmed - nanos < 0;
         }
 
         /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */

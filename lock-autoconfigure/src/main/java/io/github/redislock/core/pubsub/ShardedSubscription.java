@@ -1,5 +1,7 @@
 package io.github.redislock.core.pubsub;
 
+import static io.github.redislock.core.pubsub.ReleaseSubscriptions.name;
+
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubListener;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -44,7 +47,7 @@ import org.apache.commons.logging.LogFactory;
  * each such channel is subscribed where its slot is served now, again every {@link #REATTACH_INTERVAL}
  * while that fails or a connection stays down.
  */
-final class ShardedSubscription extends PubSubConnection implements RedisConnectionStateListener {
+final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]> implements ChannelSubscriber.Subscription, RedisConnectionStateListener {
 
     private static final Log log = LogFactory.getLog(ShardedSubscription.class);
     private static final Duration REATTACH_INTERVAL = Duration.ofSeconds(1);
@@ -53,6 +56,7 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
 
     private final RedisClusterClient client;
     private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+    private final ChannelSubscriber.Listener listener;
     /** Shard channels by name that a reconnect or a slot move must bring back. */
     private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
     /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself (its slot moved). */
@@ -65,35 +69,24 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
 
     private ShardedSubscription(RedisClusterClient client, StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
                                 ChannelSubscriber.Listener listener) {
-        super(listener, connection.getTimeout());
         this.client = client;
         this.connection = connection;
-        connection.addListener(new Events());
+        this.listener = listener;
+        connection.addListener((RedisClusterPubSubListener<byte[], byte[]>) this);
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, List<byte[]> channels,
-                                                                  ChannelSubscriber.Listener listener) {
-        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).handle((connection, failure) -> {
-            if (failure != null) {
-                throw failure("connection", failure);
-            }
-            return connection;
-        }).thenCompose(connection -> new ShardedSubscription(client, connection, listener).open(inbox, channels));
-    }
-
-    private CompletableFuture<ChannelSubscriber.Subscription> open(byte[] inbox, List<byte[]> channels) {
-        return open(inbox, channels, timeout, names -> {
-            sent(() -> connection.async().subscribe(inbox), List.of(inbox));
-            ssubscribe(channels);
-        }).thenApply(open -> {
-            client.addListener(this);
-            return open;
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, ChannelSubscriber.Listener listener) {
+        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).thenApply(connection -> {
+            ShardedSubscription subscription = new ShardedSubscription(client, connection, listener);
+            sent(() -> connection.async().subscribe(inbox));
+            client.addListener(subscription);
+            return subscription;
         });
     }
 
     @Override
-    void send(byte[] channel) {
-        ssubscribe(List.of(channel));
+    public CompletableFuture<Void> subscribe(byte[] channel) {
+        return ssubscribe(List.of(channel));
     }
 
     /** One SSUBSCRIBE per slot, as one may not cross slots; completes when all were answered. */
@@ -104,17 +97,20 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
             bySlot.computeIfAbsent(SlotHash.getSlot(channel), slot -> new ArrayList<>()).add(channel);
         }
         return CompletableFuture.allOf(bySlot.values().stream()
-                .map(group -> sent(() -> connection.async().ssubscribe(group.toArray(byte[][]::new)), group)).toArray(CompletableFuture[]::new));
+                .map(group -> sent(() -> connection.async().ssubscribe(group.toArray(byte[][]::new)))).toArray(CompletableFuture[]::new));
     }
 
-    /** Sends {@code command} without waiting; a failure fails the confirmations of {@code channels}. */
-    private CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command, List<byte[]> channels) {
+    private static CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command) {
         return CompletableFuture.completedFuture(command).thenCompose(Supplier::get).whenComplete((done, failure) -> {
             if (failure != null) {
                 log.debug("Sharded pub/sub command failed", failure);
-                failed(channels, failure);
             }
         });
+    }
+
+    @Override
+    public Duration timeout() {
+        return connection.getTimeout();
     }
 
     @Override
@@ -127,7 +123,7 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
         String name = name(channel);
         wanted.remove(name);
         confirmedBy.remove(name);
-        sent(() -> connection.async().sunsubscribe(channel), List.of());
+        sent(() -> connection.async().sunsubscribe(channel));
     }
 
     @Override
@@ -135,7 +131,6 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
         closed = true;
         client.removeListener(this);
         connection.close();
-        failAll();
     }
 
     /** A pub/sub connection dropped: if its master is gone for good, its channels must move to its slots' new master. */
@@ -190,40 +185,36 @@ final class ShardedSubscription extends PubSubConnection implements RedisConnect
         });
     }
 
-    /** Every node's messages and confirmations, classic (the inbox) and sharded, and where each channel is confirmed. */
-    private final class Events extends RedisClusterPubSubAdapter<byte[], byte[]> {
+    @Override
+    public void message(RedisClusterNode node, byte[] channel, byte[] message) {
+        listener.message(channel, message);
+    }
 
-        @Override
-        public void message(RedisClusterNode node, byte[] channel, byte[] message) {
-            listener.message(channel, message);
+    @Override
+    public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+        listener.message(channel, message);
+    }
+
+    @Override
+    public void subscribed(RedisClusterNode node, byte[] channel, long count) {
+        listener.subscribed(channel);
+    }
+
+    @Override
+    public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+        if (node != null && node.getNodeId() != null) {
+            confirmedBy.put(name(channel), node.getNodeId());
         }
+        listener.subscribed(channel);
+    }
 
-        @Override
-        public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
-            listener.message(channel, message);
-        }
-
-        @Override
-        public void subscribed(RedisClusterNode node, byte[] channel, long count) {
-            confirmed(channel);
-        }
-
-        @Override
-        public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
-            if (node != null && node.getNodeId() != null) {
-                confirmedBy.put(name(channel), node.getNodeId());
-            }
-            confirmed(channel);
-        }
-
-        /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
-        @Override
-        public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-            if (wanted.containsKey(name(channel))) {
-                confirmedBy.remove(name(channel));
-                reattachPasses.set(0);
-                scheduleReattach(Duration.ZERO);
-            }
+    /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
+    @Override
+    public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+        if (wanted.containsKey(name(channel))) {
+            confirmedBy.remove(name(channel));
+            reattachPasses.set(0);
+            scheduleReattach(Duration.ZERO);
         }
     }
 }

@@ -28,7 +28,6 @@ public final class Waiting implements AutoCloseable {
         this.onWake = onWake;
     }
 
-    /** Consumes the wake-ups delivered so far. */
     public boolean takeWakeUps() {
         boolean wakeUp = wakeUps.drainPermits() > 0;
         woken = wakeUp && grantedToken < 0;
@@ -69,7 +68,6 @@ public final class Waiting implements AutoCloseable {
         wake();
     }
 
-    /** Said by the thread of a parked wait as it parks and wakes. */
     public void parked(boolean parked) {
         this.parked = parked;
     }
@@ -77,7 +75,11 @@ public final class Waiting implements AutoCloseable {
     @Override
     public void close() {
         if (!left) {
-            subscriptions.left(this, channel);
+            channel.remove(this);
+            if (waitName != null) {
+                subscriptions.inbox.unregister(this);
+            }
+            subscriptions.leave(channel);
         }
     }
 }

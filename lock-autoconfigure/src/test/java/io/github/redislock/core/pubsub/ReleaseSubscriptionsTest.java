@@ -2,6 +2,7 @@ package io.github.redislock.core.pubsub;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.redislock.core.script.ShardedChannels;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +26,7 @@ class ReleaseSubscriptionsTest {
         connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(TestRedis.shared().host(), TestRedis.shared().port()));
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
-        subscriptions = new ReleaseSubscriptions(connectionFactory, "lock:__anchor");
+        subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, ShardedChannels.classic()), "lock:__anchor");
         redis = new StringRedisTemplate(connectionFactory);
     }
 
