@@ -143,6 +143,7 @@ public final class LockAttempts {
             }
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
+            lastTryQueued = queue;
             return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue)
                     .thenApply(answer -> () -> {
                         if (closing.getAsBoolean()) {
@@ -185,9 +186,18 @@ public final class LockAttempts {
             });
         }
 
+        /**
+         * As a fair wait does, also leaves a place a lost reply may have queued when its try went out as a
+         * re-entry (the owner's hold ended in Redis unnoticed): then only the place goes, through an owner
+         * no field can be ({@code release.lua}: owner fields hold a ':'), for the try may never have run
+         * and the hold the client knows of is not this wait's to release.
+         */
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost) {
-            return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;
+            if (unmarkQueued() || replyLost && lastTryFirstHold) {
+                return withdrawAsync();
+            }
+            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member, redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
         }
     }
 
