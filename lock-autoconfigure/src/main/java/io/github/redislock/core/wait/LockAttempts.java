@@ -32,7 +32,7 @@ public final class LockAttempts {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
-    /** Waits that may have a place in a wait queue now; whoever removes one (its wait, a closing Locker) withdraws its place. */
+    /** Whoever removes a wait from here (the wait itself, a closing Locker) withdraws its place. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set before the Locker calls {@link #withdrawQueued()}, so no wait queues after that. */
     private final BooleanSupplier closing;
@@ -48,7 +48,6 @@ public final class LockAttempts {
      */
     private final long unqueuedRecheckMillis;
 
-    /** @param closing whether the Locker closes (see {@code RedisLocker.close()}), set before it calls {@link #withdrawQueued()} */
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.closing = closing;
         this.turns = turns;
@@ -59,7 +58,7 @@ public final class LockAttempts {
         this.unqueuedRecheckMillis = watchdog.timeout().toMillis() / 9;
     }
 
-    /** Waits that may have a place in a wait queue now, for tests. */
+    /** For tests. */
     public int queuedWaitCount() {
         return queuedWaits.size();
     }
@@ -211,7 +210,6 @@ public final class LockAttempts {
         final String owner;
         final long leaseMillis;
         final long redisLease;
-        /** Where the release that may unblock the wait is announced. */
         private final String channel;
         final long keepPlace;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
@@ -268,7 +266,6 @@ public final class LockAttempts {
             return queuedWaits.remove(this);
         }
 
-        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
         abstract CompletableFuture<Void> withdrawAsync();
     }
 
@@ -386,7 +383,7 @@ public final class LockAttempts {
         };
     }
 
-    /** How long a blocked waiter parks at most: until the holder's lease ends, and no longer than {@code boundMillis}. */
+    /** Until the holder's lease ends, and no longer than {@code boundMillis}. */
     private static long recheckAfter(long holderTtlMillis, long boundMillis) {
         long bound = Math.max(1, boundMillis);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);

@@ -37,12 +37,11 @@ public abstract class LockWait {
     private final LockAttempt attempt;
     /** The lock as messages name it, built only for a message. */
     final Supplier<String> what;
-    /** {@link Locker#WAIT_FOREVER} or 0 and more. */
     private final long waitNanos;
     private final long startNanos = System.nanoTime();
     /** Releases what this wait took after it was told to stop. */
     private final Supplier<CompletableFuture<Void>> giveBack;
-    /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
+    /** See the class comment. */
     public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
     /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
@@ -54,7 +53,7 @@ public abstract class LockWait {
     private boolean ended;
     /** The release channel listened on now, or null; read by the thread that parks between steps. */
     Waiting waiting;
-    /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
+    /** Null once Redis confirmed the join of {@link #waitingOn}. */
     private CompletableFuture<Waiting> joining;
     private String waitingOn;
     private LockAttempt.Blocked blocked;
@@ -62,7 +61,7 @@ public abstract class LockWait {
     /** The try in flight, or answered and not yet settled; null between tries. */
     private CompletableFuture<LockAttempt.Try> trying;
     private long firstTryNanos;
-    /** The latest failure of a Redis outage the wait rides out, and since when it fails; null once a try was answered. */
+    /** Of an outage the wait rides out; null once a try was answered. */
     private LockRedisException outage;
     private long outageSinceNanos;
 
@@ -83,7 +82,7 @@ public abstract class LockWait {
 
     abstract void cancelTimer();
 
-    /** Runs {@code work} where steps run, for what completes on another thread (a withdrawal's reply). */
+    /** Runs {@code work} where steps run: for what completes on another thread (a withdrawal's reply). */
     abstract void onStepThread(Runnable work);
 
     /** Ends the wait at its next step; a lock taken by then is given back. The first reason stays. */
@@ -194,7 +193,7 @@ public abstract class LockWait {
         send(true);
     }
 
-    /** The first try, once the owner's acquisition before this one has settled. */
+    /** Once the owner's acquisition before this one has settled. */
     private void firstTry() {
         if (!turn.ready().isDone()) {
             long remaining = remainingNanos();
