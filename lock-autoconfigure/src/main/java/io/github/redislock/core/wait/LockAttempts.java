@@ -32,7 +32,7 @@ public final class LockAttempts {
     private final LockCommands commands;
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
-    /** Whoever removes a wait from here (the wait itself, a closing Locker) withdraws its place. */
+    /** Waits that may have a place in a wait queue now; whoever removes one (its wait, a closing Locker) withdraws its place. */
     private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set before the Locker calls {@link #withdrawQueued()}, so no wait queues after that. */
     private final BooleanSupplier closing;
@@ -58,7 +58,7 @@ public final class LockAttempts {
         this.unqueuedRecheckMillis = watchdog.timeout().toMillis() / 9;
     }
 
-    /** For tests. */
+    /** Waits that may have a place in a wait queue now, for tests. */
     public int queuedWaitCount() {
         return queuedWaits.size();
     }
@@ -383,7 +383,7 @@ public final class LockAttempts {
         };
     }
 
-    /** Until the holder's lease ends, and no longer than {@code boundMillis}. */
+    /** How long a blocked waiter parks at most: until the holder's lease ends, and no longer than {@code boundMillis}. */
     private static long recheckAfter(long holderTtlMillis, long boundMillis) {
         long bound = Math.max(1, boundMillis);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);

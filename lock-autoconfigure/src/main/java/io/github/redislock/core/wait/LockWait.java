@@ -41,7 +41,7 @@ public abstract class LockWait {
     private final long startNanos = System.nanoTime();
     /** Releases what this wait took after it was told to stop. */
     private final Supplier<CompletableFuture<Void>> giveBack;
-    /** See the class comment. */
+    /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
     public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
     /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
@@ -53,7 +53,7 @@ public abstract class LockWait {
     private boolean ended;
     /** The release channel listened on now, or null; read by the thread that parks between steps. */
     Waiting waiting;
-    /** Null once Redis confirmed the join of {@link #waitingOn}. */
+    /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
     private CompletableFuture<Waiting> joining;
     private String waitingOn;
     private LockAttempt.Blocked blocked;
@@ -61,7 +61,7 @@ public abstract class LockWait {
     /** The try in flight, or answered and not yet settled; null between tries. */
     private CompletableFuture<LockAttempt.Try> trying;
     private long firstTryNanos;
-    /** Of an outage the wait rides out; null once a try was answered. */
+    /** The latest failure of a Redis outage the wait rides out, and since when it fails; null once a try was answered. */
     private LockRedisException outage;
     private long outageSinceNanos;
 
@@ -82,7 +82,7 @@ public abstract class LockWait {
 
     abstract void cancelTimer();
 
-    /** Runs {@code work} where steps run: for what completes on another thread (a withdrawal's reply). */
+    /** Runs {@code work} where steps run, for what completes on another thread (a withdrawal's reply). */
     abstract void onStepThread(Runnable work);
 
     /** Ends the wait at its next step; a lock taken by then is given back. The first reason stays. */
@@ -193,7 +193,7 @@ public abstract class LockWait {
         send(true);
     }
 
-    /** Once the owner's acquisition before this one has settled. */
+    /** The first try, once the owner's acquisition before this one has settled. */
     private void firstTry() {
         if (!turn.ready().isDone()) {
             long remaining = remainingNanos();
