@@ -858,8 +858,9 @@ abandon:
         RUNNING(L);
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
 #ifdef FIX_H
-        if                                                /* LockAttempts.java "return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;" */
-        :: !was && !(lost && first) -> goto endWait       /* nothing queued, no first hold a lost reply may have taken */
+        if                                                /* LockAttempts.java "if (unmarkQueued() || replyLost && lastTryFirstHold) {" */
+        :: !was && !(lost && first) -> goto endWait       /* nothing queued, no first hold a lost reply may have taken
+                                                             (a lost re-entry that queued leaves the place only: not modelled) */
         :: else -> was = 0                                /* withdraws with the member */
         fi
 #elif defined(FIXED)

@@ -5,13 +5,11 @@ import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.Locker;
-import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockNameScope;
 
 import java.lang.ref.WeakReference;
 import java.time.Instant;
 import java.util.function.BiConsumer;
-
 
 /** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
 public final class Hold implements WatchedLock {
@@ -85,8 +83,10 @@ public final class Hold implements WatchedLock {
     }
 
     @Override
-    public void lost() {
-        lostBecause(LockLostEvent.EXPIRED_OR_DELETED);
+    public void lost(String reason) {
+        lost = true;
+        watched = false;
+        onLost.accept(this, reason);
     }
 
     @Override
@@ -96,17 +96,6 @@ public final class Hold implements WatchedLock {
         }
         Thread owning = ownerThread.get();
         return owning == null || !owning.isAlive() ? thread : null;
-    }
-
-    @Override
-    public void ownerThreadTerminated() {
-        lostBecause(LockLostEvent.OWNER_THREAD_TERMINATED);
-    }
-
-    private void lostBecause(String reason) {
-        lost = true;
-        watched = false;
-        onLost.accept(this, reason);
     }
 
     record Id(String redisKey, String owner, LockKind slot) {

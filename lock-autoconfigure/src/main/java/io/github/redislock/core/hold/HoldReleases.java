@@ -1,6 +1,5 @@
 package io.github.redislock.core.hold;
 
-
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -29,6 +28,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 public final class HoldReleases {
 
     private static final Log log = HeldLocks.LOCKER_LOG;
+    private static final Duration CENTURIES = Duration.ofNanos(Long.MAX_VALUE / 2);
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
@@ -58,7 +58,7 @@ public final class HoldReleases {
         if (hold.count > 1 || hold.kind != LockKind.PLAIN || holdAtLeast.isZero()) {
             return 0;
         }
-        long keepNanos = saturatedNanos(holdAtLeast);
+        long keepNanos = holdAtLeast.compareTo(CENTURIES) < 0 ? holdAtLeast.toNanos() : CENTURIES.toNanos(); // no overflow in the subtraction
         if (!hold.watched && hold.leaseMillis > 0) {
             keepNanos = Math.min(keepNanos, TimeUnit.MILLISECONDS.toNanos(hold.leaseMillis));
         }
@@ -72,14 +72,6 @@ public final class HoldReleases {
             throw new IllegalArgumentException("holdAtLeast for lock '" + key + "' must be 0 or more (0 releases at once), but was " + holdAtLeast);
         }
         return holdAtLeast;
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 2; // centuries: no overflow in the subtraction
-        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.redislock.core.renewal;
 
+import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
 
 import java.time.Duration;
@@ -109,7 +110,7 @@ public final class LockWatchdog implements AutoCloseable {
                 if (thread != null) { // nobody can release it: renewing it would keep it taken until this instance stops
                     stopRenewing(lock, "is held by thread '" + thread + "' (owner " + lock.ownerField()
                             + "), which terminated without unlocking it; it is no longer renewed and Redis frees it within " + timeout,
-                            lock::ownerThreadTerminated);
+                            LockLostEvent.OWNER_THREAD_TERMINATED);
                 }
             }
             batch = new ArrayList<>(watched);
@@ -140,16 +141,16 @@ public final class LockWatchdog implements AutoCloseable {
     private void stopRenewingLost(Set<WatchedLock> lost) {
         for (WatchedLock lock : lost) {
             stopRenewing(lock, "is no longer held by " + lock.ownerField()
-                    + " (expired, deleted or lost in a Redis restart); it is no longer renewed", lock::lost);
+                    + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
         }
     }
 
     /** Stops renewing {@code lock}, once, and tells its holder why. */
-    private void stopRenewing(WatchedLock lock, String why, Runnable tellHolder) {
+    private void stopRenewing(WatchedLock lock, String why, String reason) {
         if (watched.remove(lock)) {
             log.warn("Lock " + lock.redisKey() + " " + why);
             try {
-                tellHolder.run();
+                lock.lost(reason);
             } catch (RuntimeException e) {
                 log.warn("Handling the loss of lock " + lock.redisKey() + " failed", e);
             }

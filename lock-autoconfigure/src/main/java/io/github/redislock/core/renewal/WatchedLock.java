@@ -13,16 +13,14 @@ public interface WatchedLock {
         return null;
     }
 
-    /** Called once, on the watchdog thread, when a renewal finds the lock no longer owned. */
-    void lost();
+    /**
+     * Called once, on the watchdog thread, when it stops renewing the lock: {@code reason} is a
+     * {@link io.github.redislock.LockLostEvent} reason (a renewal found it no longer owned, or its owner thread ended).
+     */
+    void lost(String reason);
 
     /** The name of the owner thread once it ended without releasing the lock (nobody can then), else null. */
     default String terminatedOwnerThread() {
         return null;
-    }
-
-    /** Called once, on the watchdog thread, instead of {@link #lost()} when it stopped renewing for an ended owner thread. */
-    default void ownerThreadTerminated() {
-        lost();
     }
 }

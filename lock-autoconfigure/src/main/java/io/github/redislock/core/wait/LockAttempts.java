@@ -48,7 +48,6 @@ public final class LockAttempts {
      */
     private final long unqueuedRecheckMillis;
 
-    /** @param closing whether the Locker closes (see {@code RedisLocker.close()}), set before it calls {@link #withdrawQueued()} */
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.closing = closing;
         this.turns = turns;
@@ -143,6 +142,7 @@ public final class LockAttempts {
             }
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
+            lastTryQueued = queue;
             return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue)
                     .thenApply(answer -> () -> {
                         if (closing.getAsBoolean()) {
@@ -185,9 +185,18 @@ public final class LockAttempts {
             });
         }
 
+        /**
+         * As a fair wait does, also leaves a place a lost reply may have queued when its try went out as a
+         * re-entry (the owner's hold ended in Redis unnoticed): then only the place goes, through an owner
+         * no field can be ({@code release.lua}: owner fields hold a ':'), for the try may never have run
+         * and the hold the client knows of is not this wait's to release.
+         */
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost) {
-            return unmarkQueued() || replyLost && lastTryFirstHold ? withdrawAsync() : OwnerTurns.NOW;
+            if (unmarkQueued() || replyLost && lastTryFirstHold) {
+                return withdrawAsync();
+            }
+            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member, redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
         }
     }
 
@@ -201,7 +210,6 @@ public final class LockAttempts {
         final String owner;
         final long leaseMillis;
         final long redisLease;
-        /** Where the release that may unblock the wait is announced. */
         private final String channel;
         final long keepPlace;
         /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
@@ -258,7 +266,6 @@ public final class LockAttempts {
             return queuedWaits.remove(this);
         }
 
-        /** Takes the place out of the queue (and passes on a lock handed to it meanwhile). */
         abstract CompletableFuture<Void> withdrawAsync();
     }
 

@@ -37,7 +37,6 @@ public abstract class LockWait {
     private final LockAttempt attempt;
     /** The lock as messages name it, built only for a message. */
     final Supplier<String> what;
-    /** {@link Locker#WAIT_FOREVER} or 0 and more. */
     private final long waitNanos;
     private final long startNanos = System.nanoTime();
     /** Releases what this wait took after it was told to stop. */
@@ -328,22 +327,9 @@ public abstract class LockWait {
         }
         if (stop == null) {
             finish(true, null);
-            return;
+        } else {
+            finishAfter(giveBack, true, stop);
         }
-        Throwable reason = stop;
-        CompletableFuture<Void> givenBack;
-        try {
-            givenBack = giveBack.get();
-        } catch (RuntimeException e) {
-            givenBack = CompletableFuture.failedFuture(e);
-        }
-        givenBack.whenComplete((done, failure) -> {
-            if (failure != null) {
-                log.warn("Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends",
-                        CallerRuns.unwrap(failure));
-            }
-            finish(false, reason);
-        });
     }
 
     /**
@@ -356,22 +342,31 @@ public abstract class LockWait {
         }
         ended = true;
         cleanUp();
-        CompletableFuture<Void> withdrawn;
+        finishAfter(() -> attempt.abandon(replyLost), false, failure);
+    }
+
+    /**
+     * Ends the wait without the lock once {@code undo} is done: the give-back of a lock taken after a stop,
+     * or the withdrawal of a queue place. Its failure is only logged: what it leaves ends by itself.
+     */
+    private void finishAfter(Supplier<CompletableFuture<Void>> undo, boolean givingBack, Throwable failure) {
+        CompletableFuture<Void> undone;
         try {
-            withdrawn = attempt.abandon(replyLost);
+            undone = undo.get();
         } catch (RuntimeException e) {
-            withdrawn = CompletableFuture.failedFuture(e);
+            undone = CompletableFuture.failedFuture(e);
         }
-        if (withdrawn.isDone()) {
-            withdrawn.whenComplete((done, withdrawalFailure) -> finishWithout(withdrawalFailure, failure)); // runs now
+        if (undone.isDone()) {
+            undone.whenComplete((done, undoFailure) -> finishWithout(undoFailure, givingBack, failure)); // runs now
         } else { // the reply comes on an event loop: the outcome, and the caller's code with it, completes where steps run
-            withdrawn.whenComplete((done, withdrawalFailure) -> onStepThread(() -> finishWithout(withdrawalFailure, failure)));
+            undone.whenComplete((done, undoFailure) -> onStepThread(() -> finishWithout(undoFailure, givingBack, failure)));
         }
     }
 
-    private void finishWithout(Throwable withdrawalFailure, Throwable failure) {
-        if (withdrawalFailure != null) {
-            log.warn("Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(withdrawalFailure));
+    private void finishWithout(Throwable undoFailure, boolean givingBack, Throwable failure) {
+        if (undoFailure != null) {
+            log.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
+                    : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(undoFailure));
         }
         finish(false, failure);
     }

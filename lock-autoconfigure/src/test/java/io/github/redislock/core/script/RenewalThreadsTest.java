@@ -37,7 +37,7 @@ class RenewalThreadsTest {
                 }
 
                 @Override
-                public void lost() {
+                public void lost(String reason) {
                 }
             };
             jedis.commands.send(List.of(lock), 1000).lost(); // answered: the transport knows the topology before Redis stops answering
