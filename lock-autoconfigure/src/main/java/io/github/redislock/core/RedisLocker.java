@@ -193,7 +193,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     @Override
     public void unlock(String key) {
-        unlock(LockKind.PLAIN, key);
+        unlock(key, Duration.ZERO);
     }
 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
@@ -201,7 +201,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
         Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
-        CallerRuns.await(onCaller -> releaseHold(key, owner, kept, onCaller));
+        CallerRuns.await(onCaller -> release(LockKind.PLAIN, List.of(key), owner, kept, onCaller));
     }
 
     /** A wait on the asynchronous release in the token's turn (see {@link #unlock(String, String, Duration, Executor)}). */
@@ -229,17 +229,22 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     @Override
     public RedisLock getLock(String key) {
-        return new LockView(this, LockKind.PLAIN, key);
+        return view(LockKind.PLAIN, key);
     }
 
     @Override
     public RedisLock getFairLock(String key) {
-        return new LockView(this, LockKind.FAIR, key);
+        return view(LockKind.FAIR, key);
     }
 
     @Override
     public RedisReadWriteLock getReadWriteLock(String key) {
-        return new ReadWriteView(new LockView(this, LockKind.READ, key), new LockView(this, LockKind.WRITE, key), key);
+        return new ReadWriteView(view(LockKind.READ, key), view(LockKind.WRITE, key), key);
+    }
+
+    private LockView view(LockKind kind, String key) {
+        LockKeys.validate(key);
+        return new LockView(this, kind, List.of(key), false);
     }
 
     private record ReadWriteView(RedisLock readLock, RedisLock writeLock, String key) implements RedisReadWriteLock {
@@ -256,7 +261,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             throw new IllegalArgumentException("A multi-lock needs at least one key, but got " + (keys == null ? "null" : "none"));
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
-        return new MultiLockView(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
+        return new LockView(this, LockKind.PLAIN, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))), true);
     }
 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
@@ -399,8 +404,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         }
     }
 
-    void unlock(LockKind kind, String key) {
-        CallerRuns.await(onCaller -> releases.releaseAsync(heldToUnlock(kind, key, currentOwner()), 0, onCaller));
+    /** Releases the calling thread's hold of each key, a multi-lock's all or none (see {@link #held}). */
+    void unlock(LockKind kind, List<String> keys) {
+        String owner = currentOwner();
+        CallerRuns.await(onCaller -> release(kind, keys, owner, Duration.ZERO, onCaller));
     }
 
     /**
@@ -417,58 +424,50 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        List<String> keys = List.of(key);
         if (turn == null) {
-            return releaseHold(key, owner, holdAtLeast, settleOn);
+            return release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn);
         }
-        CompletableFuture<Void> released = turn.ready().isDone() ? releaseHold(key, owner, holdAtLeast, settleOn)
-                : turn.ready().thenComposeAsync(ready -> releaseHold(key, owner, holdAtLeast, settleOn), settleOn);
+        CompletableFuture<Void> released = turn.ready().isDone() ? release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn)
+                : turn.ready().thenComposeAsync(ready -> release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn), settleOn);
         released.whenComplete((done, failure) -> turn.end());
         return released;
     }
 
-    /** {@link #unlock(String, String, Duration, Executor)} once the owner's turn has come. */
-    private CompletableFuture<Void> releaseHold(String key, String owner, Duration holdAtLeast, Executor settleOn) {
-        Hold held;
+    /** Every unlock ends here: one release of the owner's hold of each key, one script call per hash slot. */
+    private CompletableFuture<Void> release(LockKind kind, List<String> keys, String owner, Duration holdAtLeast, Executor settleOn) {
+        List<Hold> held;
         try {
-            held = heldToUnlock(LockKind.PLAIN, key, owner);
-        } catch (IllegalMonitorStateException e) {
+            held = held(kind, keys, owner, "unlock");
+        } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (held.kind == LockKind.PLAIN) {
-            return releases.releaseAsync(held, HoldReleases.keepMillis(held, holdAtLeast), settleOn);
+        Hold first = held.get(0);
+        CompletableFuture<Void> released = releases.releaseAsync(held, HoldReleases.keepMillis(first, holdAtLeast), settleOn);
+        if (first.kind == LockKind.PLAIN || holdAtLeast.isZero()) {
+            return released;
         }
         // a fair hold shares the slot; its release has its own script, which keeps nothing
-        return releases.releaseAsync(held, 0, settleOn).thenRun(() -> {
-            if (!holdAtLeast.isZero()) {
-                throw new IllegalStateException("Cannot keep " + held.kind.describe(key) + " for holdAtLeast " + holdAtLeast
-                        + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-            }
+        return released.thenRun(() -> {
+            throw new IllegalStateException("Cannot keep " + first.kind.describe(keys.get(0)) + " for holdAtLeast " + holdAtLeast
+                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
         });
     }
 
-    private Hold heldToUnlock(LockKind kind, String key, String owner) {
-        String redisName = redisName(key);
-        Hold hold = holds.get(redisName, owner, kind.holdSlot());
-        if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + redisName
-                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
-        }
-        return hold;
-    }
-
-    /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
-    void unlockAll(List<String> keys) {
-        String owner = currentOwner();
-        List<Hold> held = new ArrayList<>();
+    /** The owner's hold of each key, or none: a key of a multi-lock not held fails it before anything is released. */
+    private List<Hold> held(LockKind kind, List<String> keys, String owner, String action) {
+        List<Hold> held = new ArrayList<>(keys.size());
         for (String key : keys) {
-            Hold hold = holds.get(redisName(key), owner, LockKind.PLAIN);
+            String redisName = redisName(key);
+            Hold hold = holds.get(redisName, owner, kind.holdSlot());
             if (hold == null) {
-                throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
-                        + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
+                throw new IllegalMonitorStateException("Cannot " + action + " " + (keys.size() == 1 ? kind.describe(key)
+                        : "multi-lock " + keys + ": its key '" + key + "'") + " (Redis key " + redisName + "): it is not held by owner "
+                        + owner + " (calling thread " + Thread.currentThread().getName() + ")" + (keys.size() == 1 ? "" : "; nothing was released"));
             }
             held.add(hold);
         }
-        CallerRuns.await(onCaller -> releases.releaseAsync(held, 0, onCaller));
+        return held;
     }
 
     int holdCount(LockKind kind, String key) {
@@ -482,11 +481,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     long fencingToken(LockKind kind, String key) {
-        Hold hold = holds.get(redisName(key), currentOwner(), kind.holdSlot());
-        if (hold == null) {
-            throw new IllegalMonitorStateException("No fencing token for " + kind.describe(key) + ": it is not held by owner "
-                    + currentOwner() + " (thread " + Thread.currentThread().getName() + ")");
-        }
+        Hold hold = held(kind, List.of(key), currentOwner(), "read the fencing token of").get(0);
         if (hold.lost) {
             throw holds.lostException(hold, "the watchdog found it gone");
         }
