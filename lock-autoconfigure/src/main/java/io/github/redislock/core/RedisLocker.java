@@ -420,7 +420,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     /**
      * Starts the observation of an acquisition, parked ({@code onThread}) or not. With no observer
-     * registered no observation is built: the uncontended pair pays for none it does not use.
+     * registered the observer is not asked for one: the uncontended pair pays for no lock description.
      */
     Observation observe(LockKind kind, List<LockKeys> keys, boolean onThread) {
         LockObserver.Acquisition acquisition = LockObserver.Acquisition.NONE;
