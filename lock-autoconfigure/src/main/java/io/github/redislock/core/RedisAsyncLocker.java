@@ -5,6 +5,7 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
@@ -97,7 +98,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             boolean acquired = cause == null && held;
             try {
                 if (acquired) {
-                    handle.fencingToken(locker.heldToken(key, owner));
+                    Hold hold = locker.holds.get(keys.name(), owner, LockKind.PLAIN);
+                    handle.fencingToken(hold == null ? 0 : hold.token);
                 }
                 observation.ended(acquired, cause);
             } finally {

@@ -483,12 +483,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return attempts.queuing(keys, owner, leaseMillis, redisLease(leaseMillis), true);
     }
 
-    /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
-    long heldToken(String key, String owner) {
-        Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
-        return hold == null ? 0 : hold.token;
-    }
-
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
     String tokenOwner(String ownerToken) {
         if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
