@@ -1069,7 +1069,7 @@ end_done:
     } unless { dead[L] }
 }
 
-/* ---------------------------------------------------------------- RedisLocker.java "public void close() {" */
+/* ---------------------------------------------------------------- LockerClose.java "void close() {" */
 proctype Closer(byte L) {
     byte t, m, rem;
     bool was, lost;

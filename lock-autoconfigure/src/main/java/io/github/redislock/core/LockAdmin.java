@@ -41,7 +41,6 @@ public final class LockAdmin {
     public record RedisState(String key, String redisKey, String type, Map<String, Long> holds, long ttlMillis) {
     }
 
-    /** @throws IllegalArgumentException when the key is invalid */
     public RedisState state(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);
         byte[] name = bytes(keys.name());
@@ -51,9 +50,12 @@ public final class LockAdmin {
             if (type == DataType.HASH) {
                 Map<byte[], byte[]> fields = connection.hashCommands().hGetAll(name);
                 boolean readWrite = fields.keySet().stream().anyMatch(field -> string(field).equals("mode"));
-                fields.forEach((owner, count) -> {
-                    if (readWrite ? isReadWriteHold(string(owner)) : isOwner(string(owner))) {
-                        holds.put(string(owner), holdCount(keys, string(owner), string(count)));
+                fields.forEach((field, count) -> {
+                    String owner = string(field);
+                    // Owner fields are <clientId>:<thread or token>, a plain lock's waiters mark (acquire.lua) has no ':';
+                    // a read-write lock's hash also keeps its mode, writer and owners' tokens, and counts holds in :r and :w.
+                    if (readWrite ? owner.endsWith(":r") || owner.endsWith(":w") : owner.indexOf(':') >= 0) {
+                        holds.put(owner, holdCount(keys, owner, string(count)));
                     }
                 });
             }
@@ -105,16 +107,6 @@ public final class LockAdmin {
             byKey.put(ordered.get(i), ((Number) ttls.get(i)).longValue());
         }
         return byKey;
-    }
-
-    /** Owner fields are {@code <clientId>:<thread or token>}; a plain lock's {@code waiters} mark (see acquire.lua) holds nothing. */
-    private static boolean isOwner(String field) {
-        return field.indexOf(':') >= 0;
-    }
-
-    /** A read-write lock's hash also keeps its mode, writer and owners' tokens; only these fields count holds. */
-    private static boolean isReadWriteHold(String field) {
-        return field.endsWith(":r") || field.endsWith(":w");
     }
 
     private static long holdCount(LockKeys keys, String owner, String count) {

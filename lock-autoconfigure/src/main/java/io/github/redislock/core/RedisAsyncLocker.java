@@ -3,9 +3,9 @@ package io.github.redislock.core;
 import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockObserver;
 import io.github.redislock.Locker;
 import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
@@ -28,16 +28,12 @@ import java.util.function.Supplier;
 
 /**
  * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
- * watchdog, release subscriptions and hand-off inbox.
+ * watchdog, release subscriptions, hand-off inbox and close.
  *
  * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
  * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
- * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait} and
- * {@link HoldReleases#releaseAsync} for why a reply's work does not run on Lettuce's event loop).
- * Calls that must wait for Redis do so on the bounded {@code redis-lock-blocking-call} threads instead
- * (see {@code ScriptTransport}): every call when the connection factory has no shared native Lettuce
- * connection (Jedis), an acquisition or a hand-off's confirmation with {@code redis-lock.replica-sync},
- * and the lookup of the shared connection on first use.
+ * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait}); calls that
+ * must wait for Redis do so on the bounded threads of {@code ScriptTransport}.
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
@@ -87,10 +83,9 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         String owner = locker.tokenOwner(handle.id());
         String what = "'" + key + "' for lock handle " + handle.id();
         List<LockKeys> observed = List.of(keys);
-        LockObserver.Acquisition observation = locker.observe(LockKind.PLAIN, observed, false);
-        long start = System.nanoTime();
+        RedisLocker.Observation observation = locker.observe(LockKind.PLAIN, observed, false);
         Supplier<CompletableFuture<Void>> giveBack = () -> locker.giveBack(LockKind.PLAIN, observed, owner, executor);
-        ExecutorWait acquisition = new ExecutorWait(locker.waitHost, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
+        ExecutorWait acquisition = new ExecutorWait(locker.lifecycle, executor, locker.queuedPlainAttempt(keys, owner, leaseMillis), () -> what, waitNanos,
                 giveBack);
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         result.whenComplete((held, failure) -> {
@@ -103,13 +98,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             boolean acquired = cause == null && held;
             try {
                 if (acquired) {
-                    handle.fencingToken(locker.heldToken(key, owner));
+                    Hold hold = locker.holds.get(keys.name(), owner, LockKind.PLAIN);
+                    handle.fencingToken(hold == null ? 0 : hold.token);
                 }
-                locker.ended(observation, LockKind.PLAIN, observed, start, acquired, cause);
+                observation.ended(acquired, cause);
             } finally {
                 // Ended before the caller's code runs on the result (it may close the locker); a close still waits
                 // for a give-back below, as it waits for every live hold. The wait tells the locker again later.
-                locker.waitHost.ended(acquisition);
+                locker.lifecycle.ended(acquisition);
             }
             if (acquired) {
                 // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
@@ -160,25 +156,24 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
     /** Acquisitions waiting now, for tests and diagnostics. */
     public int waitingCount() {
-        return (int) locker.waits.stream().filter(ExecutorWait.class::isInstance).count();
+        return (int) locker.lifecycle.waits.stream().filter(ExecutorWait.class::isInstance).count();
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over ({@link RedisLocker#close()}, the one close protocol of
-     * every locker), its waits failing with {@link IllegalStateException} saying this AsyncLocker closed;
-     * then lets the releases in flight be settled (a reply that came after the threads stopped would find
-     * no one to settle its hold) and stops its threads.
+     * Closes the {@link RedisLocker} it is over ({@link LockerClose}), its waits failing with an
+     * {@link IllegalStateException} naming this AsyncLocker; then lets the releases in flight be settled
+     * (a reply that came after the threads stopped would find no one to settle its hold), and stops its threads.
      */
     @Override
     public void close() {
         IllegalStateException closed = closedException();
-        locker.waits.forEach(wait -> {
+        locker.lifecycle.waits.forEach(wait -> {
             if (wait instanceof ExecutorWait) {
                 wait.stop(closed);
             }
         });
         locker.close();
-        RedisLocker.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        LockerClose.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
         try {
             if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
@@ -201,7 +196,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or null to wait as long as it takes, but was " + wait);
         }
-        return LockKeys.waitNanos(key, saturatedNanos(wait), TimeUnit.NANOSECONDS);
+        return LockKeys.waitNanos(key, TimeUnit.NANOSECONDS.convert(wait), TimeUnit.NANOSECONDS); // saturates
     }
 
     private static long leaseMillis(String key, Duration lease) {
@@ -211,14 +206,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or null for the watchdog, but was " + lease);
         }
-        return LockKeys.leaseMillis(key, saturatedNanos(lease), TimeUnit.NANOSECONDS);
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
+        return LockKeys.leaseMillis(key, TimeUnit.NANOSECONDS.convert(lease), TimeUnit.NANOSECONDS);
     }
 }

@@ -1,9 +1,7 @@
 package io.github.redislock.core;
 
 import io.github.redislock.HeldLock;
-import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
-import io.github.redislock.LockRedisException;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
@@ -14,18 +12,15 @@ import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
-import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 import io.github.redislock.core.wait.ParkedWait;
-import io.github.redislock.core.wait.WaitHost;
 import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
@@ -37,13 +32,10 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,25 +48,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * closes. {@link LockAttempts} tries each lock kind in Redis, a {@link LockWait} repeats a try until
  * it holds or its wait runs out, {@link HeldLocks} keeps what this instance holds and
  * {@link HoldReleases} gives it back; its {@link LockWatchdog} renews holds and its
- * {@link ReleaseSubscriptions} wake waiters. Its {@link #close()} is the one close protocol of every
- * locker of the instance: the {@link RedisAsyncLocker} over it closes through it.
+ * {@link ReleaseSubscriptions} wake waiters; its {@link LockerClose} closes every locker of the instance.
  */
 public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(RedisLocker.class);
-    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
-    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
-    private static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
     private final String keyPrefix;
     private final String clientId = UUID.randomUUID().toString();
-    /** Set first by {@link #close()}: no new acquisition; releases still go through. */
-    volatile boolean closing;
-    /** Set once the holds are cleared: nothing goes through any more. */
-    private volatile boolean closed;
-    /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
-    final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
     /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
     private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
     final LockCommands commands;
@@ -86,40 +67,8 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     final LockAttempts attempts;
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     final OwnerTurns turns = new OwnerTurns();
-    /** What this locker's waits ask of it, without making it public. */
-    final WaitHost waitHost = new WaitHost() {
-        @Override
-        public Duration watchdogTimeout() {
-            return watchdog.timeout();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return closing;
-        }
-
-        @Override
-        public void started(LockWait wait) {
-            waits.add(wait);
-            if (closing) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
-                wait.signal();
-            }
-        }
-
-        @Override
-        public void ended(LockWait wait) {
-            waits.remove(wait);
-        }
-
-        @Override
-        public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
-            return subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
-                Throwable cause = CallerRuns.unwrap(failure);
-                return CompletableFuture.failedFuture(
-                        new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
-            });
-        }
-    };
+    /** The close protocol, and what this locker's waits ask of it. */
+    final LockerClose lifecycle = new LockerClose(this);
 
     /** A Locker on {@code connectionFactory}, as the auto-configuration builds it; an application without Spring Boot builds its own. */
     public static RedisLockerBuilder builder(RedisConnectionFactory connectionFactory) {
@@ -130,11 +79,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         LockInternals.install(RedisLocker::new); // the benchmarks' seam builds lockers from parts, see LockInternals
     }
 
-    /**
-     * @param keyPrefix prepended to every key to form its Redis key
-     * @param events    receives {@link LockLostEvent}s
-     * @param observer  hears acquisitions, releases and losses (metrics, traces)
-     */
+    /** The parts and settings as {@link RedisLockerBuilder} describes them; it takes ownership of the parts. */
     RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                 String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
         if (keyPrefix == null || keyPrefix.isBlank()) {
@@ -147,7 +92,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
         this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, Objects.requireNonNull(events, "events"));
         this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
-        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, waitHost::isClosed);
+        this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, lifecycle::isClosed);
     }
 
     /** This instance's id, the first part of every owner field it writes. */
@@ -193,7 +138,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     @Override
     public void unlock(String key) {
-        unlock(LockKind.PLAIN, key);
+        unlock(key, Duration.ZERO);
     }
 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
@@ -201,7 +146,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
         Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
-        CallerRuns.await(onCaller -> releaseHold(key, owner, kept, onCaller));
+        CallerRuns.await(onCaller -> release(LockKind.PLAIN, List.of(key), owner, kept, onCaller));
     }
 
     /** A wait on the asynchronous release in the token's turn (see {@link #unlock(String, String, Duration, Executor)}). */
@@ -229,17 +174,22 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     @Override
     public RedisLock getLock(String key) {
-        return new LockView(this, LockKind.PLAIN, key);
+        return view(LockKind.PLAIN, key);
     }
 
     @Override
     public RedisLock getFairLock(String key) {
-        return new LockView(this, LockKind.FAIR, key);
+        return view(LockKind.FAIR, key);
     }
 
     @Override
     public RedisReadWriteLock getReadWriteLock(String key) {
-        return new ReadWriteView(new LockView(this, LockKind.READ, key), new LockView(this, LockKind.WRITE, key), key);
+        return new ReadWriteView(view(LockKind.READ, key), view(LockKind.WRITE, key), key);
+    }
+
+    private LockView view(LockKind kind, String key) {
+        LockKeys.validate(key);
+        return new LockView(this, kind, List.of(key), false);
     }
 
     private record ReadWriteView(RedisLock readLock, RedisLock writeLock, String key) implements RedisReadWriteLock {
@@ -256,7 +206,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             throw new IllegalArgumentException("A multi-lock needs at least one key, but got " + (keys == null ? "null" : "none"));
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
-        return new MultiLockView(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
+        return new LockView(this, LockKind.PLAIN, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))), true);
     }
 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
@@ -308,11 +258,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         subscriptions.disconnect();
     }
 
-    /**
-     * Opens the connection {@link #disconnectSubscriptions()} closed again when waits still listen (the
-     * auto-configuration calls it when the context starts again): their hand-offs and wake-ups arrive
-     * at once again, instead of at their next look at the lock.
-     */
+    /** Reopens it when waits still listen (on a context restart): their wake-ups then come at once, not at their next look. */
     public void reconnectSubscriptions() {
         subscriptions.reconnect();
     }
@@ -327,39 +273,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return holds.list();
     }
 
-    /** Waits in progress now, parked or on an executor, for tests and diagnostics. */
-    int waitsInProgress() {
-        return waits.size();
-    }
-
-    /**
-     * The one close protocol of every locker: it stops taking new acquisitions; withdraws and ends every
-     * wait, parked or on an executor, and waits for them (a lock one got as it stopped is given back
-     * meanwhile); lets holders release while the connection factory still works, up to
-     * {@link #RELEASE_GRACE} (no longer than the watchdog timeout, after which the locks free themselves
-     * anyway); only then stops renewal and subscriptions and forgets the holds. A Spring Integration
-     * leader whose initiator was stopped unlocks from its own thread a moment later: its role passes on
-     * at once instead of when its lease ends. Holds of the closing thread and of threads that ended are
-     * not waited for: nobody will release them now. Locks still held then expire in Redis within the
-     * watchdog timeout.
-     */
+    /** The one close protocol of every locker of this instance: see {@link LockerClose#close()}. */
     @Override
     public void close() {
-        synchronized (waits) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-        }
-        attempts.withdrawQueued(); // no queued wait may be handed a lock now (it would stay taken for the claim lease)
-        waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
-        awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
-        long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), watchdog.timeout().toNanos());
-        String closingOwner = currentOwner();
-        awaitUntil(() -> !holds.any(hold -> !hold.lost && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null
-                && (hold.watched || !hold.leaseSurelyEnded())), System.nanoTime() + releaseGrace);
-        closed = true;
-        stopRenewalAndSubscriptions();
+        lifecycle.close();
     }
 
     /** Last step of {@link #close()}: stops renewing, listening and counting holds. */
@@ -367,21 +284,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         holds.closeAll();
         subscriptions.close();
         watchdog.close();
-    }
-
-    /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */
-    static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
-        boolean interrupted = false;
-        while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread: every lock method ends here. */
@@ -399,8 +301,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         }
     }
 
-    void unlock(LockKind kind, String key) {
-        CallerRuns.await(onCaller -> releases.releaseAsync(heldToUnlock(kind, key, currentOwner()), 0, onCaller));
+    /** Releases the calling thread's hold of each key, a multi-lock's all or none (see {@link #held}). */
+    void unlock(LockKind kind, List<String> keys) {
+        String owner = currentOwner();
+        CallerRuns.await(onCaller -> release(kind, keys, owner, Duration.ZERO, onCaller));
     }
 
     /**
@@ -417,58 +321,50 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        List<String> keys = List.of(key);
         if (turn == null) {
-            return releaseHold(key, owner, holdAtLeast, settleOn);
+            return release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn);
         }
-        CompletableFuture<Void> released = turn.ready().isDone() ? releaseHold(key, owner, holdAtLeast, settleOn)
-                : turn.ready().thenComposeAsync(ready -> releaseHold(key, owner, holdAtLeast, settleOn), settleOn);
+        CompletableFuture<Void> released = turn.ready().isDone() ? release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn)
+                : turn.ready().thenComposeAsync(ready -> release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn), settleOn);
         released.whenComplete((done, failure) -> turn.end());
         return released;
     }
 
-    /** {@link #unlock(String, String, Duration, Executor)} once the owner's turn has come. */
-    private CompletableFuture<Void> releaseHold(String key, String owner, Duration holdAtLeast, Executor settleOn) {
-        Hold held;
+    /** Every unlock ends here: one release of the owner's hold of each key, one script call per hash slot. */
+    private CompletableFuture<Void> release(LockKind kind, List<String> keys, String owner, Duration holdAtLeast, Executor settleOn) {
+        List<Hold> held;
         try {
-            held = heldToUnlock(LockKind.PLAIN, key, owner);
-        } catch (IllegalMonitorStateException e) {
+            held = held(kind, keys, owner, "unlock");
+        } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (held.kind == LockKind.PLAIN) {
-            return releases.releaseAsync(held, HoldReleases.keepMillis(held, holdAtLeast), settleOn);
+        Hold first = held.get(0);
+        CompletableFuture<Void> released = releases.releaseAsync(held, HoldReleases.keepMillis(first, holdAtLeast), settleOn);
+        if (first.kind == LockKind.PLAIN || holdAtLeast.isZero()) {
+            return released;
         }
         // a fair hold shares the slot; its release has its own script, which keeps nothing
-        return releases.releaseAsync(held, 0, settleOn).thenRun(() -> {
-            if (!holdAtLeast.isZero()) {
-                throw new IllegalStateException("Cannot keep " + held.kind.describe(key) + " for holdAtLeast " + holdAtLeast
-                        + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-            }
+        return released.thenRun(() -> {
+            throw new IllegalStateException("Cannot keep " + first.kind.describe(keys.get(0)) + " for holdAtLeast " + holdAtLeast
+                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
         });
     }
 
-    private Hold heldToUnlock(LockKind kind, String key, String owner) {
-        String redisName = redisName(key);
-        Hold hold = holds.get(redisName, owner, kind.holdSlot());
-        if (hold == null) {
-            throw new IllegalMonitorStateException("Cannot unlock " + kind.describe(key) + " (Redis key " + redisName
-                    + "): it is not held by owner " + owner + " (calling thread " + Thread.currentThread().getName() + ")");
-        }
-        return hold;
-    }
-
-    /** Releases every key of a multi-lock, one script call per hash slot; a failure on one key does not keep the others. */
-    void unlockAll(List<String> keys) {
-        String owner = currentOwner();
-        List<Hold> held = new ArrayList<>();
+    /** The owner's hold of each key, or none: a key of a multi-lock not held fails it before anything is released. */
+    private List<Hold> held(LockKind kind, List<String> keys, String owner, String action) {
+        List<Hold> held = new ArrayList<>(keys.size());
         for (String key : keys) {
-            Hold hold = holds.get(redisName(key), owner, LockKind.PLAIN);
+            String redisName = redisName(key);
+            Hold hold = holds.get(redisName, owner, kind.holdSlot());
             if (hold == null) {
-                throw new IllegalMonitorStateException("Cannot unlock multi-lock " + keys + ": its key '" + key
-                        + "' is not held by owner " + owner + " (thread " + Thread.currentThread().getName() + "); nothing was released");
+                throw new IllegalMonitorStateException("Cannot " + action + " " + (keys.size() == 1 ? kind.describe(key)
+                        : "multi-lock " + keys + ": its key '" + key + "'") + " (Redis key " + redisName + "): it is not held by owner "
+                        + owner + " (calling thread " + Thread.currentThread().getName() + ")" + (keys.size() == 1 ? "" : "; nothing was released"));
             }
             held.add(hold);
         }
-        CallerRuns.await(onCaller -> releases.releaseAsync(held, 0, onCaller));
+        return held;
     }
 
     int holdCount(LockKind kind, String key) {
@@ -482,11 +378,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     long fencingToken(LockKind kind, String key) {
-        Hold hold = holds.get(redisName(key), currentOwner(), kind.holdSlot());
-        if (hold == null) {
-            throw new IllegalMonitorStateException("No fencing token for " + kind.describe(key) + ": it is not held by owner "
-                    + currentOwner() + " (thread " + Thread.currentThread().getName() + ")");
-        }
+        Hold hold = held(kind, List.of(key), currentOwner(), "read the fencing token of").get(0);
         if (hold.lost) {
             throw holds.lostException(hold, "the watchdog found it gone");
         }
@@ -496,8 +388,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** Waits for the attempt of the lock kind on the calling thread ({@link ParkedWait}), observed (see {@link #observe}). */
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
-        LockObserver.Acquisition acquisition = observe(kind, keys, true);
-        long start = System.nanoTime();
+        Observation observation = observe(kind, keys, true);
         boolean acquired;
         try {
             leaseMillis = holds.reentryLease(kind, keys, owner, leaseMillis);
@@ -507,13 +398,13 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
                 case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
                 case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
             };
-            acquired = new ParkedWait(waitHost, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
+            acquired = new ParkedWait(lifecycle, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
                     () -> giveBack(kind, keys, owner, null)).await(interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
-            ended(acquisition, kind, keys, start, false, e);
+            observation.ended(false, e);
             throw e;
         }
-        ended(acquisition, kind, keys, start, acquired, null);
+        observation.ended(acquired, null);
         return acquired;
     }
 
@@ -529,30 +420,34 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     /**
      * Starts the observation of an acquisition, parked ({@code onThread}) or not. With no observer
-     * registered nothing is built: the uncontended pair pays for no observation it does not use.
+     * registered the observer is not asked for one: the uncontended pair pays for no lock description.
      */
-    LockObserver.Acquisition observe(LockKind kind, List<LockKeys> keys, boolean onThread) {
-        if (observer == LockObserver.NONE) {
-            return LockObserver.Acquisition.NONE;
+    Observation observe(LockKind kind, List<LockKeys> keys, boolean onThread) {
+        LockObserver.Acquisition acquisition = LockObserver.Acquisition.NONE;
+        if (observer != LockObserver.NONE) {
+            LockObserver.ObservedLock lock = HeldLocks.observed(kind, keys);
+            acquisition = onThread ? observer.acquisitionStarted(lock) : observer.acquisitionStartedWithoutThread(lock);
         }
-        LockObserver.ObservedLock lock = HeldLocks.observed(kind, keys);
-        return onThread ? observer.acquisitionStarted(lock) : observer.acquisitionStartedWithoutThread(lock);
+        return new Observation(acquisition, kind, keys, System.nanoTime());
     }
 
-    /** Tells the observer (fail-safe: {@link FailSafeLockObserver}) and the debug log how an acquisition begun at {@code startNanos} ended. */
-    void ended(LockObserver.Acquisition acquisition, LockKind kind, List<LockKeys> keys, long startNanos, boolean held, Throwable failure) {
-        if (failure != null) {
-            acquisition.failed(failure);
-            return;
-        }
-        if (held) {
-            acquisition.acquired();
-        } else {
-            acquisition.timedOut();
-        }
-        if (log.isDebugEnabled()) {
-            log.debug((held ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
-                    + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+    /** An acquisition begun at {@code startNanos}, as the observer (fail-safe: {@link FailSafeLockObserver}) and the debug log hear of it. */
+    record Observation(LockObserver.Acquisition acquisition, LockKind kind, List<LockKeys> keys, long startNanos) {
+
+        void ended(boolean held, Throwable failure) {
+            if (failure != null) {
+                acquisition.failed(failure);
+                return;
+            }
+            if (held) {
+                acquisition.acquired();
+            } else {
+                acquisition.timedOut();
+            }
+            if (log.isDebugEnabled()) {
+                log.debug((held ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
+                        + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
+            }
         }
     }
 
@@ -573,12 +468,8 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         if (settleOn != null) {
             return releases.giveBack(taken, settleOn);
         }
-        try {
-            CallerRuns.await(onCaller -> releases.giveBack(taken, onCaller));
-            return CompletableFuture.completedFuture(null);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        CallerRuns.await(onCaller -> releases.giveBack(taken, onCaller)); // a failure is the wait's to log (LockWait)
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
@@ -592,12 +483,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return attempts.queuing(keys, owner, leaseMillis, redisLease(leaseMillis), true);
     }
 
-    /** The fencing token of {@code owner}'s plain hold of {@code key}, 0 when it holds none. */
-    long heldToken(String key, String owner) {
-        Hold hold = holds.get(LockKeys.of(keyPrefix, key).name(), owner, LockKind.PLAIN);
-        return hold == null ? 0 : hold.token;
-    }
-
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
     String tokenOwner(String ownerToken) {
         if (ownerToken == null || ownerToken.isBlank() || ownerToken.length() > 200) {
@@ -609,7 +494,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
     LockKeys keys(String key) {
-        if (closing) {
+        if (lifecycle.closing) {
             throw closedException(key);
         }
         return LockKeys.of(keyPrefix, key);
@@ -617,7 +502,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */
     private String redisName(String key) {
-        if (closed) {
+        if (lifecycle.closed) {
             throw closedException(key);
         }
         LockKeys.validate(key);

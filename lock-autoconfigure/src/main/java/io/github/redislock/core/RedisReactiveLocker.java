@@ -4,11 +4,11 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockNameScope;
 import io.github.redislock.ReactiveLocker;
 import io.github.redislock.LockHandle;
+import io.github.redislock.core.hold.CallerRuns;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -63,7 +63,7 @@ public final class RedisReactiveLocker implements ReactiveLocker {
         async.release(handle).whenComplete((released, failure) -> {
             if (failure != null) {
                 log.warn("Could not release " + handle + ", acquired as its subscriber cancelled; it frees when its lease ends",
-                        failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+                        CallerRuns.unwrap(failure));
             }
         });
     }

@@ -25,16 +25,12 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * A {@link Locker} that follows the Redlock algorithm over independent Redis masters (the algorithm's
- * rules: {@link RedlockQuorum}). It is a {@link RedisLocker} whose script calls go to a quorum of
- * masters instead of one Redis: its holds, releases, owner turns, watchdog, lost-lock events and close
- * are the shared ones, so every rule of those holds here by construction. Only its attempt differs: it
- * does not queue (see {@link #plainAttempt}).
- *
- * <p>Reentrant like the plain lock. The other kinds (fair, read-write, multi-lock) and fencing tokens
- * are not offered: each node would count its own tokens, and no majority rule makes them one sequence.
- * The Spring Integration registry and the leader election, which need the tokens, refuse it when they
- * are built.
+ * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
+ * whose script calls go to a {@link RedlockQuorum} instead of one Redis, so its holds, releases, owner
+ * turns, watchdog, lost-lock events and close are the shared ones. Only its attempt differs: it does not
+ * queue (see {@link #plainAttempt}). Reentrant like the plain lock; the other kinds and fencing tokens
+ * are not offered (each master counts its own tokens), so the Spring Integration registry and the leader
+ * election, which need the tokens, refuse it when they are built.
  */
 public class RedlockLocker extends RedisLocker {
 
@@ -69,10 +65,9 @@ public class RedlockLocker extends RedisLocker {
     }
 
     /**
-     * One try of a single plain lock: a round on every master ({@link RedlockQuorum#acquire}). It queues
-     * nowhere and listens for no release message: a queue or a hand-off on one master means nothing to
-     * the others. A blocked try is retried after a random pause around the retry delay, as the algorithm
-     * prescribes, so competing clients do not retry in lock-step.
+     * One round on every master ({@link RedlockQuorum#acquire}), queued nowhere and listening for no release
+     * message: a queue or a hand-off on one master means nothing to the others. A blocked try is retried
+     * after a random pause around the retry delay, so competing clients do not retry in lock-step.
      */
     @Override
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
@@ -85,7 +80,7 @@ public class RedlockLocker extends RedisLocker {
             public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
-                long undoLease = firstHold ? 0 : known.watched ? watchdog.timeout().toMillis() : known.leaseMillis;
+                long undoLease = firstHold ? 0 : known.restoreLease(watchdog);
                 return quorum.acquire(lock, owner, redisLease, firstHold, undoLease).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
                         long average = retryDelay.toNanos();

@@ -45,7 +45,7 @@ public final class Internals {
 
     /** Waits of {@code locker} in progress now, parked or on an executor. */
     public static int waitsInProgress(RedisLocker locker) {
-        return locker.waitsInProgress();
+        return locker.lifecycle.waits.size();
     }
 
     /** Waits of {@code locker} that have a place in a wait queue now, as far as it knows (marked once a try's reply is in). */

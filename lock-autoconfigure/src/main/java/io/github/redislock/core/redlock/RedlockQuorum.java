@@ -51,11 +51,9 @@ public final class RedlockQuorum extends LockCommands {
     private final List<LockCommands> nodes;
     /** How log lines and errors name each master: its URL without password. */
     private final List<String> names;
-    /** How long one master may take to answer before it counts as failed. */
     private final Duration nodeTimeout;
     /** Per master, the one thread on which its calls that block run. */
     private final List<ExecutorService> threads;
-    /** How many masters must agree: a majority. */
     private final int quorum;
     /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
@@ -92,7 +90,6 @@ public final class RedlockQuorum extends LockCommands {
         }
     }
 
-    /** How many masters must agree. */
     public int quorum() {
         return quorum;
     }
@@ -129,10 +126,10 @@ public final class RedlockQuorum extends LockCommands {
                 }
             }
             if (took >= quorum && validity > 0) {
-                confirmedAt.put(id(keys.name(), owner), start);
+                confirmedAt.put(id, start);
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
-            List<CompletableFuture<Void>> undos = undo(keys, owner, firstHold, undoLease, calls, undoing);
+            List<CompletableFuture<Void>> undos = undo(id, keys, owner, firstHold, undoLease, calls, undoing);
             if (log.isDebugEnabled()) {
                 log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
@@ -155,7 +152,7 @@ public final class RedlockQuorum extends LockCommands {
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
      * @return per master, its undo
      */
-    private List<CompletableFuture<Void>> undo(LockKeys keys, String owner, boolean firstHold, long undoLease,
+    private List<CompletableFuture<Void>> undo(String id, LockKeys keys, String owner, boolean firstHold, long undoLease,
                                                List<CompletableFuture<Acquisition>> calls, List<CompletableFuture<Void>> undoing) {
         List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
@@ -165,7 +162,6 @@ public final class RedlockQuorum extends LockCommands {
                     .thenCompose(took -> took ? undoOn(index, keys, owner, undoLease) : OwnerTurns.NOW);
             undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
         }
-        String id = id(keys.name(), owner);
         pendingUndos.put(id, undos);
         CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
         return undos;

@@ -1,0 +1,114 @@
+package io.github.redislock.core;
+
+import io.github.redislock.LockRedisException;
+import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.script.ScriptTransport;
+import io.github.redislock.core.wait.LockWait;
+import io.github.redislock.core.wait.WaitHost;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The one close protocol of every locker of an instance ({@link #close()}), and the waits in progress
+ * it ends: it is what a {@link RedisLocker}'s waits ask of their locker, without making it public.
+ */
+final class LockerClose implements WaitHost {
+
+    /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
+    private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
+    private static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
+
+    private final RedisLocker locker;
+    /** Set first by {@link #close()}: no new acquisition; releases still go through. */
+    volatile boolean closing;
+    /** Set once the holds are cleared: nothing goes through any more. */
+    volatile boolean closed;
+    /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
+    final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
+
+    LockerClose(RedisLocker locker) {
+        this.locker = locker;
+    }
+
+    @Override
+    public Duration watchdogTimeout() {
+        return locker.watchdog.timeout();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closing;
+    }
+
+    @Override
+    public void started(LockWait wait) {
+        waits.add(wait);
+        if (closing) { // read after the add, as close() reads the waits after setting it: one of the two sees the other
+            wait.signal();
+        }
+    }
+
+    @Override
+    public void ended(LockWait wait) {
+        waits.remove(wait);
+    }
+
+    @Override
+    public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
+        return locker.subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
+            Throwable cause = CallerRuns.unwrap(failure);
+            return CompletableFuture.failedFuture(
+                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
+        });
+    }
+
+    /**
+     * Stops taking new acquisitions; withdraws and ends every wait, parked or on an executor, and waits
+     * for them (a lock one got as it stopped is given back meanwhile); lets holders release while the
+     * connection factory still works, up to {@link #RELEASE_GRACE} (no longer than the watchdog timeout,
+     * after which the locks free themselves anyway); only then stops renewal and subscriptions and forgets
+     * the holds. A Spring Integration leader whose initiator was stopped unlocks from its own thread a
+     * moment later: its role passes on at once instead of when its lease ends. Holds of the closing thread
+     * and of threads that ended are not waited for: nobody will release them now. Locks still held then
+     * expire in Redis within the watchdog timeout.
+     */
+    void close() {
+        synchronized (waits) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        locker.attempts.withdrawQueued(); // no queued wait may be handed a lock now (it would stay taken for the claim lease)
+        waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
+        awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
+        long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), locker.watchdog.timeout().toNanos());
+        String closingOwner = locker.currentOwner();
+        awaitUntil(() -> !locker.holds.any(hold -> !hold.lost && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null
+                && (hold.watched || !hold.leaseSurelyEnded())), System.nanoTime() + releaseGrace);
+        closed = true;
+        locker.stopRenewalAndSubscriptions();
+    }
+
+    /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */
+    static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
+        boolean interrupted = false;
+        while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
