@@ -187,9 +187,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new ReadWriteView(view(LockKind.READ, key), view(LockKind.WRITE, key), key);
     }
 
-    private LockView view(LockKind kind, String key) {
+    private RedisLock view(LockKind kind, String key) {
         LockKeys.validate(key);
-        return new LockView(this, kind, List.of(key), false);
+        return new LockView.Single(this, kind, key);
     }
 
     private record ReadWriteView(RedisLock readLock, RedisLock writeLock, String key) implements RedisReadWriteLock {
@@ -206,7 +206,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             throw new IllegalArgumentException("A multi-lock needs at least one key, but got " + (keys == null ? "null" : "none"));
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
-        return new LockView(this, LockKind.PLAIN, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))), true);
+        return new LockView.Multi(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
     }
 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
