@@ -91,6 +91,24 @@ class StopWhileSubscribingTest {
         stopWhileTheWaitSubscribes();
     }
 
+    /**
+     * The connection that was still opening at the stop opens later, when Redis answers again, and the close
+     * queued behind it runs then. That happens on the client's event loop, which closing a Lettuce connection
+     * waits for: run there, the close would wait for itself, and the client's shutdown for it, for ever.
+     */
+    @Test
+    void aPubSubConnectionStillOpeningAtTheStopClosesOnceOpenAndLetsTheClientShutDown() throws Exception {
+        pubSubRedis.pause();
+        stopWhileTheWaitSubscribes();
+
+        pubSubRedis.resume();
+        await("the connection opened and closed again").atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(pubSubRedis.command("CLIENT", "LIST").toString()).as("clients of the pub/sub Redis")
+                        .doesNotContain("cmd=subscribe"));
+        CompletableFuture<Void> shutdown = CompletableFuture.runAsync(pubSub::destroy);
+        assertThat(shutdown).as("the pub/sub client's shutdown").succeedsWithin(Duration.ofSeconds(10));
+    }
+
     /** The holder hands the lock to the wait while its subscription hangs, and the context stops. */
     private void stopWhileTheWaitSubscribes() throws Exception {
         locker.lock(key);

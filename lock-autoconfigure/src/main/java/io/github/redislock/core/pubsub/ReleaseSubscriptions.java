@@ -290,9 +290,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     /**
-     * Under the connection lock; a connection still opening closes once it opened. A join still waiting for
-     * its confirmation (a hung master, a context stopping) completes at once, neither failed nor left
-     * waiting: its wait looks at its lock again, and the next connection's confirmation wakes it.
+     * Under the connection lock; a connection still opening closes once it opened, on a thread of its own. A
+     * join still waiting for its confirmation (a hung master, a context stopping) completes at once, neither
+     * failed nor left waiting: its wait looks at its lock again, and the next connection's confirmation wakes it.
      */
     private void closeConnection() {
         CompletableFuture<ChannelSubscriber.Subscription> current = connection;
@@ -300,7 +300,11 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             connection = null;
             inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
             channels.values().forEach(ReleaseChannel::connectionClosed);
-            current.thenAccept(ChannelSubscriber.Subscription::close);
+            if (current.isDone()) {
+                current.thenAccept(ChannelSubscriber.Subscription::close);
+            } else { // it opens on the client's event loop, which closing a Lettuce connection waits for: close elsewhere
+                current.thenAcceptAsync(ChannelSubscriber.Subscription::close, task -> daemon("redis-lock-subscription-close").newThread(task).start());
+            }
         }
     }
 
