@@ -159,8 +159,9 @@ public final class LockerFixture implements AutoCloseable {
         for (StackTraceElement frame : frames) {
             String at = frame.getClassName() + "." + frame.getMethodName();
             if (at.endsWith("ThreadPoolExecutor.getTask") || at.endsWith("SingleThreadEventExecutor.takeTask")
-                    || at.endsWith("EventLoop.epollWait") || at.endsWith("EventLoop.epollBusyWait") || at.endsWith("NioEventLoop.select")
-                    || at.endsWith("KQueueEventLoop.kqueueWait") || at.endsWith("HashedWheelTimer$Worker.waitForNextTick")) {
+                    || at.endsWith(".epollWait") || at.endsWith(".epollBusyWait") || at.endsWith(".kqueueWait")
+                    || at.endsWith("NioEventLoop.select") || at.endsWith("NioIoHandler.select")
+                    || at.endsWith("HashedWheelTimer$Worker.waitForNextTick")) {
                 return true;
             }
         }
