@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +12,11 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
@@ -30,6 +34,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
@@ -41,6 +46,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * jobs run side by side, each on its own key, and each test reads what one of them did. Ten slots give
  * each test's condition ten chances to break (a second run in a slot, a run within holdAtLeast of the
  * last, two slow runs at once) and the control ten chances to show the duplicate it is there to show.
+ * One kept run starts {@link Report#LATE_START_MILLIS} late, and still counts in its trigger's slot.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ScheduledJobsAcrossInstancesTest {
@@ -76,6 +82,7 @@ class ScheduledJobsAcrossInstancesTest {
             meters.put("B", second.getBean(MeterRegistry.class));
             firstSlot = System.currentTimeMillis() / 1000 + 1;
             lastSlot = firstSlot + SLOTS - 1;
+            Report.LATE_SLOT.set(firstSlot + 3);
             // B fires each slot SKEW after A; the last slot's runs (the slow job's 1.5 s included) are over by then.
             long until = (lastSlot + 1) * 1000 + SKEW.toMillis() + 1_600;
             Thread.sleep(Math.max(0, until - System.currentTimeMillis()));
@@ -148,7 +155,11 @@ class ScheduledJobsAcrossInstancesTest {
         return String.join("; ", lines);
     }
 
-    /** One run of a job: which instance, which slot by its own scheduler clock, when it started on the monotonic clock. */
+    /**
+     * One run of a job: which instance, which slot by its own scheduler clock (the second its trigger fired
+     * for, not the second its body started in: a run that starts late on a loaded machine still belongs to
+     * its trigger's slot), when it started on the monotonic clock.
+     */
     record Run(String job, String instance, long slot, long startNanos) {
     }
 
@@ -159,7 +170,9 @@ class ScheduledJobsAcrossInstancesTest {
         private final Map<String, AtomicInteger> mostAtOnce = new ConcurrentHashMap<>();
 
         void run(String job, String instance, Clock clock, long workMillis) throws InterruptedException {
-            long slot = Math.round(clock.millis() / 1000.0); // a trigger fires at (or just after) its clock's full second
+            Instant triggeredFor = TriggerTimes.CURRENT.get();
+            // A periodic job has no trigger time of its own: its slot is the full second nearest its start.
+            long slot = triggeredFor != null ? triggeredFor.getEpochSecond() : Math.round(clock.millis() / 1000.0);
             runs.add(new Run(job, instance, slot, System.nanoTime()));
             int now = running.computeIfAbsent(job, j -> new AtomicInteger()).incrementAndGet();
             mostAtOnce.computeIfAbsent(job, j -> new AtomicInteger()).accumulateAndGet(now, Math::max);
@@ -191,6 +204,9 @@ class ScheduledJobsAcrossInstancesTest {
 
     /** The same job beans on each instance, each job on its own key. */
     static class Report {
+        /** The slot whose kept run on A starts 0.9 s after its trigger, as a run may on a loaded machine. */
+        static final AtomicLong LATE_SLOT = new AtomicLong();
+        static final long LATE_START_MILLIS = 900;
         private final RunLog runs;
         private final Clock clock;
         private final String instance;
@@ -204,6 +220,9 @@ class ScheduledJobsAcrossInstancesTest {
         @Scheduled(cron = "* * * * * *")
         @DistributedLock(key = "'job:kept:${job.run}'", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = "500ms", name = "kept")
         public void kept() throws InterruptedException {
+            if (instance.equals("A") && clock.millis() / 1000 == LATE_SLOT.get()) {
+                Thread.sleep(LATE_START_MILLIS);
+            }
             runs.run("kept", instance, clock, 20);
         }
 
@@ -233,6 +252,33 @@ class ScheduledJobsAcrossInstancesTest {
         }
     }
 
+    /**
+     * A scheduler that tells a cron run the time its trigger fired for ({@link #CURRENT}, on the run's thread):
+     * Spring computes the next fire time, then runs the task at it, so the time last computed for a task
+     * is the one its current run was scheduled at.
+     */
+    static final class TriggerTimes extends ThreadPoolTaskScheduler {
+        static final ThreadLocal<Instant> CURRENT = new ThreadLocal<>();
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
+            AtomicReference<Instant> scheduledFor = new AtomicReference<>();
+            Trigger remembered = context -> {
+                Instant next = trigger.nextExecution(context);
+                scheduledFor.set(next);
+                return next;
+            };
+            return super.schedule(() -> {
+                CURRENT.set(scheduledFor.get());
+                try {
+                    task.run();
+                } finally {
+                    CURRENT.remove();
+                }
+            }, remembered);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableScheduling
     static class Jobs {
@@ -240,7 +286,7 @@ class ScheduledJobsAcrossInstancesTest {
         /** The scheduler whose clock the instance's cron triggers follow; a thread per job, so no job waits for another. */
         @Bean
         ThreadPoolTaskScheduler taskScheduler(Clock clock, @Value("${job.instance}") String instance) {
-            ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+            ThreadPoolTaskScheduler scheduler = new TriggerTimes();
             scheduler.setPoolSize(5);
             scheduler.setClock(clock);
             scheduler.setThreadNamePrefix("scheduler-" + instance + "-");

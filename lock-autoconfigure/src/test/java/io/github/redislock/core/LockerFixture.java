@@ -115,11 +115,11 @@ public final class LockerFixture implements AutoCloseable {
     }
 
     /**
-     * Lettuce's client shutdown waits without a bound for its connections to close; it was once seen
-     * to wait forever in a full test run (not reproduced since). A test must fail, not hang: give it
-     * a bound and say so.
+     * Lettuce's client shutdown waits without a bound for its connections to close; it was seen to wait
+     * forever under heavy load (AsyncCancellationTest, LockerLeaderElectionTest, HandOffTest teardowns).
+     * A test must fail, not hang: give it a bound, and past it name the frame the shutdown waits in.
      */
-    private static void destroyWithin(RedisConnectionFactory factory, Duration bound) {
+    static void destroyWithin(RedisConnectionFactory factory, Duration bound) {
         Thread destroyer = new Thread(() -> {
             try {
                 ((DisposableBean) factory).destroy();
@@ -135,7 +135,48 @@ public final class LockerFixture implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (destroyer.isAlive()) {
-            throw new IllegalStateException("The connection factory did not shut down within " + bound);
+            throw new IllegalStateException("The connection factory did not shut down within " + bound + "; where it waits:"
+                    + stackOf(destroyer) + busyClientThreads(destroyer));
         }
+    }
+
+    /**
+     * Frames that show where a shutdown hangs: every Lettuce or redis-lock thread except those parked idle
+     * (an event loop waiting in select/epoll, a pool worker waiting for a task), whose stacks say nothing.
+     */
+    private static String busyClientThreads(Thread destroyer) {
+        StringBuilder busy = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, frames) -> {
+            boolean ours = thread.getName().startsWith("lettuce-") || thread.getName().startsWith("redis-lock-");
+            if (thread != destroyer && ours && !parkedIdle(frames)) {
+                busy.append(stackOf(thread, frames));
+            }
+        });
+        return busy.isEmpty() ? "\n(no Lettuce or redis-lock thread busy)" : busy.toString();
+    }
+
+    private static boolean parkedIdle(StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
+            String at = frame.getClassName() + "." + frame.getMethodName();
+            if (at.endsWith("ThreadPoolExecutor.getTask") || at.endsWith("SingleThreadEventExecutor.takeTask")
+                    || at.endsWith(".epollWait") || at.endsWith(".epollBusyWait") || at.endsWith(".kqueueWait")
+                    || at.endsWith("NioEventLoop.select") || at.endsWith("NioIoHandler.select")
+                    || at.endsWith("HashedWheelTimer$Worker.waitForNextTick")) {
+                return true;
+            }
+        }
+        return frames.length == 0;
+    }
+
+    private static String stackOf(Thread thread) {
+        return stackOf(thread, thread.getStackTrace());
+    }
+
+    private static String stackOf(Thread thread, StackTraceElement[] frames) {
+        StringBuilder stack = new StringBuilder("\n\"").append(thread.getName()).append("\" ").append(thread.getState());
+        for (StackTraceElement frame : frames) {
+            stack.append("\n\tat ").append(frame);
+        }
+        return stack.toString();
     }
 }
