@@ -43,7 +43,9 @@ public interface Locker {
      * Like {@link #lock(String)}, but gives up with {@link InterruptedException} when the thread is
      * interrupted while waiting, or was interrupted already (then even a free lock is not taken).
      */
-    void lockInterruptibly(String key) throws InterruptedException;
+    default void lockInterruptibly(String key) throws InterruptedException {
+        tryLock(key, WAIT_FOREVER, WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+    }
 
     /** Takes the lock if it is free right now (one round trip, no waiting); the watchdog keeps it alive. */
     boolean tryLock(String key);
@@ -64,7 +66,9 @@ public interface Locker {
      * @throws LockLostException when this thread held the lock but it expired or was deleted before the unlock
      * @throws IllegalMonitorStateException when this thread does not hold the lock
      */
-    void unlock(String key);
+    default void unlock(String key) {
+        unlock(key, Duration.ZERO);
+    }
 
     /**
      * Releases one hold like {@link #unlock(String)}, except that the final release of a lock taken

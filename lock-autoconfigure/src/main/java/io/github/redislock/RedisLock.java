@@ -42,7 +42,9 @@ public interface RedisLock extends Lock {
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /** Whether the calling thread holds this lock now, as Redis sees it. */
-    boolean isHeldByCurrentThread();
+    default boolean isHeldByCurrentThread() {
+        return getHoldCount() > 0;
+    }
 
     /** How many times the calling thread holds this lock (0 when it does not), as Redis sees it. */
     int getHoldCount();

@@ -87,11 +87,7 @@ public final class LockAdmin {
         return removed;
     }
 
-    /**
-     * The remaining lease of each lock, in one pipelined round trip.
-     *
-     * @return ms per Redis key; -2 when the key is gone, -1 when it has no expiry
-     */
+    /** The remaining lease of each lock in ms per Redis key (as {@link RedisState#ttlMillis()}), in one pipelined round trip. */
     public Map<String, Long> remainingLeases(Collection<String> redisKeys) {
         if (redisKeys.isEmpty()) {
             return Map.of();

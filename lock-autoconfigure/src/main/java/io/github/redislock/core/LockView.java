@@ -74,11 +74,6 @@ abstract sealed class LockView {
         }
 
         @Override
-        public boolean isHeldByCurrentThread() {
-            return getHoldCount() > 0;
-        }
-
-        @Override
         public int getHoldCount() {
             return locker.holdCount(kind, getKey());
         }

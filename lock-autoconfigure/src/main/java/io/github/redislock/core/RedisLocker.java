@@ -115,11 +115,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     @Override
-    public void lockInterruptibly(String key) throws InterruptedException {
-        take(LockKind.PLAIN, Collections.singletonList(key), WAIT_FOREVER, WATCHDOG_LEASE, TimeUnit.MILLISECONDS, true);
-    }
-
-    @Override
     public boolean tryLock(String key) {
         return takeUninterruptibly(LockKind.PLAIN, Collections.singletonList(key), 0, WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
     }
@@ -134,11 +129,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         String owner = tokenOwner(ownerToken);
         List<LockKeys> lockKeys = keys(List.of(key));
         return acquire(LockKind.PLAIN, lockKeys, owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
-    }
-
-    @Override
-    public void unlock(String key) {
-        unlock(key, Duration.ZERO);
     }
 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */

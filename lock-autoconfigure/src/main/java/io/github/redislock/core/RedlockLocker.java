@@ -133,9 +133,8 @@ public class RedlockLocker extends RedisLocker {
         throw unsupported("the admin view", "each master has its own state of a lock; ask them one by one");
     }
 
-    /** Also lets the undos of failed rounds still running finish before the masters' threads stop. */
     @Override
-    void stopRenewalAndSubscriptions() {
+    void stopRenewalAndSubscriptions() { // also lets the undos still running finish (RedlockQuorum#close)
         super.stopRenewalAndSubscriptions();
         quorum.close();
     }

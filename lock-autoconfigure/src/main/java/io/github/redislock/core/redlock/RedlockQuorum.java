@@ -49,10 +49,8 @@ public final class RedlockQuorum extends LockCommands {
     private static final Log log = LogFactory.getLog(RedlockQuorum.class);
 
     private final List<LockCommands> nodes;
-    /** How log lines and errors name each master: its URL without password. */
     private final List<String> names;
     private final Duration nodeTimeout;
-    /** Per master, the one thread on which its calls that block run. */
     private final List<ExecutorService> threads;
     private final int quorum;
     /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
@@ -150,7 +148,6 @@ public final class RedlockQuorum extends LockCommands {
      * was lost is given back too: whatever that master counts for the owner is nobody's.
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
-     * @return per master, its undo
      */
     private List<CompletableFuture<Void>> undo(String id, LockKeys keys, String owner, boolean firstHold, long undoLease,
                                                List<CompletableFuture<Acquisition>> calls, List<CompletableFuture<Void>> undoing) {
@@ -215,7 +212,6 @@ public final class RedlockQuorum extends LockCommands {
         return left;
     }
 
-    /** Whether a majority of the masters has the lock. */
     @Override
     public boolean exists(LockKeys keys) {
         return onEveryBlocking(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
@@ -230,10 +226,7 @@ public final class RedlockQuorum extends LockCommands {
         return counts.get(quorum - 1);
     }
 
-    /**
-     * Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the
-     * node timeout. A lock stays while a majority renews it (see the class comment).
-     */
+    /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
@@ -254,10 +247,7 @@ public final class RedlockQuorum extends LockCommands {
         return redisKey + " " + owner;
     }
 
-    /**
-     * @param notRenewed per master, the locks it no longer has; null for a master that failed or did not answer in time
-     * @return the locks to report lost
-     */
+    /** The locks to report lost, given per master the locks it no longer has (null for a master that failed or was late). */
     private Set<WatchedLock> lost(List<WatchedLock> locks, long leaseMillis, long roundStart, List<Set<WatchedLock>> notRenewed) {
         long unanswered = notRenewed.stream().filter(Objects::isNull).count();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis - drift(leaseMillis));
@@ -297,10 +287,7 @@ public final class RedlockQuorum extends LockCommands {
         threads.forEach(ExecutorService::shutdownNow);
     }
 
-    /**
-     * Sends {@code command} to every master at once; each answer is null for a master that fails or
-     * does not answer within the node timeout.
-     */
+    /** Sends {@code command} to every master at once; its answers as {@link #answersBy} gives them. */
     private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
         List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
@@ -316,7 +303,6 @@ public final class RedlockQuorum extends LockCommands {
                 threads.get(index))).join();
     }
 
-    /** One master's call; a call that fails to start is a failed future. */
     private <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
         try {
             return command.apply(nodes.get(index), index);
