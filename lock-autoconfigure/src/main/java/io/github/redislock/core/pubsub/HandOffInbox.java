@@ -15,7 +15,8 @@ import org.apache.commons.logging.LogFactory;
  * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}), waking that wait
  * alone, which then holds the lock without asking Redis again. A wait queues in Redis before it joins
  * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept. Its
- * waiters are the queued waits, woken like a release channel's by every confirmation of it.
+ * waiters are the queued waits, kept by name only (not in the channel's queue, where leaving costs a
+ * scan) and woken like a release channel's by every confirmation of it.
  */
 final class HandOffInbox extends ReleaseChannel {
 
@@ -41,7 +42,6 @@ final class HandOffInbox extends ReleaseChannel {
     void register(Waiting waiting) {
         synchronized (waits) {
             waits.put(waiting.waitName, waiting);
-            queue.add(waiting);
             Long token = unclaimed.remove(waiting.waitName);
             if (token != null) {
                 waiting.grant(token);
@@ -52,7 +52,13 @@ final class HandOffInbox extends ReleaseChannel {
     void unregister(Waiting waiting) {
         synchronized (waits) {
             waits.remove(waiting.waitName, waiting);
-            queue.remove(waiting);
+        }
+    }
+
+    @Override
+    void wakeAll() {
+        synchronized (waits) {
+            waits.values().forEach(Waiting::wake);
         }
     }
 

@@ -359,7 +359,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
         void message(byte[] body) {
             if (Arrays.equals(body, WAKE_ALL_BODY)) {
-                queue.forEach(Waiting::wake);
+                wakeAll();
             } else {
                 wakeNext();
             }
@@ -368,8 +368,12 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         /** Messages published while no connection carried it never arrive: its waiters look at their locks again. */
         void confirmed() {
             confirmedAt = System.nanoTime();
-            queue.forEach(Waiting::wake);
+            wakeAll();
             confirmation.complete(null);
+        }
+
+        void wakeAll() {
+            queue.forEach(Waiting::wake);
         }
 
         void connectionClosed() {
