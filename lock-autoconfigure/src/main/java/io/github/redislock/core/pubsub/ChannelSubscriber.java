@@ -7,11 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Opens the pub/sub connection of {@link ReleaseSubscriptions}: classic ({@code SUBSCRIBE} through
- * Spring Data Redis) or, on a cluster that supports it, sharded ({@code SSUBSCRIBE} on the master of
- * each channel's slot, through Lettuce). Opening and subscribing only send and never block their
- * caller, so a master that hangs holds up only the waiters of its own channels: Redis's confirmations
- * come to the {@link Listener}, and {@link ReleaseSubscriptions} waits for them.
+ * Opens the pub/sub connection of {@link ReleaseSubscriptions}, classic or sharded. Opening and subscribing
+ * only send and never block their caller, so a master that hangs holds up only the waiters of its own channels.
  */
 public interface ChannelSubscriber {
 
@@ -30,22 +27,19 @@ public interface ChannelSubscriber {
     interface Subscription {
         boolean isOpen();
 
-        /** How long Redis may take to confirm a subscribe: the client's command timeout. */
+        /** The client's command timeout, for Redis to confirm a subscribe. */
         Duration timeout();
 
-        /** Sends the subscribe; fails when it could not be sent. */
         CompletableFuture<Void> subscribe(byte[] channel);
 
-        /** Sends the unsubscribe; never waits for Redis. */
         void unsubscribe(byte[] channel);
 
         void close();
     }
 
-    /** A new connection subscribed to {@code inbox}, once it can send. */
     CompletableFuture<Subscription> open(byte[] inbox, Listener listener);
 
-    /** Classic or sharded, as {@code sharded} decides when the first connection opens. */
+    /** Sharded when {@code sharded} says so as the connection opens. */
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
         return (inbox, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener)
                 : ClassicSubscription.open(connectionFactory, inbox, listener);

@@ -19,13 +19,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis: standalone, Sentinel, and
- * clusters without sharded pub/sub.
- *
- * <p>Spring Data Redis subscribes synchronously, and on Jedis its subscribe does not return at all: the
- * calling thread runs the read loop until the last channel is unsubscribed. So no caller ever runs it:
- * each connection has a thread that opens it and subscribes (and on Jedis reads), and one that sends
- * every later subscribe and unsubscribe, in order. A Jedis subscription that breaks is reported
+ * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis. Spring Data Redis subscribes
+ * synchronously, and on Jedis its subscribe runs the read loop until the last channel is unsubscribed: so
+ * no caller ever runs it. Each connection has a thread that opens it and subscribes (and on Jedis reads), and
+ * one that sends every later subscribe and unsubscribe in order. A Jedis subscription that breaks is reported
  * ({@link ChannelSubscriber.Listener#lost()}), since nothing reconnects it.
  */
 final class ClassicSubscription implements ChannelSubscriber.Subscription, MessageListener, SubscriptionListener {
@@ -38,16 +35,16 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private final RedisConnectionFactory connectionFactory;
     private final ChannelSubscriber.Listener listener;
     private final Duration timeout;
-    /** Sends subscribes and unsubscribes one after the other; the only thread that writes to an open subscription. */
+    /** The only thread that writes to an open subscription. */
     private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ReleaseSubscriptions.daemon("redis-lock-subscriber"));
-    /** Completes at Redis's first confirmation: only then has Spring Data a subscription that later subscribes can go on. */
+    /** Completes at Redis's first confirmation: only then can later subscribes go on Spring Data's subscription. */
     private final CompletableFuture<ChannelSubscriber.Subscription> opened = new CompletableFuture<>();
     private volatile RedisConnection connection;
-    /** The read loop or the connection ended: what it carried is gone, the next wait opens a new one. */
-    private volatile boolean ended;
-    /** Whether the opening thread is still inside Spring Data's subscribe, and whether close() was called; guarded by this. */
-    private boolean opening = true;
-    private volatile boolean closeRequested;
+    /** Written under this, except {@link State#ENDED} by {@link #closeConnection()}, which nothing leaves. */
+    private volatile State state = State.SUBSCRIBING;
+
+    /** SUBSCRIBING: the opening thread is inside Spring Data's subscribe (on Jedis, for the connection's life). */
+    private enum State { SUBSCRIBING, OPEN, CLOSING, ENDED }
 
     private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ChannelSubscriber.Listener listener) {
         this.connectionFactory = connectionFactory;
@@ -68,38 +65,34 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         });
     }
 
-    /** On the opening thread: subscribes, and on Jedis runs the read loop until the subscription ends. */
     private void run(byte[] inbox) {
+        boolean subscribed = false;
         try {
             connection = connectionFactory.getConnection();
             connection.subscribe(this, inbox);
+            subscribed = connection.isSubscribed(); // Lettuce returns here subscribed; Jedis once the subscription ended
         } catch (RuntimeException e) {
-            ended = true;
             opened.completeExceptionally(e);
-        } finally {
-            boolean closeNow;
-            boolean lost;
-            synchronized (this) {
-                opening = false;
-                // Lettuce returns here subscribed; Jedis once the subscription ended.
-                ended |= connection == null || !connection.isSubscribed();
-                closeNow = ended || closeRequested;
-                lost = ended && !closeRequested && opened.isDone() && !opened.isCompletedExceptionally();
-            }
-            if (closeNow) {
-                closeConnection();
-                sender.shutdown();
-            }
-            if (lost) {
-                listener.lost(); // Jedis: it broke after it was open, and nothing reconnects it
-            }
+        }
+        boolean lost;
+        State now;
+        synchronized (this) {
+            lost = state == State.SUBSCRIBING && !subscribed && opened.isDone() && !opened.isCompletedExceptionally();
+            now = state = state == State.SUBSCRIBING && subscribed ? State.OPEN : State.ENDED;
+        }
+        if (now == State.ENDED) {
+            closeConnection();
+            sender.shutdown();
+        }
+        if (lost) {
+            listener.lost(); // Jedis: it broke after it was open
         }
     }
 
     @Override
     public boolean isOpen() {
         RedisConnection current = connection;
-        return !ended && current != null && current.isSubscribed();
+        return state != State.ENDED && current != null && current.isSubscribed();
     }
 
     @Override
@@ -110,7 +103,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     @Override
     public CompletableFuture<Void> subscribe(byte[] channel) {
         return onSender(() -> {
-            if (!closeRequested) { // a join chained on this connection before it was let go: sending would only race the close
+            if (state == State.SUBSCRIBING || state == State.OPEN) { // else a join chained before the close: sending would race it
                 connection.getSubscription().subscribe(channel);
             }
         }, 0);
@@ -146,8 +139,8 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     @Override
     public void close() {
         synchronized (this) {
-            closeRequested = true;
-            if (opening) {
+            if (state == State.SUBSCRIBING || state == State.CLOSING) {
+                state = State.CLOSING;
                 onSender(() -> {
                     if (isOpen()) {
                         connection.getSubscription().close();
@@ -156,13 +149,14 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
                 onSender(this::closeConnection, timeout.toNanos()); // unless the read loop ended and closed it
                 return;
             }
+            state = State.ENDED;
         }
         closeConnection();
         sender.shutdown();
     }
 
     private void closeConnection() {
-        ended = true;
+        state = State.ENDED;
         RedisConnection current = connection;
         if (current != null && !current.isClosed()) {
             try {

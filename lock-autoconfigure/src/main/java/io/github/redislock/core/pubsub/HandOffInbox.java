@@ -11,12 +11,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * This instance's own channel, where a release that hands a lock to one of its queued waits says so
- * ({@code granted:<fencing token>:<wait name>}, published by {@code release.lua}), waking that wait
- * alone, which then holds the lock without asking Redis again. A wait queues in Redis before it joins
- * here, so its hand-off may arrive first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept. Its
- * waiters are the queued waits, kept by name only (not in the channel's queue, where leaving costs a
- * scan) and woken like a release channel's by every confirmation of it.
+ * This instance's own channel, where {@code release.lua} hands a lock to one of its queued waits
+ * ({@code granted:<fencing token>:<wait name>}), waking that wait alone. A wait queues in Redis before it
+ * joins here, so its hand-off may come first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept.
  */
 final class HandOffInbox extends ReleaseChannel {
 
@@ -24,7 +21,7 @@ final class HandOffInbox extends ReleaseChannel {
     private static final String GRANTED = "granted:";
     private static final int MAX_UNCLAIMED_HAND_OFFS = 64; // one is kept for a few microseconds
 
-    /** The queued waits of this instance by wait name. Guarded by itself. */
+    /** By wait name, not in the channel's queue, where leaving costs a scan. Guarded by itself. */
     private final Map<String, Waiting> waits = new HashMap<>();
     /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
     private final Map<String, Long> unclaimed = new LinkedHashMap<>(16, 0.75f, false) {
@@ -38,7 +35,6 @@ final class HandOffInbox extends ReleaseChannel {
         super(anchorChannel + ":" + UUID.randomUUID());
     }
 
-    /** Makes a queued wait reachable by its hand-off, and gives it the one that came before it joined. */
     void register(Waiting waiting) {
         synchronized (waits) {
             waits.put(waiting.waitName, waiting);

@@ -24,14 +24,9 @@ import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection that also
- * carries this instance's {@link #inbox()}. A lock's release channel stays subscribed for {@link #LINGER}
- * after its last local waiter left, so a lock contended again and again does not pay a SUBSCRIBE and
- * an UNSUBSCRIBE per wait.
- *
- * <p>A release message wakes one local waiter, as only one can win the lock ({@link Waiting#passOnWakeUp()});
- * {@value #WAKE_ALL} (a read-write lock's release, after which several readers may enter) wakes all.
- * A release published while no connection carries a channel is never delivered: so every confirmation
- * of a channel (a reconnect, a new connection that took over) wakes its waiters to look at their lock.
+ * carries this instance's {@link #inbox()}. A release wakes one local waiter, as only one can win the lock;
+ * {@value #WAKE_ALL} (a read-write lock's release, which may let several readers in) wakes all. A release
+ * published while no connection carries a channel is lost: so every confirmation of a channel wakes all its waiters.
  */
 public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
@@ -40,9 +35,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
     private static final CompletableFuture<Void> NOT_SUBSCRIBED = CompletableFuture.failedFuture(new IllegalStateException("Not subscribed"));
 
-    /** How long a channel nobody waits on stays subscribed, in case the next wait for its lock comes soon. */
+    /** How long a channel nobody waits on stays subscribed: a lock contended again and again pays no SUBSCRIBE per wait. */
     static final Duration LINGER = Duration.ofMillis(500);
-    /** How often a broken connection that its client does not reconnect is tried again. */
     static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
 
     private final ChannelSubscriber subscriber;
@@ -51,7 +45,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
-    /** The pub/sub connection, opening or open; null when there is none. */
+    /** Opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
     private volatile boolean closed;
 
@@ -62,9 +56,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     /**
-     * Completes once Redis confirmed {@code channel}, so a release published after that is never missed
-     * (or once its connection closed under it: then the next connection's confirmation wakes it). A caller
-     * that no longer wants the waiting closes it when the join completes.
+     * Completes once Redis confirmed {@code channel}, so no later release is missed (or once its connection
+     * closed under it: the next connection's confirmation wakes it).
      *
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}), whose hand-off wakes this waiter alone; null for none
      * @param onWake   runs on every wake-up and hand-off, on the client's event loop: it must only hand work on; null for none
@@ -114,7 +107,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /** Counts one more waiter of {@code channel}, subscribing it when it is not (or no longer) subscribed. */
     private ReleaseChannel enter(String channel) {
         while (true) {
             checkOpen();
@@ -140,9 +132,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /** Under the connection lock: a new connection carrying the inbox and every registered channel, in place of the current one. */
+    /** Under the connection lock: a new connection carrying the inbox and every registered channel. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
-        closeConnection();
+        disconnect();
         try {
             connection = subscriber.open(inbox.name.getBytes(StandardCharsets.UTF_8), this);
         } catch (RuntimeException e) {
@@ -152,10 +144,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return connection;
     }
 
-    /**
-     * Under the connection lock, for {@link #closeConnection()}: a new confirmation before the subscribe goes
-     * out (Redis may confirm at once), failed when sending fails or Redis takes longer than the client's timeout.
-     */
+    /** Under the connection lock: a new confirmation before the subscribe goes out, as Redis may confirm at once. */
     private void send(ReleaseChannel entry) {
         CompletableFuture<Void> confirmation = entry.confirmation = new CompletableFuture<>();
         byte[] name = entry.name.getBytes(StandardCharsets.UTF_8);
@@ -174,12 +163,10 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /** Opening, or open and carrying its channels; not failed, not closed. */
     private static boolean usable(CompletableFuture<ChannelSubscriber.Subscription> connection) {
         return connection != null && (!connection.isDone() || !connection.isCompletedExceptionally() && connection.join().isOpen());
     }
 
-    /** This instance's own channel: releases publish the hand-offs to its queued waits here. */
     public String inbox() {
         return inbox.name;
     }
@@ -189,18 +176,16 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return channels.size();
     }
 
-    /** Threads parked on {@code channel} now, for tests. */
     public int parkedOn(String channel) {
         ReleaseChannel entry = channels.get(channel);
         return entry == null ? 0 : (int) entry.queue.stream().filter(waiting -> waiting.parked).count();
     }
 
-    /** Local waiters now, parked or asynchronous, over all locks; joins still waiting for their confirmation do not count. */
+    /** Local waiters now, parked or asynchronous; unconfirmed joins do not count. */
     public int waiterCount() {
         return channels.values().stream().mapToInt(channel -> channel.queue.size()).sum();
     }
 
-    /** One waiter fewer: the last one starts the channel's {@link #LINGER}. */
     void leave(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
             if (--entry.waiters == 0 && !closed) {
@@ -220,7 +205,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
                 return;
             }
             long idleFor = System.nanoTime() - entry.idleSince;
-            if (idleFor < LINGER.toNanos()) { // waited on again meanwhile: count the linger from the latest wait
+            if (idleFor < LINGER.toNanos()) { // waited on again meanwhile
                 entry.unsubscribeScheduled = later(() -> unsubscribeIfIdle(entry), LINGER.toNanos() - idleFor);
                 return;
             }
@@ -230,7 +215,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /** Sends, never waits. A failure is harmless: releases on a channel nobody waits for are ignored. */
+    /** A failure is harmless: releases on a channel nobody waits for are ignored. */
     private void unsubscribe(String channel) {
         CompletableFuture<ChannelSubscriber.Subscription> current = connection;
         if (usable(current) && current.isDone()) {
@@ -273,7 +258,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return inbox.name.equals(name) ? inbox : channels.get(name);
     }
 
-    /** A new connection for the waits still registered, in place of a lost one or one {@link #disconnect()} closed; tried again while that fails. */
+    /** A new connection for the waits still registered, in place of a lost or {@link #disconnect()}ed one; retried while that fails. */
     public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
         synchronized (connectionLock) {
@@ -290,28 +275,23 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     /**
-     * Under the connection lock; a connection still opening closes once it opened, on a thread of its own. A
-     * join still waiting for its confirmation (a hung master, a context stopping) completes at once, neither
-     * failed nor left waiting: its wait looks at its lock again, and the next connection's confirmation wakes it.
+     * Closes the connection while its factory still runs (a context stop); {@link #reconnect()} or the next join
+     * opens a new one. A join still waiting for its confirmation (a hung master) completes at once, not failed:
+     * its wait looks at its lock again, and the next connection's confirmation wakes it.
      */
-    private void closeConnection() {
-        CompletableFuture<ChannelSubscriber.Subscription> current = connection;
-        if (current != null) {
-            connection = null;
-            inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
-            channels.values().forEach(ReleaseChannel::connectionClosed);
-            if (current.isDone()) {
-                current.thenAccept(ChannelSubscriber.Subscription::close);
-            } else { // it opens on the client's event loop, which closing a Lettuce connection waits for: close elsewhere
-                current.thenAcceptAsync(ChannelSubscriber.Subscription::close, task -> daemon("redis-lock-subscription-close").newThread(task).start());
-            }
-        }
-    }
-
-    /** Closes the pub/sub connection while its connection factory still runs (a context stop); not final: {@link #reconnect()} or the next join opens a new one. */
     public void disconnect() {
         synchronized (connectionLock) {
-            closeConnection();
+            CompletableFuture<ChannelSubscriber.Subscription> current = connection;
+            if (current != null) {
+                connection = null;
+                inbox.connectionClosed(); // first: a wait let go must not think it heard every hand-off
+                channels.values().forEach(ReleaseChannel::connectionClosed);
+                if (current.isDone()) {
+                    current.thenAccept(ChannelSubscriber.Subscription::close);
+                } else { // it opens on the client's event loop, which closing a Lettuce connection waits for: close elsewhere
+                    current.thenAcceptAsync(ChannelSubscriber.Subscription::close, task -> daemon("redis-lock-subscription-close").newThread(task).start());
+                }
+            }
         }
     }
 
@@ -323,7 +303,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         unsubscriber.shutdownNow();
     }
 
-    /** Threads of the subscriptions, which never keep the JVM alive. */
     static ThreadFactory daemon(String name) {
         return task -> {
             Thread thread = new Thread(task, name);
@@ -336,21 +315,20 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return new String(channel, StandardCharsets.UTF_8);
     }
 
-    /** A channel's local waiters and subscription; the subscription state has a monitor of its own, never taken on the client's event loop. */
+    /** A channel's local waiters and subscription, whose monitor is never taken on the client's event loop. */
     static class ReleaseChannel {
         final String name;
-        /** Its joined waiters, the one that has waited longest first: a release wakes it. */
+        /** Its joined waiters, longest waiting first. */
         final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
         final Object subscriptionMonitor = new Object();
-        // Under the subscription monitor: the waiters counted (joins still unconfirmed too), when the last one
-        // left, whether an unsubscribe check is pending, and whether it was unsubscribed and leaves the map.
+        // Under the subscription monitor: waiters counted (unconfirmed joins too), when the last left, a pending check, unsubscribed.
         int waiters;
         long idleSince;
         boolean unsubscribeScheduled;
         boolean dropped;
-        /** Completes once Redis confirmed the latest subscribe of the channel, or its connection closed; set under the connection lock. */
+        /** Of the latest subscribe, or its connection closed; set under the connection lock. */
         volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
-        /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed now. */
+        /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed. */
         private volatile long confirmedAt;
 
         ReleaseChannel(String name) {
@@ -365,7 +343,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             }
         }
 
-        /** Messages published while no connection carried it never arrive: its waiters look at their locks again. */
         void confirmed() {
             confirmedAt = System.nanoTime();
             wakeAll();
@@ -381,13 +358,12 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             confirmation.complete(null);
         }
 
-        /** Whether every message published since {@code nanos} (a System.nanoTime()) reaches this instance. */
         boolean heardSince(long nanos) {
             long confirmed = confirmedAt;
             return confirmed != 0 && confirmed - nanos < 0;
         }
 
-        /** Wakes the waiter at the front, which then goes to the back: the others come first next time. */
+        /** The waiter woken goes to the back: the others come first next time. */
         synchronized void wakeNext() {
             for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
                 if (!next.left) {

@@ -33,19 +33,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (Spring Data Redis has none), which
- * sends each channel's subscription to the master of its slot; the inbox, which has no slot, is
- * subscribed the classic way on the same connection.
+ * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (Spring Data Redis has none), on the
+ * master of each channel's slot; the inbox, which has no slot, is subscribed the classic way on it.
  *
- * <p>After a reconnect Lettuce (6.6 and 7.x) sends all shard channels of a master in one
- * {@code SSUBSCRIBE}, which Redis refuses ({@code CROSSSLOT}) once they span slots: so every reconnect
- * subscribes the channels again here, one command per slot.
- *
- * <p>A channel also has to follow its slot: when a slot moves to another master, Redis 7 unsubscribes
- * its shard channels on the old one, and a dead master's connection never comes back. So when Redis
- * unsubscribes a channel still wanted, or a pub/sub connection drops, the topology is read again and
- * each such channel is subscribed where its slot is served now, again every {@link #REATTACH_INTERVAL}
- * while that fails or a connection stays down.
+ * <p>After a reconnect Lettuce (6.6, 7.x) sends all shard channels of a master in one {@code SSUBSCRIBE},
+ * which Redis refuses ({@code CROSSSLOT}) once they span slots: so every reconnect subscribes them again
+ * here, one command per slot. A channel also follows its slot: Redis 7 unsubscribes the channels of a slot
+ * that moved, and a dead master's connection never comes back. So then the topology is read again and each
+ * such channel subscribed where its slot is served now, every {@link #REATTACH_INTERVAL} while that fails.
  */
 final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]> implements ChannelSubscriber.Subscription, RedisConnectionStateListener {
 
@@ -57,9 +52,9 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     private final RedisClusterClient client;
     private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
     private final ChannelSubscriber.Listener listener;
-    /** Shard channels by name that a reconnect or a slot move must bring back. */
+    /** Shard channels by name that a reconnect or a slot move brings back. */
     private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
-    /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself (its slot moved). */
+    /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself. */
     private final Map<String, String> confirmedBy = new ConcurrentHashMap<>();
     /** Pub/sub connections of this client that dropped and have not come back. */
     private final Set<RedisChannelHandler<?, ?>> down = ConcurrentHashMap.newKeySet();
@@ -89,7 +84,6 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
         return ssubscribe(List.of(channel));
     }
 
-    /** One SSUBSCRIBE per slot, as one may not cross slots; completes when all were answered. */
     private CompletableFuture<Void> ssubscribe(Collection<byte[]> channels) {
         Map<Integer, List<byte[]>> bySlot = new LinkedHashMap<>();
         for (byte[] channel : channels) {
@@ -143,7 +137,6 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
         }
     }
 
-    /** On the event loop of the reconnected connection: sends, never waits. */
     @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
         down.remove(reconnected);
@@ -208,7 +201,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
         listener.subscribed(channel);
     }
 
-    /** Our own unsubscribe forgot the channel before it was sent; one still wanted was let go of by Redis. */
+    /** Our own unsubscribe forgot the channel first: one still wanted was let go of by Redis. */
     @Override
     public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
         if (wanted.containsKey(name(channel))) {

@@ -8,16 +8,13 @@ public final class Waiting implements AutoCloseable {
 
     private final ReleaseSubscriptions subscriptions;
     private final ReleaseChannel channel;
-    /** The name its wait queued under, whose hand-off wakes it alone; null for none. */
     final String waitName;
-    /** Wake-ups delivered and not yet taken; one left unused when it leaves goes to the next waiter. */
     final Semaphore wakeUps = new Semaphore(0);
     private final Runnable onWake;
     private volatile long grantedToken = -1;
     /** Set under the channel's monitor, so that a wake-up never lands on a waiter that left. */
     volatile boolean left;
-    /** Whether a thread is parked in this wait now, for tests. */
-    volatile boolean parked;
+    volatile boolean parked; // for tests
     /** Whether the wake-ups last taken came from a release, not a hand-off; step threads only. */
     private boolean woken;
 
@@ -34,11 +31,7 @@ public final class Waiting implements AutoCloseable {
         return wakeUp;
     }
 
-    /**
-     * Hands the release's wake-up this waiter last consumed to the next local waiter of the lock: it
-     * stops waiting for this lock having neither taken it nor seen it taken (a multi-lock that found
-     * another of its keys held), and only one local waiter was woken for the release.
-     */
+    /** Passes the release's wake-up it took on: it stops waiting for this lock without taking it (a multi-lock). */
     public void passOnWakeUp() {
         if (woken) {
             woken = false;
@@ -46,12 +39,12 @@ public final class Waiting implements AutoCloseable {
         }
     }
 
-    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter: a wait queued after that need not look at its lock again. */
+    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter. */
     public boolean hearsEverythingSince(long nanos) {
         return subscriptions.inbox.heardSince(nanos);
     }
 
-    /** The fencing token of the hold a release handed to this wait (its owner holds the lock in Redis already), or -1. */
+    /** The fencing token of the hold a release handed to this wait, or -1. */
     public long grantedToken() {
         return grantedToken;
     }
