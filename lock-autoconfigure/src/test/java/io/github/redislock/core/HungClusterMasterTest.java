@@ -249,7 +249,7 @@ class HungClusterMasterTest {
         }
 
         @Override
-        public CompletableFuture<Subscription> open(byte[] inbox, Listener listener) {
+        public CompletableFuture<Subscription> open(byte[] inbox, ReleaseSubscriptions listener) {
             return delegate.open(inbox, listener).thenApply(this::holdingBack);
         }
 

@@ -6,22 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-/**
- * Opens the pub/sub connection of {@link ReleaseSubscriptions}, classic or sharded. Opening and subscribing
- * only send and never block their caller, so a master that hangs holds up only the waiters of its own channels.
- */
+/** Opens the pub/sub connection, classic or sharded; never blocks its caller, so a hung master holds up only its own channels' waiters. */
 public interface ChannelSubscriber {
-
-    /** Hears a subscription's messages and confirmations, on the client's event loop. */
-    interface Listener {
-        void message(byte[] channel, byte[] body);
-
-        /** Redis confirmed {@code channel}: after its own subscribe, and again after every reconnect. */
-        void subscribed(byte[] channel);
-
-        /** The connection broke and its client does not reconnect it (Jedis); not called after {@link Subscription#close()}. */
-        void lost();
-    }
 
     /** One open pub/sub connection; its client subscribes its channels again after a reconnect. */
     interface Subscription {
@@ -37,9 +23,8 @@ public interface ChannelSubscriber {
         void close();
     }
 
-    CompletableFuture<Subscription> open(byte[] inbox, Listener listener);
+    CompletableFuture<Subscription> open(byte[] inbox, ReleaseSubscriptions listener);
 
-    /** Sharded when {@code sharded} says so as the connection opens. */
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
         return (inbox, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener)
                 : ClassicSubscription.open(connectionFactory, inbox, listener);

@@ -19,11 +19,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * {@code SUBSCRIBE} on a connection of the factory, over Lettuce or Jedis. Spring Data Redis subscribes
- * synchronously, and on Jedis its subscribe runs the read loop until the last channel is unsubscribed: so
- * no caller ever runs it. Each connection has a thread that opens it and subscribes (and on Jedis reads), and
- * one that sends every later subscribe and unsubscribe in order. A Jedis subscription that breaks is reported
- * ({@link ChannelSubscriber.Listener#lost()}), since nothing reconnects it.
+ * {@code SUBSCRIBE} through Spring Data Redis, whose subscribe on Jedis runs the read loop until the last channel
+ * is unsubscribed: so no caller ever runs it. A thread per connection opens and subscribes (on Jedis, reads),
+ * another sends every later (un)subscribe in order. A broken Jedis subscription is {@link ReleaseSubscriptions#lost()}.
  */
 final class ClassicSubscription implements ChannelSubscriber.Subscription, MessageListener, SubscriptionListener {
 
@@ -33,7 +31,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicSubscription.class.getClassLoader());
 
     private final RedisConnectionFactory connectionFactory;
-    private final ChannelSubscriber.Listener listener;
+    private final ReleaseSubscriptions listener;
     private final Duration timeout;
     /** The only thread that writes to an open subscription. */
     private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ReleaseSubscriptions.daemon("redis-lock-subscriber"));
@@ -46,13 +44,13 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     /** SUBSCRIBING: the opening thread is inside Spring Data's subscribe (on Jedis, for the connection's life). */
     private enum State { SUBSCRIBING, OPEN, CLOSING, ENDED }
 
-    private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ChannelSubscriber.Listener listener) {
+    private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ReleaseSubscriptions listener) {
         this.connectionFactory = connectionFactory;
         this.timeout = timeout;
         this.listener = listener;
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, ChannelSubscriber.Listener listener) {
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, ReleaseSubscriptions listener) {
         Duration timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
                 : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
                 : Duration.ofSeconds(60);
@@ -74,18 +72,16 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         } catch (RuntimeException e) {
             opened.completeExceptionally(e);
         }
-        boolean lost;
-        State now;
+        State was;
         synchronized (this) {
-            lost = state == State.SUBSCRIBING && !subscribed && opened.isDone() && !opened.isCompletedExceptionally();
-            now = state = state == State.SUBSCRIBING && subscribed ? State.OPEN : State.ENDED;
+            was = state;
+            state = was == State.SUBSCRIBING && subscribed ? State.OPEN : State.ENDED;
         }
-        if (now == State.ENDED) {
+        if (was != State.SUBSCRIBING || !subscribed) {
             closeConnection();
-            sender.shutdown();
-        }
-        if (lost) {
-            listener.lost(); // Jedis: it broke after it was open
+            if (was == State.SUBSCRIBING && opened.isDone() && !opened.isCompletedExceptionally()) {
+                listener.lost(); // Jedis: it broke after it was open, not closed
+            }
         }
     }
 
@@ -132,10 +128,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         return sent;
     }
 
-    /**
-     * Lettuce: closes the connection at once. Jedis: unsubscribes everything, so that the read loop
-     * ends and its thread closes the connection; closed from here if Redis does not answer in time.
-     */
+    /** Lettuce: closes at once. Jedis: unsubscribes all, so that the read loop ends and its thread closes the connection. */
     @Override
     public void close() {
         synchronized (this) {
@@ -152,11 +145,11 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
             state = State.ENDED;
         }
         closeConnection();
-        sender.shutdown();
     }
 
     private void closeConnection() {
         state = State.ENDED;
+        sender.shutdown(); // after a close's pending commands
         RedisConnection current = connection;
         if (current != null && !current.isClosed()) {
             try {

@@ -5,7 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,15 +26,13 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
- * Wakes local waiters when a lock is released anywhere, over one shared pub/sub connection that also
- * carries this instance's {@link #inbox()}. A release wakes one local waiter, as only one can win the lock;
- * {@value #WAKE_ALL} (a read-write lock's release, which may let several readers in) wakes all. A release
+ * Wakes local waiters when a lock is released anywhere, over one pub/sub connection that also carries the {@link #inbox()}.
+ * A release wakes one local waiter, as only one can win; {@code all} (a read-write release) wakes all. A release
  * published while no connection carries a channel is lost: so every confirmation of a channel wakes all its waiters.
  */
-public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
+public final class ReleaseSubscriptions implements AutoCloseable {
 
-    private static final String WAKE_ALL = "all";
-    private static final byte[] WAKE_ALL_BODY = WAKE_ALL.getBytes(StandardCharsets.UTF_8);
+    private static final byte[] WAKE_ALL = "all".getBytes(StandardCharsets.UTF_8);
     private static final Log log = LogFactory.getLog(ReleaseSubscriptions.class);
     private static final CompletableFuture<Void> NOT_SUBSCRIBED = CompletableFuture.failedFuture(new IllegalStateException("Not subscribed"));
 
@@ -45,9 +46,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
-    /** Opening or open; null when there is none. */
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
-    private volatile boolean closed;
 
     /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
@@ -56,8 +55,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     /**
-     * Completes once Redis confirmed {@code channel}, so no later release is missed (or once its connection
-     * closed under it: the next connection's confirmation wakes it).
+     * Completes once Redis confirmed {@code channel} (or its connection closed: the next one's confirmation wakes it).
      *
      * @param waitName the name the wait queued under ({@code <wait id>:<owner>}), whose hand-off wakes this waiter alone; null for none
      * @param onWake   runs on every wake-up and hand-off, on the client's event loop: it must only hand work on; null for none
@@ -76,7 +74,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
-                onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
+                later(() -> leave(entry), 0); // the event loop never takes a subscription monitor
                 Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
                 String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
                 throw new CompletionException(cause instanceof DataAccessException known ? known
@@ -91,13 +89,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         });
     }
 
-    private void onSubscriptionThread(Runnable work) {
-        if (!later(work, 0)) {
-            work.run();
-        }
-    }
-
-    /** Runs {@code work} on the unsubscriber's thread after {@code delayNanos}; false when it is closed. */
+    /** Runs {@code work} on the unsubscriber's thread after {@code delayNanos}; false (and never) when it is closed. */
     private boolean later(Runnable work, long delayNanos) {
         try {
             unsubscriber.schedule(work, delayNanos, TimeUnit.NANOSECONDS);
@@ -158,7 +150,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     private void checkOpen() {
-        if (closed) {
+        if (unsubscriber.isShutdown()) {
             throw new IllegalStateException("Release subscriptions are closed: the application context is shutting down");
         }
     }
@@ -171,7 +163,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return inbox.name;
     }
 
-    /** Channels subscribed now, including those whose background unsubscribe is still pending. */
     public int subscribedChannelCount() {
         return channels.size();
     }
@@ -188,7 +179,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
     void leave(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
-            if (--entry.waiters == 0 && !closed) {
+            if (--entry.waiters == 0) {
                 entry.idleSince = System.nanoTime();
                 if (!entry.unsubscribeScheduled) {
                     entry.unsubscribeScheduled = later(() -> unsubscribeIfIdle(entry), LINGER.toNanos());
@@ -201,7 +192,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     private void unsubscribeIfIdle(ReleaseChannel entry) {
         synchronized (entry.subscriptionMonitor) {
             entry.unsubscribeScheduled = false;
-            if (entry.waiters > 0 || entry.dropped || closed) {
+            if (entry.waiters > 0) {
                 return;
             }
             long idleFor = System.nanoTime() - entry.idleSince;
@@ -223,34 +214,32 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    // As the connection's listener, on the client's event loop: never takes a subscription monitor or the connection lock.
+    // Called by the subscriptions on the client's event loop: never takes a subscription monitor or the connection lock.
 
-    @Override
-    public void lost() {
-        onSubscriptionThread(this::reconnect);
+    /** The connection broke and its client does not reconnect it (Jedis); not after its {@code close()}. */
+    void lost() {
+        later(this::reconnect, 0);
     }
 
-    @Override
-    public void message(byte[] channel, byte[] body) {
+    void message(byte[] channel, byte[] body) {
         ReleaseChannel entry = entry(name(channel));
         if (entry != null) {
             entry.message(body);
         }
     }
 
-    /** Comes before the joins it confirms complete: whoever waits already may have missed a release. */
-    @Override
-    public void subscribed(byte[] channel) {
+    /** After each subscribe and reconnect; comes before the joins it confirms complete: whoever waits already may have missed a release. */
+    void subscribed(byte[] channel) {
         String name = name(channel);
         ReleaseChannel entry = entry(name);
         if (entry != null) {
             entry.confirmed();
-        } else if (!closed) {
+        } else {
             // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
-            onSubscriptionThread(() -> channels.computeIfAbsent(name, unused -> {
+            later(() -> channels.computeIfAbsent(name, unused -> {
                 unsubscribe(name);
                 return null;
-            }));
+            }), 0);
         }
     }
 
@@ -262,7 +251,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     public void reconnect() {
         CompletableFuture<ChannelSubscriber.Subscription> reopened;
         synchronized (connectionLock) {
-            if (closed || channels.isEmpty()) {
+            if (unsubscriber.isShutdown() || channels.isEmpty()) {
                 return; // nobody waits: the next wait opens a connection
             }
             reopened = usable(connection) ? connection : reopen(); // a join may have opened one meanwhile
@@ -274,11 +263,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         });
     }
 
-    /**
-     * Closes the connection while its factory still runs (a context stop); {@link #reconnect()} or the next join
-     * opens a new one. A join still waiting for its confirmation (a hung master) completes at once, not failed:
-     * its wait looks at its lock again, and the next connection's confirmation wakes it.
-     */
+    /** Closes the connection while its factory runs (a context stop): a join waiting for its confirmation completes, not failed, and looks again. */
     public void disconnect() {
         synchronized (connectionLock) {
             CompletableFuture<ChannelSubscriber.Subscription> current = connection;
@@ -297,10 +282,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
     @Override
     public void close() {
-        closed = true;
+        unsubscriber.shutdownNow(); // first: it is what says closed
         channels.clear();
         disconnect();
-        unsubscriber.shutdownNow();
     }
 
     static ThreadFactory daemon(String name) {
@@ -315,10 +299,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         return new String(channel, StandardCharsets.UTF_8);
     }
 
-    /** A channel's local waiters and subscription, whose monitor is never taken on the client's event loop. */
+    /** A channel's local waiters, longest waiting first, and subscription, whose monitor is never taken on the client's event loop. */
     static class ReleaseChannel {
         final String name;
-        /** Its joined waiters, longest waiting first. */
         final Deque<Waiting> queue = new ConcurrentLinkedDeque<>();
         final Object subscriptionMonitor = new Object();
         // Under the subscription monitor: waiters counted (unconfirmed joins too), when the last left, a pending check, unsubscribed.
@@ -329,14 +312,14 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         /** Of the latest subscribe, or its connection closed; set under the connection lock. */
         volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
         /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed. */
-        private volatile long confirmedAt;
+        volatile long confirmedAt;
 
         ReleaseChannel(String name) {
             this.name = name;
         }
 
         void message(byte[] body) {
-            if (Arrays.equals(body, WAKE_ALL_BODY)) {
+            if (Arrays.equals(body, WAKE_ALL)) {
                 wakeAll();
             } else {
                 wakeNext();
@@ -358,11 +341,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             confirmation.complete(null);
         }
 
-        boolean heardSince(long nanos) {
-            long confirmed = confirmedAt;
-            return confirmed != 0 && confirmed - nanos < 0;
-        }
-
         /** The waiter woken goes to the back: the others come first next time. */
         synchronized void wakeNext() {
             for (Waiting next = queue.pollFirst(); next != null; next = queue.pollFirst()) {
@@ -373,12 +351,71 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
                 }
             }
         }
+    }
 
-        synchronized void remove(Waiting waiting) {
-            waiting.left = true;
-            queue.remove(waiting);
-            if (waiting.wakeUps.tryAcquire()) {
-                wakeNext(); // it left without using this wake-up: the next waiter may need it
+    /**
+     * This instance's own channel, where {@code release.lua} hands a lock to a queued wait ({@code granted:<token>:<wait name>}).
+     * A wait queues in Redis before it joins here, so its hand-off may come first: the last {@value #MAX_UNCLAIMED_HAND_OFFS} are kept.
+     */
+    static final class HandOffInbox extends ReleaseChannel {
+
+        private static final String GRANTED = "granted:";
+        private static final int MAX_UNCLAIMED_HAND_OFFS = 64; // one is kept for a few microseconds
+
+        /** By wait name, not in the channel's queue, where leaving costs a scan. Guarded by itself. */
+        private final Map<String, Waiting> waits = new HashMap<>();
+        /** Hand-offs to waits that had not joined yet. Guarded by {@link #waits}. */
+        private final Map<String, Long> unclaimed = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                return size() > MAX_UNCLAIMED_HAND_OFFS;
+            }
+        };
+
+        HandOffInbox(String anchorChannel) {
+            super(anchorChannel + ":" + UUID.randomUUID());
+        }
+
+        void register(Waiting waiting) {
+            synchronized (waits) {
+                waits.put(waiting.waitName, waiting);
+                Long token = unclaimed.remove(waiting.waitName);
+                if (token != null) {
+                    waiting.grant(token);
+                }
+            }
+        }
+
+        void unregister(Waiting waiting) {
+            synchronized (waits) {
+                waits.remove(waiting.waitName, waiting);
+            }
+        }
+
+        @Override
+        void wakeAll() {
+            synchronized (waits) {
+                waits.values().forEach(Waiting::wake);
+            }
+        }
+
+        @Override
+        void message(byte[] body) {
+            String text = new String(body, StandardCharsets.UTF_8);
+            if (!text.startsWith(GRANTED)) {
+                log.debug("Ignored a message on this instance's inbox that is not a hand-off: " + text);
+                return;
+            }
+            int waitStart = text.indexOf(':', GRANTED.length());
+            long token = Long.parseLong(text, GRANTED.length(), waitStart, 10);
+            String waitName = text.substring(waitStart + 1);
+            synchronized (waits) {
+                Waiting waiting = waits.get(waitName);
+                if (waiting != null) {
+                    waiting.grant(token);
+                } else {
+                    unclaimed.put(waitName, token);
+                }
             }
         }
     }

@@ -6,7 +6,6 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -33,14 +33,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (Spring Data Redis has none), on the
- * master of each channel's slot; the inbox, which has no slot, is subscribed the classic way on it.
- *
- * <p>After a reconnect Lettuce (6.6, 7.x) sends all shard channels of a master in one {@code SSUBSCRIBE},
- * which Redis refuses ({@code CROSSSLOT}) once they span slots: so every reconnect subscribes them again
- * here, one command per slot. A channel also follows its slot: Redis 7 unsubscribes the channels of a slot
- * that moved, and a dead master's connection never comes back. So then the topology is read again and each
- * such channel subscribed where its slot is served now, every {@link #REATTACH_INTERVAL} while that fails.
+ * {@code SSUBSCRIBE} through Lettuce's cluster pub/sub connection (the inbox, with no slot, classic on it). After a reconnect
+ * Lettuce (6.6, 7.x) sends all shard channels of a master in one {@code SSUBSCRIBE}, which Redis refuses across slots
+ * ({@code CROSSSLOT}): so every reconnect subscribes them again here, one command per slot. A channel also follows its slot:
+ * Redis 7 unsubscribes those of a slot that moved, and a dead master's connection never comes back; then the topology is
+ * read again, every {@link #REATTACH_INTERVAL} while that fails.
  */
 final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]> implements ChannelSubscriber.Subscription, RedisConnectionStateListener {
 
@@ -51,7 +48,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
 
     private final RedisClusterClient client;
     private final StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
-    private final ChannelSubscriber.Listener listener;
+    private final ReleaseSubscriptions listener;
     /** Shard channels by name that a reconnect or a slot move brings back. */
     private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
     /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself. */
@@ -63,20 +60,18 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     private volatile boolean closed;
 
     private ShardedSubscription(RedisClusterClient client, StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
-                                ChannelSubscriber.Listener listener) {
+                                byte[] inbox, ReleaseSubscriptions listener) {
         this.client = client;
         this.connection = connection;
         this.listener = listener;
         connection.addListener((RedisClusterPubSubListener<byte[], byte[]>) this);
+        sent(() -> connection.async().subscribe(inbox));
+        client.addListener(this);
     }
 
-    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, ChannelSubscriber.Listener listener) {
-        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)).thenApply(connection -> {
-            ShardedSubscription subscription = new ShardedSubscription(client, connection, listener);
-            sent(() -> connection.async().subscribe(inbox));
-            client.addListener(subscription);
-            return subscription;
-        });
+    static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, ReleaseSubscriptions listener) {
+        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE))
+                .thenApply(connection -> new ShardedSubscription(client, connection, inbox, listener));
     }
 
     @Override
@@ -85,12 +80,8 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     }
 
     private CompletableFuture<Void> ssubscribe(Collection<byte[]> channels) {
-        Map<Integer, List<byte[]>> bySlot = new LinkedHashMap<>();
-        for (byte[] channel : channels) {
-            wanted.put(name(channel), channel); // a reconnect meanwhile subscribes it again
-            bySlot.computeIfAbsent(SlotHash.getSlot(channel), slot -> new ArrayList<>()).add(channel);
-        }
-        return CompletableFuture.allOf(bySlot.values().stream()
+        channels.forEach(channel -> wanted.put(name(channel), channel)); // a reconnect meanwhile subscribes it again
+        return CompletableFuture.allOf(channels.stream().collect(Collectors.groupingBy(SlotHash::getSlot)).values().stream()
                 .map(group -> sent(() -> connection.async().ssubscribe(group.toArray(byte[][]::new)))).toArray(CompletableFuture[]::new));
     }
 

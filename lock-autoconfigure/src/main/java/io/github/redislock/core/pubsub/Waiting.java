@@ -9,11 +9,10 @@ public final class Waiting implements AutoCloseable {
     private final ReleaseSubscriptions subscriptions;
     private final ReleaseChannel channel;
     final String waitName;
-    final Semaphore wakeUps = new Semaphore(0);
+    private final Semaphore wakeUps = new Semaphore(0);
     private final Runnable onWake;
     private volatile long grantedToken = -1;
-    /** Set under the channel's monitor, so that a wake-up never lands on a waiter that left. */
-    volatile boolean left;
+    boolean left; // under the channel's monitor, so that a wake-up never lands on a waiter that left
     volatile boolean parked; // for tests
     /** Whether the wake-ups last taken came from a release, not a hand-off; step threads only. */
     private boolean woken;
@@ -41,7 +40,8 @@ public final class Waiting implements AutoCloseable {
 
     /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter. */
     public boolean hearsEverythingSince(long nanos) {
-        return subscriptions.inbox.heardSince(nanos);
+        long confirmed = subscriptions.inbox.confirmedAt;
+        return confirmed != 0 && confirmed - nanos < 0;
     }
 
     /** The fencing token of the hold a release handed to this wait, or -1. */
@@ -67,12 +67,19 @@ public final class Waiting implements AutoCloseable {
 
     @Override
     public void close() {
-        if (!left) {
-            channel.remove(this);
-            if (waitName != null) {
-                subscriptions.inbox.unregister(this);
+        synchronized (channel) {
+            if (left) {
+                return;
             }
-            subscriptions.leave(channel);
+            left = true;
+            channel.queue.remove(this);
+            if (wakeUps.tryAcquire()) {
+                channel.wakeNext(); // it left without using this wake-up: the next waiter may need it
+            }
         }
+        if (waitName != null) {
+            subscriptions.inbox.unregister(this);
+        }
+        subscriptions.leave(channel);
     }
 }
