@@ -389,8 +389,8 @@ inline queueFind(m) {
  * ARGV[5] = qb, ARGV[7] = first. Sets ok, cnt, tok (the reply). */
 inline acquireLua(o, m, qb, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:48 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
-        /* acquire.lua:53 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:60 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:65 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -398,35 +398,37 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:54 "redis.call('rpush', queue, member)" */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:66 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* acquire.lua:63 "redis.call('hset', hash, 'waiters', 1)" */
-        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:65 "return {0, i, pttl}" */
+        rw = 1;                                           /* acquire.lua:75 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:77 "return {0, i, pttl}" */
     :: else ->
-        /* acquire.lua:69 "A waiter that leaves the queue for a free lock" */
+        /* acquire.lua:81 "A waiter that leaves the queue for a free lock" */
+        /* a free lock without qb takes acquire.lua:51 "if firstPttl == -2 and locks == 1 and not (keepPlace > 0 and ARGV[5] == '1') then":
+           the same steps, HSET (the first branch below), PEXPIRE and TIME */
         sf = 0;
         if
-        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:71 "if keepPlace > 0 and ARGV[5] == '1' then" */
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:83 "if keepPlace > 0 and ARGV[5] == '1' then" */
         :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
         if
-        :: first ->                                       /* acquire.lua:86 "restarted = redis.call('hset', hash, owner, 1) == 0" */
+        :: first ->                                       /* acquire.lua:98 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* acquire.lua:91 "holdCount = redis.call('hincrby', hash, owner, 1)" */
+        :: else ->                                        /* acquire.lua:103 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:99 "local clock = redis.call('time')" */
+        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:110 "micros = micros or clockMicros()" */
            handOut(tok)
-        :: else -> tok = 0                                /* acquire.lua:106 "elseif pttls[i] < lease then" */
+        :: else -> tok = 0                                /* acquire.lua:115 "elseif pttls[i] < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
@@ -501,7 +503,7 @@ inline releaseLua(o, wm, rt, rem, final) {
     if :: KEY_EXISTS && rc[o] == 0 -> rc[1] = 0; rc[2] = 0; rc[3] = 0; rc[o] = 1 :: else fi;  /* no owner check */
 #endif
 #ifdef FIX_E
-    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:93 "if ARGV[2 + 2 * i] == '0' then" */
+    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:95 "local holdCount = restoreLease == '0' and 0 or" */
 #endif
     if
     :: rc[o] == 0 -> rem = 255                            /* release.lua:89 "if not fields[1] then" */
@@ -592,7 +594,7 @@ inline holdsAcquired(o, t, cnt, tok) {
  * re-enters), else changes nothing: no queue place, no 'waiters' field. Sets ok, cnt, tok. */
 inline tryLua(o, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:62 "if keepPlace > 0 or ARGV[6] == '1' then" */
+    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:74 "if keepPlace > 0 or ARGV[6] == '1' then" */
     :: else ->
         if
         :: first -> rc[o] = 1; cnt = 1

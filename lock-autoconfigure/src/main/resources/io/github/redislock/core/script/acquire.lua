@@ -1,6 +1,6 @@
 -- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
 -- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
--- The uncontended first acquisition, the everyday case, runs 4 commands (PTTL, HSET, TIME, PEXPIRE):
+-- The uncontended first acquisition, the everyday case, runs 4 commands (PTTL, HSET, PEXPIRE, TIME):
 -- its fencing token is the Redis clock, read once per call, so no counter key has to be written,
 -- expired or deleted. Each lock's remaining life is read once, up front: it tells a free lock (-2),
 -- is the blocked reply, and decides whether a re-entry or a restarted count lengthens the lease.
@@ -41,10 +41,22 @@ local keepPlace = tonumber(ARGV[3])
 local locks = keepPlace > 0 and 1 or #KEYS
 local owner = ARGV[2]
 local member = ARGV[4]
+local function clockMicros()
+    local clock = redis.call('time')
+    return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+end
+-- The everyday case first, with no table built for it: one free lock, and no queue place this wait
+-- must give up. It does what the loops below do for it (HSET, PEXPIRE, TIME).
+local firstPttl = redis.call('pttl', KEYS[1])
+if firstPttl == -2 and locks == 1 and not (keepPlace > 0 and ARGV[5] == '1') then
+    redis.call('hset', KEYS[1], owner, 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return {1, 1, clockMicros()}
+end
 local pttls = {}
 for i = 1, locks do
     local hash = KEYS[i]
-    local pttl = redis.call('pttl', hash)
+    local pttl = i == 1 and firstPttl or redis.call('pttl', hash)
     if pttl ~= -2 and redis.call('hexists', hash, owner) == 0 then
         if keepPlace > 0 then
             local queue, deadlines = KEYS[2], KEYS[3]
@@ -95,10 +107,7 @@ for i = 1, locks do
     end
     local token = 0
     if holdCount == 1 then
-        if not micros then
-            local clock = redis.call('time')
-            micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-        end
+        micros = micros or clockMicros()
         token = micros
         if not restarted or pttls[i] < lease then
             redis.call('pexpire', hash, lease)

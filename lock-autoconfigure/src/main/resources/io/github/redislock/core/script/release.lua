@@ -83,25 +83,25 @@ if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then
     return {-1}
 end
 local reply = {}
-for i = 1, #KEYS / 4 do
+for i = 1, locks do
     local hash = KEYS[4 * i - 3]
     local fields = redis.call('hmget', hash, owner, 'waiters')
     if not fields[1] then
         reply[i] = -1
     else
-        local holdCount = tonumber(fields[1]) - 1
-        if ARGV[2 + 2 * i] == '0' then
-            holdCount = 0 -- the owner's last hold as its client counts: more in Redis were taken by tries whose reply was lost
-        end
+        local restoreLease = ARGV[2 + 2 * i]
+        local keepMillis = ARGV[3 + 2 * locks + i]
+        -- '0': the owner's last hold as its client counts: more in Redis were taken by tries whose reply was lost
+        local holdCount = restoreLease == '0' and 0 or tonumber(fields[1]) - 1
         if holdCount > 0 then
             redis.call('hset', hash, owner, holdCount)
-            if redis.call('pttl', hash) < tonumber(ARGV[2 + 2 * i]) then
-                redis.call('pexpire', hash, ARGV[2 + 2 * i])
+            if redis.call('pttl', hash) < tonumber(restoreLease) then
+                redis.call('pexpire', hash, restoreLease)
             end
-        elseif tonumber(ARGV[3 + 2 * locks + i] or 0) > 0 then
+        elseif keepMillis and tonumber(keepMillis) > 0 then
             redis.call('hdel', hash, owner)
             redis.call('hset', hash, 'kept', owner)
-            redis.call('pexpire', hash, ARGV[3 + 2 * locks + i])
+            redis.call('pexpire', hash, keepMillis)
         else
             redis.call('del', hash)
             if fields[2] then
