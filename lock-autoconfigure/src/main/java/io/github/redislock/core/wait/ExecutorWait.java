@@ -10,10 +10,7 @@ import java.util.function.Supplier;
 
 import io.github.redislock.LockNameScope;
 
-/**
- * A {@link LockWait} that holds no thread: its steps run on the async locker's executor, one at a time
- * (signals during one fold into one more run after it), never on an event loop.
- */
+/** A {@link LockWait} that holds no thread: its steps run on the async locker's executor, one at a time, never on an event loop. */
 public final class ExecutorWait extends LockWait {
 
     private final ScheduledExecutorService executor;

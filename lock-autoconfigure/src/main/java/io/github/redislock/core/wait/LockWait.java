@@ -124,13 +124,8 @@ public abstract class LockWait {
             return;
         }
         boolean answered = trying != null;
-        if (answered) {
-            if (!trying.isDone()) {
-                return; // its reply signals again; until then the script may have taken the lock
-            }
-            if (!settleTry()) {
-                return;
-            }
+        if (answered && (!trying.isDone() || !settleTry())) { // a reply on its way signals again; until then the script may have taken the lock
+            return;
         }
         Throwable stop = stopReason;
         if (stop != null || locker.isClosed()) {
