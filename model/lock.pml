@@ -39,7 +39,7 @@
  * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/script/*.lua) are atomic steps
  * (Redis runs a script alone). A reference to code reads <file>:<line> "<text on that line>" (or
  * <file> "<text in it>"): ModelReferencesTest fails when the line no longer holds the text, and when
- * a reference has no quoted text. Client steps mirror LockAttempts.QueuedPlainLock, LockWait (the one
+ * a reference has no quoted text. Client steps mirror LockAttempts.QueuedLock, LockWait (the one
  * wait state machine, blocking and async alike), HeldLocks, HoldReleases and RedisLocker.close; each
  * client step is one atomic step, so every interleaving between a script and the settling of its
  * reply is explored. ModelConformanceTest replays the model's script steps on a real Redis.
@@ -663,7 +663,7 @@ idle:
     :: atomic { RUNNING(L) && bel[t] > 0 -> goto unlock }
     od;
 
-    /* ---- lock(): BlockingWait.run with LockAttempts.QueuedPlainLock */
+    /* ---- lock(): BlockingWait.run with LockAttempts.QueuedLock */
 lock:
     atomic {
         RUNNING(L) && ACQ_FREE(o);                        /* fix A: after the owner's acquisition in flight settled */
@@ -1002,7 +1002,7 @@ zeroTry:
         :: lost && first -> goto zeroGiveBack             /* abandon: a lost first hold's reply may have taken the lock */
         :: lost && !first -> goto zeroEnd                 /* a re-entry: the client's count governs (fix E) */
 #endif
-        :: !lost && closed[L] -> goto zeroGiveBack        /* LockAttempts.java "if (closing.getAsBoolean()) {" */
+        :: !lost && closed[L] -> goto zeroGiveBack        /* LockAttempts.java "if (!fair && closing.getAsBoolean()) {" */
         :: !lost && !closed[L] && ok ->
             holdsAcquired(o, t, cnt, tok);
             bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);

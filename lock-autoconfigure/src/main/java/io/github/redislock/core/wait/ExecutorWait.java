@@ -10,14 +10,11 @@ import java.util.function.Supplier;
 
 import io.github.redislock.LockNameScope;
 
-/**
- * A {@link LockWait} that holds no thread: its steps run on the async locker's executor, never two at
- * once (signals that arrive during one fold into one more run after it), and never on an event loop.
- */
+/** A {@link LockWait} that holds no thread: its steps run on the async locker's executor, one at a time, never on an event loop. */
 public final class ExecutorWait extends LockWait {
 
     private final ScheduledExecutorService executor;
-    /** The caller's {@link LockNameScope}, which the steps on other threads take along. */
+    /** The caller's {@link LockNameScope}, which the steps take along. */
     private final String name = LockNameScope.current();
     /** Signals not yet handled; the step that takes the count from 0 runs them all. */
     private final AtomicInteger signals = new AtomicInteger();
@@ -35,8 +32,7 @@ public final class ExecutorWait extends LockWait {
             try {
                 executor.execute(this::drain);
             } catch (RejectedExecutionException e) {
-                // The locker has closed and stopped its threads: no step will run, and nothing is in flight
-                // (its close waited for that), so the wait ends here rather than never.
+                // The locker has closed and stopped its threads (its close waited for what was in flight): end here, not never.
                 finish(false, new IllegalStateException(
                         "AsyncLocker is closed (its application context has shut down) while waiting for " + what.get()));
             }

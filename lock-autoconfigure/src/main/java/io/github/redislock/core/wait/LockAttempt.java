@@ -3,10 +3,9 @@ package io.github.redislock.core.wait;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One lock request as a {@link LockWait} sees it, whatever the lock kind ({@link LockAttempts} builds
- * them). {@link #send} puts a try on its way and its {@link Try} reads the answer on the wait's own thread,
- * never the event loop: registering a hold may wait for the watchdog, and belongs to the caller's
- * {@link io.github.redislock.LockNameScope}.
+ * One lock request as a {@link LockWait} sees it, whatever the lock kind. Its {@link Try} reads the answer
+ * on the wait's own thread, never the event loop: registering a hold may wait for the watchdog, and
+ * belongs to the caller's {@link io.github.redislock.LockNameScope}.
  */
 public interface LockAttempt {
 
@@ -23,23 +22,15 @@ public interface LockAttempt {
         return null;
     }
 
-    /**
-     * A release handed the lock, with this fencing token, to this queued owner.
-     *
-     * @return HELD once registered, EXPIRED when the claim lease ran out first (the wait goes on),
-     *         WITHDRAWN when a closing locker withdrew the wait first (which passed the lock on)
-     */
+    /** A release handed the lock, with this fencing token, to this queued wait. */
     default HandOff handedOver(long token) {
         throw new IllegalStateException("Only a queued single lock is handed over, yet a hand-off with token " + token + " arrived");
     }
 
+    /** HELD once registered; EXPIRED when the claim lease ran out first; WITHDRAWN when a closing locker withdrew the wait first. */
     enum HandOff { HELD, EXPIRED, WITHDRAWN }
 
-    /**
-     * Withdraws a queue place the wait may have, and gives back a hold a try whose reply was lost may have taken.
-     *
-     * @param replyLost whether the last try failed after it may have run in Redis
-     */
+    /** Withdraws a queue place the wait may have, and gives back a hold a try whose reply ({@code replyLost}) was lost may have taken. */
     default CompletableFuture<Void> abandon(boolean replyLost) {
         return OwnerTurns.NOW;
     }

@@ -33,7 +33,7 @@ public final class LockAttempts {
     private final LockWatchdog watchdog;
     private final HeldLocks holds;
     /** Waits that may have a place in a wait queue now; whoever removes one (its wait, a closing Locker) withdraws its place. */
-    private final Set<QueuedWait> queuedWaits = ConcurrentHashMap.newKeySet();
+    private final Set<QueuedLock> queuedWaits = ConcurrentHashMap.newKeySet();
     /** Set before the Locker calls {@link #withdrawQueued()}, so no wait queues after that. */
     private final BooleanSupplier closing;
     private final OwnerTurns turns;
@@ -41,31 +41,26 @@ public final class LockAttempts {
     private final AtomicLong waitIds = new AtomicLong();
     /** Where releases announce hand-offs to this instance's waiters, as queue members carry it. */
     private final String inboxField;
-    /**
-     * How long a waiter without a queue place (a multi-lock, a read-write lock) parks at most: a hand-off
-     * to a queued waiter and a lease that runs out publish nothing, so it looks every ninth of the
-     * watchdog timeout, not only when the lease it last saw would end.
-     */
+    /** How long a waiter without a queue place parks at most: a hand-off to a queued waiter and an expiry publish nothing. */
     private final long unqueuedRecheckMillis;
 
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
-        this.closing = closing;
-        this.turns = turns;
         this.commands = commands;
         this.watchdog = watchdog;
         this.holds = holds;
+        this.closing = closing;
+        this.turns = turns;
         this.inboxField = LockCommands.inboxField(inbox);
         this.unqueuedRecheckMillis = watchdog.timeout().toMillis() / 9;
     }
 
-    /** Waits that may have a place in a wait queue now, for tests. */
     public int queuedWaitCount() {
         return queuedWaits.size();
     }
 
     /** Withdraws every queued wait, so no release hands a lock to a waiter that is going away (it would stay taken for the claim lease). */
     public void withdrawQueued() {
-        for (QueuedWait wait : queuedWaits) {
+        for (QueuedLock wait : queuedWaits) {
             try {
                 if (wait.unmarkQueued()) { // unless the wait has already let go of it
                     commands.await(wait.withdrawAsync());
@@ -77,50 +72,70 @@ public final class LockAttempts {
     }
 
     public LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-        return keys.size() == 1 ? queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner) : multiLock(keys, owner, leaseMillis, redisLease);
+        if (keys.size() == 1) {
+            return queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner);
+        }
+        List<List<LockKeys>> groups = HoldReleases.bySlot(keys, LockKeys::name);
+        return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
     }
 
-    /**
-     * How long a blocked single lock keeps its queue place unless it tries again: a third of the watchdog
-     * timeout, so a waiter that died is skipped soon. Until then a release may hand it the lock, with a
-     * claim lease of at most the watchdog timeout, which the waiter extends to its own on the hand-off message.
-     */
+    /** How long a blocked single lock keeps its queue place unless it tries again: a waiter that died is skipped soon. */
     public static long keepPlaceMillis(long watchdogTimeoutMillis) {
         return Math.max(3, watchdogTimeoutMillis / 3);
     }
 
     /** @param sharedOwner whether {@code owner} may acquire from several threads at once: its acquisitions then take turns */
     public LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-        return new QueuedPlainLock(keys, owner, leaseMillis, redisLease, sharedOwner);
+        return new QueuedLock(LockKind.PLAIN, keys, owner, leaseMillis, redisLease, sharedOwner);
     }
 
-    private final class QueuedPlainLock extends QueuedWait {
-        private final List<LockKeys> group;
+    public LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
+        return new QueuedLock(LockKind.FAIR, keys, owner, leaseMillis, redisLease, false);
+    }
+
+    /**
+     * A single plain or fair lock, which keeps a place in the lock's wait queue: whoever stops the wait first, the
+     * waiting thread or a closing Locker, withdraws it, once; a (plain) hand-off is taken only by a wait that still had it.
+     */
+    private final class QueuedLock implements LockAttempt {
+        private final LockKind kind;
+        private final boolean fair;
+        private final LockKeys keys;
+        private final String owner;
+        private final long leaseMillis;
+        private final long redisLease;
+        private final boolean sharedOwner;
+        private final long keepPlace;
         private final long claimLease;
+        /** Plain only: a release does not hand a fair lock over. */
         private final String waitName;
         private final String member;
-        /**
-         * Whether a try of this wait asked for a queue place: every later try may find its member queued
-         * (also one whose reply was lost, which the wait never marked queued), and takes it out when it
-         * gets the lock.
-         */
+        /** Whether a try asked for a place: every later one may find the member queued (also after a lost reply), and takes it out. */
         private volatile boolean placeSought;
         /**
          * Whether a try went out after one that asked for a place, since the wait last heard of a hand-off:
-         * a release may have taken the member out of the queue to hand it the lock, and when the hand-off's
-         * claim lease ended before the wait read the message and another owner took the lock, that try
-         * queued the member again. Taking the hand-off then also takes that place out, in Redis.
+         * when the hand-off's claim lease ended before the wait read it and another owner took the lock,
+         * that try queued the member again, and taking the hand-off also takes that place out.
          */
         private volatile boolean triedWhileQueued;
-        private final boolean sharedOwner;
+        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
+        private volatile boolean lastTryFirstHold;
+        /** Whether the last try asked for a place: its lost reply may have queued it. */
+        private volatile boolean lastTryQueued;
 
-        QueuedPlainLock(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-            super(LockKind.PLAIN, keys, owner, leaseMillis, redisLease, keys.channel(), keepPlaceMillis(watchdog.timeout().toMillis()));
-            this.group = List.of(keys);
+        QueuedLock(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+            this.kind = kind;
+            this.fair = kind == LockKind.FAIR;
+            this.keys = keys;
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+            this.redisLease = redisLease;
             this.sharedOwner = sharedOwner;
-            this.claimLease = Math.min(redisLease, watchdog.timeout().toMillis());
-            this.waitName = waitIds.incrementAndGet() + ":" + owner;
-            this.member = LockCommands.queueMember(inboxField, waitName, claimLease);
+            long watchdogMillis = watchdog.timeout().toMillis();
+            this.keepPlace = fair ? watchdogMillis : keepPlaceMillis(watchdogMillis);
+            this.claimLease = Math.min(redisLease, watchdogMillis);
+            this.waitName = fair ? null : waitIds.incrementAndGet() + ":" + owner;
+            this.member = fair ? null : LockCommands.queueMember(inboxField, waitName, claimLease);
         }
 
         @Override
@@ -128,11 +143,7 @@ public final class LockAttempts {
             return turns.take(keys.name(), owner, sharedOwner);
         }
 
-        /**
-         * A closing locker that withdrew the wait while the try was on its way (or before it went out)
-         * may have run first: the try then re-added the place, or took the lock and the withdrawal freed
-         * it again. Either way the try gives back what it got (see {@link #giveBackClosing}).
-         */
+        /** A close that withdrew a plain wait before its try ran lets the try re-add the place or take the lock: it gives that back. */
         @Override
         public CompletableFuture<LockAttempt.Try> send(boolean queue) {
             boolean queuedBefore = placeSought;
@@ -140,16 +151,34 @@ public final class LockAttempts {
                 triedWhileQueued |= queuedBefore;
                 placeSought = true;
             }
+            List<LockKeys> group = List.of(keys);
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             lastTryQueued = queue;
-            return commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue)
-                    .thenApply(answer -> () -> {
-                        if (closing.getAsBoolean()) {
-                            giveBackClosing();
-                        }
-                        return settle(queue, answer);
-                    });
+            CompletableFuture<LockCommands.Acquisition> reply = fair
+                    ? commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold, false)
+                    : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue);
+            return reply.thenApply(answer -> () -> {
+                if (!fair && closing.getAsBoolean()) {
+                    giveBackClosing();
+                }
+                return settle(queue, answer);
+            });
+        }
+
+        /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see. */
+        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+            if (attempt.acquired()) {
+                unmarkQueued();
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                return null;
+            }
+            if (queue && !markQueued()) {
+                giveBackClosing();
+            }
+            // Come back before the place in the queue lapses, as the watchdog does for a lease.
+            String channel = fair ? keys.turnChannelPrefix() + owner : keys.channel();
+            return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
         }
 
         @Override
@@ -162,8 +191,7 @@ public final class LockAttempts {
             if (!unmarkQueued()) {
                 return HandOff.WITHDRAWN; // a closing locker withdraws the place, which passes this lock on
             }
-            // One more round trip, only for a lease longer than the watchdog timeout, with replica-sync, or
-            // after a try that may have queued the member again (then the lock may no longer be the owner's either).
+            // One more round trip, only for a lease longer than the watchdog timeout, with replica-sync, or after triedWhileQueued.
             String requeued = triedWhileQueued ? member : null;
             triedWhileQueued = false;
             if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
@@ -175,76 +203,34 @@ public final class LockAttempts {
             return HandOff.HELD;
         }
 
-        /** Withdraws with the wait's own member, which also passes on a lock handed to it or releases a hold its try took. */
-        @Override
+        /** A plain wait withdraws with its own member, which also passes on a lock handed to it or releases a hold its try took. */
         CompletableFuture<Void> withdrawAsync() {
-            return commands.withdrawAsync(keys, owner, member, redisLease).thenAccept(handedOver -> {
-                if (handedOver && log.isDebugEnabled()) {
-                    log.debug("Passed on " + kind.describe(keys.name()) + ", handed to " + owner + " as it stopped waiting");
-                }
-            });
+            if (fair) {
+                return commands.leaveFairQueueAsync(keys, owner);
+            }
+            return commands.withdrawAsync(keys, owner, member, redisLease).thenApply(handedOver -> null);
         }
 
         /**
-         * As a fair wait does, also leaves a place a lost reply may have queued when its try went out as a
-         * re-entry (the owner's hold ended in Redis unnoticed): then only the place goes, through an owner
-         * no field can be ({@code release.lua}: owner fields hold a ':'), for the try may never have run
-         * and the hold the client knows of is not this wait's to release.
+         * After a lost reply, also gives back the place or first hold its try may have taken; a plain re-entry leaves only
+         * the place, through an owner no field can be ({@code release.lua}): the hold the client knows of is not this wait's.
          */
         @Override
         public CompletableFuture<Void> abandon(boolean replyLost) {
+            if (fair) {
+                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? withdrawAsync() : OwnerTurns.NOW;
+                return replyLost && lastTryFirstHold
+                        ? left.thenCompose(done -> commands.releaseAsync(kind, keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
+            }
             if (unmarkQueued() || replyLost && lastTryFirstHold) {
                 return withdrawAsync();
             }
             return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member, redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
         }
-    }
 
-    /**
-     * A wait that may have a place in a wait queue. Whoever stops it first, the waiting thread or a
-     * closing Locker, withdraws the place, once; a hand-off is taken only by a wait that still had it.
-     */
-    private abstract class QueuedWait implements LockAttempt {
-        final LockKind kind;
-        final LockKeys keys;
-        final String owner;
-        final long leaseMillis;
-        final long redisLease;
-        private final String channel;
-        final long keepPlace;
-        /** Whether the last try was sent as the owner's first hold: a hold its lost reply took is nobody's but this wait's. */
-        volatile boolean lastTryFirstHold;
-        /** Whether the last try asked for a place: its lost reply may have queued it. */
-        volatile boolean lastTryQueued;
-
-        QueuedWait(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, String channel, long keepPlace) {
-            this.kind = kind;
-            this.keys = keys;
-            this.owner = owner;
-            this.leaseMillis = leaseMillis;
-            this.redisLease = redisLease;
-            this.channel = channel;
-            this.keepPlace = keepPlace;
-        }
-
-        /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see. */
-        final LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
-            if (attempt.acquired()) {
-                unmarkQueued();
-                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
-                return null;
-            }
-            if (queue && !markQueued()) {
-                giveBackClosing();
-            }
-            // Come back before the place in the queue lapses, as the watchdog does for a lease.
-            return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
-        }
-
-        /** @return false when the Locker closes: its close withdraws no place queued after it looked */
+        /** @return false when the Locker closes: read after the add, as close() reads the waits after setting it */
         private boolean markQueued() {
             queuedWaits.add(this);
-            // Read after the add, as close() reads the waits after setting it: one of the two sees the other.
             if (closing.getAsBoolean()) {
                 unmarkQueued();
                 return false;
@@ -253,7 +239,7 @@ public final class LockAttempts {
         }
 
         /** The locker closes as a try settles: withdraws what the try got and ends the wait. */
-        final void giveBackClosing() {
+        private void giveBackClosing() {
             unmarkQueued();
             commands.await(withdrawAsync());
             lastTryFirstHold = false; // withdrawn here: the wait's abandon has nothing left to do
@@ -262,19 +248,12 @@ public final class LockAttempts {
         }
 
         /** @return whether it may have had a place, which the caller now withdraws (or, on a hand-off, takes) */
-        final boolean unmarkQueued() {
+        boolean unmarkQueued() {
             return queuedWaits.remove(this);
         }
-
-        abstract CompletableFuture<Void> withdrawAsync();
     }
 
-    private LockAttempt multiLock(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
-        List<List<LockKeys>> groups = HoldReleases.bySlot(keys, LockKeys::name);
-        return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
-    }
-
-    /** Takes the slot groups one after another; what blocks or fails a group gives back the groups before it when the try settles. */
+    /** Takes a multi-lock's slot groups one after another; what blocks or fails a group gives back the groups before it when the try settles. */
     private CompletableFuture<LockAttempt.Try> tryGroups(List<List<LockKeys>> groups, int index, boolean queue, String owner, long leaseMillis,
                                                          long redisLease, List<LockKeys> taken, List<LockCommands.Acquisition> results) {
         List<LockKeys> group = groups.get(index);
@@ -327,32 +306,6 @@ public final class LockAttempts {
         }
     }
 
-    public LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        long keepPlace = watchdog.timeout().toMillis();
-        return new QueuedWait(LockKind.FAIR, keys, owner, leaseMillis, redisLease, keys.turnChannelPrefix() + owner, keepPlace) {
-            @Override
-            public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-                lastTryFirstHold = holds.firstHolds(List.of(keys), owner)[0];
-                lastTryQueued = queue;
-                return commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold, false)
-                        .thenApply(attempt -> () -> settle(queue, attempt));
-            }
-
-            /** Leaves the queue as any queued wait does; after a lost reply, also the place or the first hold it may have taken. */
-            @Override
-            public CompletableFuture<Void> abandon(boolean replyLost) {
-                CompletableFuture<Void> left = unmarkQueued() || replyLost && lastTryQueued ? withdrawAsync() : OwnerTurns.NOW;
-                return replyLost && lastTryFirstHold
-                        ? left.thenCompose(done -> commands.releaseAsync(kind, keys, owner, redisLease)).thenApply(holdsLeft -> null) : left;
-            }
-
-            @Override
-            CompletableFuture<Void> withdrawAsync() {
-                return commands.leaveFairQueueAsync(keys, owner);
-            }
-        };
-    }
-
     public LockAttempt readWrite(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease) {
         if (kind == LockKind.WRITE && holds.holdsLive(keys, owner, LockKind.READ) && !holds.holdsLive(keys, owner, LockKind.WRITE)) {
             throw new IllegalMonitorStateException("Cannot take the write lock of '" + keys.key() + "' while holding its read lock: "
@@ -383,7 +336,6 @@ public final class LockAttempts {
         };
     }
 
-    /** How long a blocked waiter parks at most: until the holder's lease ends, and no longer than {@code boundMillis}. */
     private static long recheckAfter(long holderTtlMillis, long boundMillis) {
         long bound = Math.max(1, boundMillis);
         return holderTtlMillis < 0 ? bound : Math.min(holderTtlMillis, bound);

@@ -14,18 +14,14 @@ import org.apache.commons.logging.Log;
 
 /**
  * The wait for a lock, any kind, any owner: the one state machine of acquisition, queueing, hand-off,
- * claim, outage ride-out and withdrawal. Its subclasses only decide where steps run: {@link ParkedWait}
- * on the calling thread, parked between them, {@link ExecutorWait} on the async locker's executor.
+ * claim, outage ride-out and withdrawal, its steps run by {@link ParkedWait} on the calling thread or
+ * by {@link ExecutorWait} on the async locker's executor.
  *
  * <p>A step runs on one thread at a time and reads what happened since the last one: the answer of
- * the try in flight, a release's wake-up or a hand-off (from the {@link Waiting}), the one timer (the
- * holder's lease end, the refresh of its queue place, the deadline), a stop. While a try is in flight
- * the wait neither ends nor tries again: a script that may have taken the lock is always settled, and
- * a lock taken after the wait was told to stop (a cancellation, an interrupt, a closing locker) is
- * given back, never left held with nobody behind it.
- *
- * <p>The {@link #outcome} completes once the wait has settled: true when held, false when its wait
- * time ran out, exceptionally when it failed or was stopped. Its queue place is withdrawn by then.
+ * the try in flight, a wake-up or hand-off (from the {@link Waiting}), the one timer, a stop. While a
+ * try is in flight the wait neither ends nor tries again: a script that may have taken the lock is
+ * always settled, and a lock taken after a stop is given back. Its queue place is withdrawn by the
+ * time the {@link #outcome} completes.
  */
 public abstract class LockWait {
 
@@ -43,7 +39,6 @@ public abstract class LockWait {
     private final Supplier<CompletableFuture<Void>> giveBack;
     /** True when held, false when the wait ran out; fails as the wait failed or was stopped. */
     public final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
-    /** Why the wait must stop (a cancellation, an interrupt, a closing locker); null while it may go on. */
     private volatile Throwable stopReason;
 
     /** Set by {@link #begin()}, last: a step before it (a stop as the wait starts) does nothing. */
@@ -53,15 +48,14 @@ public abstract class LockWait {
     private boolean ended;
     /** The release channel listened on now, or null; read by the thread that parks between steps. */
     Waiting waiting;
-    /** The join of {@link #waitingOn} while Redis has not confirmed it; null once joined. */
     private CompletableFuture<Waiting> joining;
     private String waitingOn;
     private LockAttempt.Blocked blocked;
     private long expiredGrant = -1;
-    /** The try in flight, or answered and not yet settled; null between tries. */
+    /** The try in flight, or answered and not yet settled. */
     private CompletableFuture<LockAttempt.Try> trying;
     private long firstTryNanos;
-    /** The latest failure of a Redis outage the wait rides out, and since when it fails; null once a try was answered. */
+    /** The latest failure of a Redis outage the wait rides out, and since when; null once a try was answered. */
     private LockRedisException outage;
     private long outageSinceNanos;
 
@@ -112,22 +106,17 @@ public abstract class LockWait {
         try {
             stepOnce();
         } catch (RuntimeException | Error e) {
+            Throwable failure = CallerRuns.unwrap(e);
+            Throwable stop = stopReason;
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
                 finish(false, e);
-            } else {
-                end(stoppedFor(e), true);
+            } else if (stop == null || stop == failure) {
+                end(failure, true);
+            } else { // a wait told to stop (a closing locker refusing its queue place, say) ends for the stop's reason
+                stop.addSuppressed(failure);
+                end(stop, true);
             }
         }
-    }
-
-    /** A failure of a wait told to stop (a closing locker refusing its queue place, say) ends it for the stop's reason. */
-    private Throwable stoppedFor(Throwable failure) {
-        Throwable stop = stopReason;
-        if (stop == null || stop == failure) {
-            return failure;
-        }
-        stop.addSuppressed(failure);
-        return stop;
     }
 
     private void stepOnce() {
@@ -135,21 +124,28 @@ public abstract class LockWait {
             return;
         }
         boolean answered = trying != null;
-        if (answered) {
-            if (!trying.isDone()) {
-                return; // its reply signals again; until then the script may have taken the lock
-            }
-            if (!settleTry()) {
-                return;
-            }
+        if (answered && (!trying.isDone() || !settleTry())) { // a reply on its way signals again; until then the script may have taken the lock
+            return;
         }
         Throwable stop = stopReason;
         if (stop != null || locker.isClosed()) {
             end(stop != null ? stop : closedWhileWaiting(), false);
             return;
         }
-        if (!tried) {
-            firstTry();
+        if (answered && waitNanos == 0) { // tries once
+            end(null, false);
+            return;
+        }
+        if (!tried) { // the first try waits for the owner's acquisition before this one to settle
+            if (turn.ready().isDone()) {
+                tried = true;
+                firstTryNanos = System.nanoTime();
+                send(waitNanos != 0);
+            } else if (remainingNanos() <= 0) {
+                end(null, false);
+            } else {
+                wakeAfter(remainingNanos());
+            }
             return;
         }
         if (joining != null) {
@@ -158,11 +154,7 @@ public abstract class LockWait {
             }
         } else if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
             if (answered) {
-                if (waitNanos == 0) {
-                    end(null, false);
-                } else {
-                    sleep();
-                }
+                sleep();
                 return;
             }
         } else if (waiting == null || !blocked.channel().equals(waitingOn)) {
@@ -193,34 +185,16 @@ public abstract class LockWait {
         send(true);
     }
 
-    /** The first try, once the owner's acquisition before this one has settled. */
-    private void firstTry() {
-        if (!turn.ready().isDone()) {
-            long remaining = remainingNanos();
-            if (remaining <= 0) {
-                end(null, false);
-            } else {
-                wakeAfter(remaining);
-            }
-            return;
-        }
-        tried = true;
-        firstTryNanos = System.nanoTime();
-        send(waitNanos != 0);
-    }
-
     private void send(boolean queue) {
-        CompletableFuture<LockAttempt.Try> reply;
         try {
-            reply = attempt.send(queue);
+            trying = attempt.send(queue);
         } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
+            trying = CompletableFuture.failedFuture(e);
         }
-        trying = reply;
-        reply.whenComplete((answer, failure) -> signal());
+        trying.whenComplete((answer, failure) -> signal());
     }
 
-    /** A failed first try ends the wait, a failed later one may ride out an outage; false when the wait holds, ended or sleeps. */
+    /** A failed later try rides out an outage shorter than the watchdog timeout, as its queue place does; false when held, ended or asleep. */
     private boolean settleTry() {
         CompletableFuture<LockAttempt.Try> reply = trying;
         trying = null;
@@ -229,13 +203,17 @@ public abstract class LockWait {
         try {
             blocked = reply.join().settle();
         } catch (RuntimeException e) {
-            Throwable failure = CallerRuns.unwrap(e);
-            if (!first && failure instanceof LockRedisException redisFailure && ridesOut(redisFailure) && !locker.isClosed()) {
-                blocked = new LockAttempt.Blocked(previous.channel(), RETRY_AFTER_OUTAGE_MILLIS);
-                sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
-            } else {
-                end(stoppedFor(failure), true);
+            if (first || !(CallerRuns.unwrap(e) instanceof LockRedisException failure) || locker.isClosed()) {
+                throw e;
             }
+            long now = System.nanoTime();
+            outageSinceNanos = outage == null ? now : outageSinceNanos;
+            outage = failure;
+            if (now - outageSinceNanos >= locker.watchdogTimeout().toNanos()) {
+                throw e;
+            }
+            blocked = new LockAttempt.Blocked(previous.channel(), RETRY_AFTER_OUTAGE_MILLIS);
+            sleep(); // the next try, with no hold known, absorbs a hold this one may have taken
             return false;
         }
         outage = null;
@@ -244,17 +222,6 @@ public abstract class LockWait {
             return false;
         }
         return true;
-    }
-
-    /**
-     * Whether the wait goes on after this failed try: its place in the wait queue outlasts a few failed
-     * tries, so it tries again soon instead of failing; an outage longer than the watchdog timeout ends it.
-     */
-    private boolean ridesOut(LockRedisException failure) {
-        long now = System.nanoTime();
-        outageSinceNanos = outage == null ? now : outageSinceNanos;
-        outage = failure;
-        return now - outageSinceNanos < locker.watchdogTimeout().toNanos();
     }
 
     /** Joins the channel of the lock in the way; the step after Redis confirmed it goes on, see {@link #joined()}. */
@@ -267,9 +234,6 @@ public abstract class LockWait {
             }
             waiting.close();
             waiting = null;
-        } else if (waitNanos == 0) {
-            end(null, false);
-            return;
         }
         joining = locker.join(blocked.channel(), attempt.waitName(), what.get(), this::signal);
         waitingOn = blocked.channel();
@@ -289,10 +253,9 @@ public abstract class LockWait {
             }
             return false;
         }
-        CompletableFuture<Waiting> joined = joining;
-        joining = null;
         try {
-            waiting = joined.join();
+            waiting = joining.join();
+            joining = null;
         } catch (RuntimeException e) {
             end(CallerRuns.unwrap(e), false);
             return false;
@@ -306,9 +269,8 @@ public abstract class LockWait {
         return true; // takes the hand-off, else tries again: a release before the subscription is not missed
     }
 
-    /** Sets the one timer: the holder's lease end bounds the sleep (an expiry publishes nothing), and so does the deadline. */
+    /** The holder's lease end bounds the sleep (an expiry publishes nothing; a key without one, a watchdog period), as the deadline does. */
     private void sleep() {
-        // A key without expiry was not set by us; look again after a watchdog period.
         long holderTtl = blocked.holderTtlMillis() >= 0 ? Math.max(1, blocked.holderTtlMillis()) : locker.watchdogTimeout().toMillis();
         wakeAfter(Math.max(0, Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(holderTtl))));
     }
@@ -319,12 +281,8 @@ public abstract class LockWait {
 
     /** The attempt holds the lock: done, unless the wait was told to stop meanwhile; then the lock goes back. */
     private void acquired() {
-        ended = true;
-        cleanUp();
-        Throwable stop = stopReason;
-        if (stop == null && locker.isClosed()) {
-            stop = closedWhileWaiting();
-        }
+        stopSteps();
+        Throwable stop = stopReason != null || !locker.isClosed() ? stopReason : closedWhileWaiting();
         if (stop == null) {
             finish(true, null);
         } else {
@@ -332,23 +290,15 @@ public abstract class LockWait {
         }
     }
 
-    /**
-     * Ends the wait without the lock (with {@code failure}, or null when it ran out) once its queue place is
-     * withdrawn; {@code replyLost} when the last try failed after it may have run in Redis.
-     */
+    /** Ends the wait without the lock ({@code failure} null: it ran out) once its place is withdrawn and a lost reply's take given back. */
     private void end(Throwable failure, boolean replyLost) {
-        if (ended) {
-            return;
+        if (!ended) {
+            stopSteps();
+            finishAfter(() -> attempt.abandon(replyLost), false, failure);
         }
-        ended = true;
-        cleanUp();
-        finishAfter(() -> attempt.abandon(replyLost), false, failure);
     }
 
-    /**
-     * Ends the wait without the lock once {@code undo} is done: the give-back of a lock taken after a stop,
-     * or the withdrawal of a queue place. Its failure is only logged: what it leaves ends by itself.
-     */
+    /** Ends the wait without the lock once {@code undo} is done; its failure is only logged: what it leaves ends by itself. */
     private void finishAfter(Supplier<CompletableFuture<Void>> undo, boolean givingBack, Throwable failure) {
         CompletableFuture<Void> undone;
         try {
@@ -356,25 +306,21 @@ public abstract class LockWait {
         } catch (RuntimeException e) {
             undone = CompletableFuture.failedFuture(e);
         }
-        if (undone.isDone()) {
-            undone.whenComplete((done, undoFailure) -> finishWithout(undoFailure, givingBack, failure)); // runs now
-        } else { // the reply comes on an event loop: the outcome, and the caller's code with it, completes where steps run
-            undone.whenComplete((done, undoFailure) -> onStepThread(() -> finishWithout(undoFailure, givingBack, failure)));
-        }
+        boolean now = undone.isDone();
+        undone.whenComplete((done, undoFailure) -> {
+            if (undoFailure != null) {
+                log.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
+                        : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(undoFailure));
+            }
+            if (now) {
+                finish(false, failure);
+            } else { // the reply came on an event loop: the outcome, and the caller's code with it, completes where steps run
+                onStepThread(() -> finish(false, failure));
+            }
+        });
     }
 
-    private void finishWithout(Throwable undoFailure, boolean givingBack, Throwable failure) {
-        if (undoFailure != null) {
-            log.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
-                    : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(undoFailure));
-        }
-        finish(false, failure);
-    }
-
-    /**
-     * Ends the owner's turn, if taken, then completes the outcome and tells the locker; also for a wait
-     * whose steps can no longer run (its locker's threads have stopped), whose outcome must not stay pending.
-     */
+    /** Ends the owner's turn, completes the outcome and tells the locker; also for a wait whose steps can no longer run. */
     final void finish(boolean held, Throwable failure) {
         try {
             OwnerTurns.Turn taken = turn;
@@ -388,19 +334,15 @@ public abstract class LockWait {
         }
     }
 
-    /** Stops the timer and the listening; a failure here must not keep the wait from settling. */
-    private void cleanUp() {
-        try {
-            cancelTimer();
-            if (waiting != null) {
-                waiting.close();
-            }
-            if (joining != null) {
-                joining.thenAccept(Waiting::close); // confirmed after the wait ended
-                joining = null;
-            }
-        } catch (RuntimeException e) {
-            log.warn("Could not stop listening for the release of " + what.get(), e);
+    private void stopSteps() {
+        ended = true;
+        cancelTimer();
+        if (waiting != null) {
+            waiting.close();
+        }
+        if (joining != null) {
+            joining.thenAccept(Waiting::close); // confirmed after the wait ended
+            joining = null;
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OwnerTurns {
 
-    /** A turn that has come. */
     public static final CompletableFuture<Void> NOW = CompletableFuture.completedFuture(null);
 
     /** The turn of a thread owner, which acquires one lock at a time by itself. */
@@ -21,7 +20,6 @@ public final class OwnerTurns {
     /** Per lock and owner, the end of its latest acquisition. */
     private final Map<String, CompletableFuture<Void>> latest = new ConcurrentHashMap<>();
 
-    /** Turns taken and not ended, for tests. */
     public int inLine() {
         return latest.size();
     }
@@ -38,12 +36,11 @@ public final class OwnerTurns {
             this.before = line == null ? null : line.put(id, end);
         }
 
-        /** Completes when the acquisition may make its first try. */
         public CompletableFuture<Void> ready() {
             return before == null ? NOW : before;
         }
 
-        /** The acquisition has settled (held, or given up and withdrawn): the owner's next one may start. */
+        /** The acquisition has settled: the owner's next one may start. */
         public void end() {
             if (line == null) {
                 return;
@@ -58,16 +55,13 @@ public final class OwnerTurns {
     }
 
     /**
-     * A shared owner's turn for a release, after its acquisition in flight: the last release frees the
-     * lock whatever Redis counts (see {@code release.lua}), so a re-entry Redis ran just before it must be
-     * settled first. Null when the owner holds no live hold: an acquisition in flight is then a first hold,
-     * which may wait behind another owner indefinitely, and the release fails at once.
+     * A shared owner's turn for a release, after its acquisition in flight: the last release frees the lock whatever Redis
+     * counts ({@code release.lua}). Null without a live hold: what is in flight is a first hold, and the release fails at once.
      */
     public Turn forRelease(String redisKey, String owner, Hold held) {
         return held == null || held.lost ? null : take(redisKey, owner, true);
     }
 
-    /** @param sharedOwner whether {@code owner} may acquire from several threads at once (a token, a handle) */
     public Turn take(String redisKey, String owner, boolean sharedOwner) {
         return sharedOwner ? new Turn(latest, redisKey + '\n' + owner) : NONE;
     }

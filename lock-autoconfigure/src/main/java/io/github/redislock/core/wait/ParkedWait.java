@@ -16,7 +16,6 @@ public final class ParkedWait extends LockWait {
     private static final long NO_TIMER = Long.MAX_VALUE;
 
     private volatile Thread waiter;
-    /** Whether something happened since the last step (a reply, a wake-up, a stop). */
     private volatile boolean signalled;
     /** What completed elsewhere and runs at the next step: the withdrawal's reply, at most one, as the wait ends. */
     private volatile Runnable handedIn;
@@ -28,10 +27,7 @@ public final class ParkedWait extends LockWait {
         super(locker, attempt, what, waitNanos, giveBack);
     }
 
-    /**
-     * @param interruptible whether an interrupt ends the wait; else it is kept for the caller
-     * @return whether the lock is held
-     */
+    /** @return whether the lock is held; {@code interruptible}: whether an interrupt ends the wait, else it is kept for the caller */
     public boolean await(boolean interruptible) throws InterruptedException {
         if (interruptible && Thread.interrupted()) { // as java.util.concurrent's locks: an interrupt comes first, even when the lock is free
             throw new InterruptedException("Interrupted before trying to take " + what.get());
@@ -39,35 +35,32 @@ public final class ParkedWait extends LockWait {
         waiter = Thread.currentThread();
         boolean interrupted = false;
         begin();
-        try {
-            while (!outcome.isDone()) {
-                if (!signalled) { // a signal already given is taken without looking at the interrupt flag
-                    try {
-                        park();
-                    } catch (InterruptedException e) {
-                        if (interruptible) {
-                            InterruptedException named = new InterruptedException("Interrupted while waiting for " + what.get());
-                            named.initCause(e);
-                            stop(named);
-                        } else {
-                            interrupted = true;
-                        }
+        while (!outcome.isDone()) {
+            if (!signalled) { // a signal already given is taken without looking at the interrupt flag
+                try {
+                    park();
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        InterruptedException named = new InterruptedException("Interrupted while waiting for " + what.get());
+                        named.initCause(e);
+                        stop(named);
+                    } else {
+                        interrupted = true;
                     }
                 }
-                signalled = false; // signals given meanwhile fold into this step
-                Runnable work = handedIn;
-                if (work != null) {
-                    handedIn = null;
-                    work.run();
-                }
-                if (!outcome.isDone()) {
-                    step();
-                }
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            signalled = false; // signals given meanwhile fold into this step
+            Runnable work = handedIn;
+            if (work != null) {
+                handedIn = null;
+                work.run();
             }
+            if (!outcome.isDone()) {
+                step();
+            }
+        }
+        if (interrupted) { // kept for the caller (steps throw nothing)
+            Thread.currentThread().interrupt();
         }
         try {
             return outcome.join();
@@ -79,7 +72,6 @@ public final class ParkedWait extends LockWait {
         }
     }
 
-    /** Parks until a signal, the timer or an interrupt; an unpark given since the last look returns at once. */
     private void park() throws InterruptedException {
         Waiting waiting = this.waiting;
         if (waiting != null) {

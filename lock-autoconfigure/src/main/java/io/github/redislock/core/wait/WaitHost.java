@@ -10,7 +10,6 @@ public interface WaitHost {
     /** Bounds an outage a wait rides out, and the look again at a lock whose key has no expiry. */
     Duration watchdogTimeout();
 
-    /** Whether the locker is closing: a wait then ends at its next step. */
     boolean isClosed();
 
     /** A wait began: a closing locker stops it, and waits for it to end. */
