@@ -2,6 +2,7 @@ package io.github.redislock.core.renewal;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
+import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +50,7 @@ public final class LockWatchdog implements AutoCloseable {
         }
         this.timeout = timeout;
         this.client = client;
-        this.listener = listener;
+        this.listener = FailSafeLockObserver.of(listener); // a throwing listener must neither fail a tick nor end the schedule
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-watchdog");
             thread.setDaemon(true);
@@ -161,11 +162,7 @@ public final class LockWatchdog implements AutoCloseable {
             }
             log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
                     + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
-            try {
-                listener.renewalFailed(watched.size(), e);
-            } catch (RuntimeException listenerFailure) {
-                log.warn("Renewal listener failed; the watchdog goes on", listenerFailure); // a throwing task would end the schedule
-            }
+            listener.renewalFailed(watched.size(), e);
         }
     }
 
