@@ -31,7 +31,7 @@ public final class Hold implements WatchedLock {
     public volatile long count;
     /** The longest lease of its acquisitions, or {@link Locker#WATCHDOG_LEASE}. */
     public volatile long leaseMillis;
-    /** For a hold with a lease, a {@link System#nanoTime()} past which Redis has surely ended it. */
+    /** For a hold with a lease, a {@link System#nanoTime()} past which Redis has surely ended it; {@link Long#MAX_VALUE} under the watchdog. */
     volatile long leaseEndsNanos = Long.MAX_VALUE;
     public volatile boolean watched;
     public volatile boolean lost;
