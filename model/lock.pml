@@ -40,7 +40,7 @@
  * (Redis runs a script alone). A reference to code reads <file>:<line> "<text on that line>" (or
  * <file> "<text in it>"): ModelReferencesTest fails when the line no longer holds the text, and when
  * a reference has no quoted text. Client steps mirror LockAttempts.QueuedLock, LockWait (the one
- * wait state machine, blocking and async alike), HeldLocks, HoldReleases and RedisLocker.close; each
+ * wait state machine, blocking and async alike), HeldLocks and RedisLocker.close; each
  * client step is one atomic step, so every interleaving between a script and the settling of its
  * reply is explored. ModelConformanceTest replays the model's script steps on a real Redis.
  *
@@ -618,13 +618,13 @@ byte cancels = ASYNC_CANCELS;
 #ifdef BROKEN_GIVE_BACK_TAKES_TURN
 #define GIVE_BACK_TURN(o) REL_FREE(o)   /* broken (e189b0e): the give-back waits for the turn its own acquisition holds */
 #else
-#define GIVE_BACK_TURN(o) true          /* RedisLocker.java "return releases.giveBack(taken, settleOn);": no turn */
+#define GIVE_BACK_TURN(o) true          /* RedisLocker.java "return holds.giveBack(taken, settleOn);": no turn */
 #endif
 #endif
 
 #ifdef HOLD_AT_LEAST
 /* A final release of thread 2 may keep the lock (unlock(key, holdAtLeast) before holdAtLeast ran out:
- * HoldReleases.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
+ * HeldLocks.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
 #define RELEASE_OR_KEEP(o, t, token, rem, final) \
     if :: (t) == 2 && final -> keepLua(o, token, rem) :: else -> releaseLua(o, 0, token, rem, final) fi
 /* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */
@@ -676,7 +676,7 @@ lock:
         waiting[t] = 1; wid[t]++; assert(wid[t] < 8);
         firstTry = 1;
         qb = QB_FIRST(t);                                 /* LockAttempts.java "boolean queuedBefore = placeSought;" */
-        tq[t] = 0; NOTE_TRY(t);                           /* a new wait: a new QueuedPlainLock */
+        tq[t] = 0; NOTE_TRY(t);                           /* a new wait: a new QueuedLock */
         first = !(hk[o] && !hlost[o]);                    /* HeldLocks.java "boolean[] firstHolds(List<LockKeys> group, String owner)" */
         MARK_BEFORE_SEND;
         printf("T%d lock() wait %d, firstHold=%d\n", t, wid[t], first);
@@ -906,7 +906,7 @@ endWait:
         goto idle
     }
 
-    /* ---- unlock(): RedisLocker.unlock, HoldReleases.release */
+    /* ---- unlock(): RedisLocker.unlock, HeldLocks.release */
 unlock:
     atomic {
         RUNNING(L) && REL_FREE(o);                        /* fix E: after the owner's acquisition or release in flight */
@@ -920,7 +920,7 @@ unlock:
             hlc[o]--; printf("T%d unlock(): LockLostException (a lost hold's nest)\n", t); goto unlocked
 #endif
         :: !closed[L] && HLC_NONE(o) && !hk[o] -> printf("T%d unlock(): IllegalMonitorStateException\n", t); goto unlocked
-        :: !closed[L] && HLC_NONE(o) && hk[o] && hlost[o] ->   /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
+        :: !closed[L] && HLC_NONE(o) && hk[o] && hlost[o] ->   /* HeldLocks.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
 #ifdef FIX_G
             hlc[o] = hcnt[o] - 1;
 #endif
@@ -934,7 +934,7 @@ unlock:
 releaseHold:
     atomic {
         RUNNING(L);
-        RELEASE_OR_KEEP(o, t, token, rem, final);         /* HoldReleases.releasePlain */
+        RELEASE_OR_KEEP(o, t, token, rem, final);         /* HeldLocks.releasePlain */
         GIVE_BACK_RAN(rem);
         printf("T%d  release.lua owner %d token %d: %d\n", t, o, token, rem);
         loseReply(lost);
@@ -943,10 +943,10 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* HoldReleases.java "holds.forgetFinal(group.get(h));" */
+        :: lost ->                                        /* HeldLocks.java "forgetFinal(group.get(h));" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;   /* a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
-        :: !lost && rem == 255 ->                         /* HoldReleases.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
+        :: !lost && rem == 255 ->                         /* HeldLocks.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
                   hlc[o] = hlc[o] + hcnt[o] - 1;          /* lostNestUnlocked; a give-back's owed nests stay (stillOwed) */
@@ -961,7 +961,7 @@ releaseHold:
             if
             :: hid[o] == myHid ->
 #if defined(FIX_E) && !defined(CODE_076F0CF)
-                hcnt[o]--;                                /* HoldReleases.java "hold.count = remaining[i] == 0 || finalRelease ? remaining[i] : hold.count - 1;" */
+                hcnt[o]--;                                /* HeldLocks.java "hold.count = remaining[i] == 0 || finalRelease ? remaining[i] : hold.count - 1;" */
 #else
                 hcnt[o] = rem;
 #endif
@@ -1045,7 +1045,7 @@ cancelGiveBack:
         waiting[t] = 0;
         ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
         printf("T%d acquisition cancelled as it took the lock: gives it back\n", t);
-        if                                                /* HoldReleases.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
+        if                                                /* HeldLocks.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
         :: hk[o] && hlost[o] ->                           /* it re-entered a hold found lost: lostNestUnlocked, Redis untouched */
             hlc[o] = hlc[o] + hcnt[o] - 1; hk[o] = 0; hw[o] = 0;   /* (the count it added ends with the lease nobody renews) */
             printf("T%d  give-back: LockLostException (the hold it re-entered was lost)\n", t); goto unlocked
@@ -1059,7 +1059,7 @@ cancelGiveBack:
         :: else
         fi;
 #endif
-        /* HoldReleases.java "public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {": released in
+        /* HeldLocks.java "public CompletableFuture<Void> giveBack(List<Hold> taken, Executor settleOn) {": released in
            Redis whatever a replaced lost hold is owed; its owed nests (hlc) stay owed (HeldLocks.stillOwed) */
         myHid = hid[o]; token = htok[o]; final = (hcnt[o] <= 1);
         if :: final && hw[o] -> hw[o] = 0 :: else fi;

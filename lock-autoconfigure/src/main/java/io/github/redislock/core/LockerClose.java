@@ -91,8 +91,8 @@ final class LockerClose implements WaitHost {
         awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
         long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), locker.watchdog.timeout().toNanos());
         String closingOwner = locker.currentOwner();
-        awaitUntil(() -> !locker.holds.any(hold -> !hold.lost && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null
-                && (hold.watched || !hold.leaseSurelyEnded())), System.nanoTime() + releaseGrace);
+        awaitUntil(() -> !locker.holds.any(hold -> hold.live() && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null),
+                System.nanoTime() + releaseGrace);
         closed = true;
         locker.stopRenewalAndSubscriptions();
     }

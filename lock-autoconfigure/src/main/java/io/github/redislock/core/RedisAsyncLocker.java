@@ -6,7 +6,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldReleases;
+import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.ExecutorWait;
@@ -109,7 +109,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             }
             if (acquired) {
                 // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
-                // release would pay an unlock owed to a lost hold this grant replaced, see HoldReleases.giveBack).
+                // release would pay an unlock owed to a lost hold this grant replaced, see HeldLocks.giveBack).
                 if (!result.complete(handle)) {
                     giveBack.get();
                 }
@@ -130,12 +130,12 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
      * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
      * flight, and the caller's thread may be an event loop); the hold is settled back on them. It waits
      * for the handle's acquisition in flight, if it holds the lock (see {@link OwnerTurns#forRelease}).
-     * The time since the handle took the lock is measured as {@link HoldReleases#keepMillis} says.
+     * The time since the handle took the lock is measured as {@link HeldLocks#keepMillis} says.
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
         Handle handle = Handle.of(issued, locker);
-        HoldReleases.checkedHoldAtLeast(handle.key(), holdAtLeast);
+        HeldLocks.checkedHoldAtLeast(handle.key(), holdAtLeast);
         String owner = locker.tokenOwner(handle.id());
         CompletableFuture<Void> released;
         releasing.incrementAndGet();

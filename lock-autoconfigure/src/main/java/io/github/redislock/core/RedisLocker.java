@@ -10,7 +10,6 @@ import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
@@ -47,7 +46,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * The {@link Locker} of one application instance: the facade over its parts, which it owns and
  * closes. {@link LockAttempts} tries each lock kind in Redis, a {@link LockWait} repeats a try until
  * it holds or its wait runs out, {@link HeldLocks} keeps what this instance holds and
- * {@link HoldReleases} gives it back; its {@link LockWatchdog} renews holds and its
+ * gives it back; its {@link LockWatchdog} renews holds and its
  * {@link ReleaseSubscriptions} wake waiters; its {@link LockerClose} closes every locker of the instance.
  */
 public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable {
@@ -63,7 +62,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     final ReleaseSubscriptions subscriptions;
     private final LockObserver observer;
     final HeldLocks holds;
-    private final HoldReleases releases;
     final LockAttempts attempts;
     /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     final OwnerTurns turns = new OwnerTurns();
@@ -90,8 +88,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
-        this.holds = new HeldLocks(this, this::currentOwner, watchdog, this.observer, Objects.requireNonNull(events, "events"));
-        this.releases = new HoldReleases(commands, watchdog, this.observer, holds);
+        this.holds = new HeldLocks(this, this::currentOwner, commands, watchdog, this.observer, Objects.requireNonNull(events, "events"));
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, lifecycle::isClosed);
     }
 
@@ -135,7 +132,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public void unlock(String key, Duration holdAtLeast) {
         String owner = currentOwner();
-        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
+        Duration kept = HeldLocks.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> release(LockKind.PLAIN, List.of(key), owner, kept, onCaller));
     }
 
@@ -143,7 +140,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
-        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
+        Duration kept = HeldLocks.checkedHoldAtLeast(key, holdAtLeast);
         CallerRuns.await(onCaller -> unlock(key, owner, kept, onCaller));
     }
 
@@ -330,7 +327,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             return CompletableFuture.failedFuture(e);
         }
         Hold first = held.get(0);
-        CompletableFuture<Void> released = releases.releaseAsync(held, HoldReleases.keepMillis(first, holdAtLeast), settleOn);
+        CompletableFuture<Void> released = holds.releaseAsync(held, HeldLocks.keepMillis(first, holdAtLeast), settleOn);
         if (first.kind == LockKind.PLAIN || holdAtLeast.isZero()) {
             return released;
         }
@@ -445,7 +442,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
      * Releases the holds an acquisition just took, for a wait told to stop as it got them.
      *
      * @param settleOn null to release on the calling thread, waiting for Redis; else where the holds are
-     *                 settled once Redis answered (see {@link HoldReleases#releaseAsync})
+     *                 settled once Redis answered (see {@link HeldLocks#releaseAsync})
      */
     CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
         List<Hold> taken = new ArrayList<>(keys.size());
@@ -456,9 +453,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             }
         }
         if (settleOn != null) {
-            return releases.giveBack(taken, settleOn);
+            return holds.giveBack(taken, settleOn);
         }
-        CallerRuns.await(onCaller -> releases.giveBack(taken, onCaller)); // a failure is the wait's to log (LockWait)
+        CallerRuns.await(onCaller -> holds.giveBack(taken, onCaller)); // a failure is the wait's to log (LockWait)
         return CompletableFuture.completedFuture(null);
     }
 

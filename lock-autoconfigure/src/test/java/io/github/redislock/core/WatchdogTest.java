@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import io.github.redislock.LockLostEvent;
+import io.github.redislock.LockObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /** The watchdog and script-cache behaviour, on a Redis of its own so command statistics belong to this test alone. */
 class WatchdogTest {
@@ -57,6 +59,30 @@ class WatchdogTest {
         assertThat(redis.command("EXISTS", "lock:job")).isEqualTo(0L);
         assertThat(scriptCalls()).as("script calls after the unlock").isEqualTo(scriptCallsAfterUnlock);
         assertThat(instance.watchdog.watchedCount()).isZero();
+    }
+
+    /** Metrics never reach a lock: a tick whose observer throws on hearing of it still renewed, and counts as a renewal. */
+    @Test
+    void anObserverThatThrowsOnARenewalLeavesTheTickARenewal() {
+        LettuceConnectionFactory factory = LockerFixture.startedLettuce(redis.host(), redis.port(), Duration.ofSeconds(5));
+        RedisLocker locker = RedisLocker.builder(factory).keyPrefix("lock:").watchdogTimeout(WATCHDOG_TIMEOUT).observer(new LockObserver() {
+            @Override
+            public void renewed(int renewed, int lost) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        }).build();
+        try {
+            locker.lock("observed-renewal");
+
+            locker.watchdog.renewNow();
+
+            assertThat(locker.watchdog.lastRenewal()).as("last renewal").isNotNull();
+            assertThat(locker.watchdog.consecutiveFailures()).as("failed ticks").isZero();
+            locker.unlock("observed-renewal");
+        } finally {
+            locker.close();
+            LockerFixture.destroyWithin(factory, Duration.ofSeconds(20));
+        }
     }
 
     @Test

@@ -18,9 +18,6 @@ public final class CallerRuns implements Executor {
     private final Thread caller = Thread.currentThread();
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
-    private CallerRuns() {
-    }
-
     @Override
     public void execute(Runnable task) {
         tasks.add(task);

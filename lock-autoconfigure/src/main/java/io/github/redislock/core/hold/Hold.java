@@ -16,15 +16,14 @@ public final class Hold implements WatchedLock {
 
     public final LockKeys keys;
     public final String owner;
-    /** Names the hold among the thread's fencing tokens ({@link FencingTokens}); both sides of a read-write lock share it. */
-    final String tokenHolder;
     /** How it was first taken; decides the release script. */
     public final LockKind kind;
+    final Id id;
+    /** Names the hold among the thread's fencing tokens; both sides of a read-write lock share it. */
+    final String tokenHolder;
     public final long token;
     final Instant since = Instant.now();
-    /** For the hold time, immune to wall-clock changes. */
     final long sinceNanos = System.nanoTime();
-    /** The owner thread's name, for diagnostics. */
     final String thread = Thread.currentThread().getName();
     /** Null for a token owner, whose hold outlives the thread that took it; weak, so an ended thread is not kept alive. */
     private final WeakReference<Thread> ownerThread;
@@ -49,8 +48,9 @@ public final class Hold implements WatchedLock {
          BiConsumer<Hold, String> onLost) {
         this.keys = keys;
         this.owner = owner;
-        this.tokenHolder = keys.name() + " " + owner;
         this.kind = kind;
+        this.id = new Id(keys.name(), owner, kind.holdSlot());
+        this.tokenHolder = keys.name() + " " + owner;
         this.token = token;
         this.count = count;
         this.leaseMillis = leaseMillis;
@@ -58,8 +58,9 @@ public final class Hold implements WatchedLock {
         this.ownerThread = threadOwned ? new WeakReference<>(Thread.currentThread()) : null;
     }
 
-    public boolean leaseSurelyEnded() {
-        return leaseMillis > 0 && System.nanoTime() - leaseEndsNanos > 0;
+    /** Whether Redis may still have it: a leased hold whose lease surely ran out no longer counts (nothing reports its end). */
+    public boolean live() {
+        return !lost && (watched || leaseMillis <= 0 || System.nanoTime() - leaseEndsNanos <= 0);
     }
 
     /** The lease a release that leaves holds in place sets again: the watchdog's for a watched hold, else its own. */
@@ -99,9 +100,5 @@ public final class Hold implements WatchedLock {
     }
 
     record Id(String redisKey, String owner, LockKind slot) {
-    }
-
-    Id id() {
-        return new Id(keys.name(), owner, kind.holdSlot());
     }
 }

@@ -2,6 +2,7 @@ package io.github.redislock.core.renewal;
 
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockObserver;
+import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -43,14 +44,13 @@ public final class LockWatchdog implements AutoCloseable {
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
 
-    /** @param listener hears every tick's outcome (metrics) */
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
         if (timeout == null || timeout.toMillis() < 3) {
             throw new IllegalArgumentException("Watchdog timeout must be at least 3 ms, but was " + timeout);
         }
         this.timeout = timeout;
         this.client = client;
-        this.listener = listener;
+        this.listener = FailSafeLockObserver.of(listener); // a throwing listener must neither fail a tick nor end the schedule
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-lock-watchdog");
             thread.setDaemon(true);
@@ -64,7 +64,6 @@ public final class LockWatchdog implements AutoCloseable {
         return timeout;
     }
 
-    /** How often the watched locks are renewed: a third of the timeout. */
     public Duration renewalInterval() {
         return Duration.ofMillis(Math.max(1, timeout.toMillis() / 3));
     }
@@ -119,15 +118,19 @@ public final class LockWatchdog implements AutoCloseable {
             renewalGate.writeLock().unlock();
         }
         if (sent != null) {
-            Set<WatchedLock> lost;
+            Set<WatchedLock> lost = Set.of();
             try {
                 lost = sent.lost();
-            } catch (PartialRenewalException e) {
-                stopRenewingLost(e.lost()); // found by the batches that did answer
+            } catch (RenewalClient.PartialRenewalException e) {
+                lost = e.lost(); // found by the batches that did answer
                 throw e;
+            } finally {
+                for (WatchedLock lock : lost) {
+                    stopRenewing(lock, "is no longer held by " + lock.ownerField()
+                            + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
+                }
             }
             listener.renewed(batch.size() - lost.size(), lost.size());
-            stopRenewingLost(lost);
             if (lost.isEmpty()) {
                 // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
                 // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
@@ -136,13 +139,6 @@ public final class LockWatchdog implements AutoCloseable {
         }
         consecutiveFailures = 0;
         failingSince = null;
-    }
-
-    private void stopRenewingLost(Set<WatchedLock> lost) {
-        for (WatchedLock lock : lost) {
-            stopRenewing(lock, "is no longer held by " + lock.ownerField()
-                    + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
-        }
     }
 
     /** Stops renewing {@code lock}, once, and tells its holder why. */
@@ -166,11 +162,7 @@ public final class LockWatchdog implements AutoCloseable {
             }
             log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
                     + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
-            try {
-                listener.renewalFailed(watched.size(), e);
-            } catch (RuntimeException listenerFailure) {
-                log.warn("Renewal listener failed; the watchdog goes on", listenerFailure); // a throwing task would end the schedule
-            }
+            listener.renewalFailed(watched.size(), e);
         }
     }
 

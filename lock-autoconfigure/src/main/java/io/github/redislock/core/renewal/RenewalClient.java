@@ -4,23 +4,30 @@ import java.util.List;
 import java.util.Set;
 
 /** Extends leases in Redis for the watchdog. */
-@FunctionalInterface
 public interface RenewalClient {
 
-    /**
-     * Sends the calls that extend every lock still owned to {@code leaseMillis}, in as few as the topology
-     * allows, without waiting for Redis: {@link Sent#lost()} awaits the replies, so an unlock never waits
-     * for a hanging node (see {@link LockWatchdog}).
-     */
+    /** Sends the calls that extend every lock still owned to {@code leaseMillis}; {@link Sent#lost()} awaits the replies (see {@link LockWatchdog}). */
     Sent send(List<WatchedLock> locks, long leaseMillis);
 
     @FunctionalInterface
     interface Sent {
 
-        /**
-         * @return the locks whose owner no longer holds them; they were not touched
-         * @throws PartialRenewalException when some calls failed; it carries what the others found lost
-         */
+        /** The locks whose owner no longer holds them (untouched); a {@link PartialRenewalException} when some calls failed. */
         Set<WatchedLock> lost();
+    }
+
+    /** Some calls of a tick failed while others reached Redis: the locks those found gone are still reported, and the tick failed. */
+    class PartialRenewalException extends RuntimeException {
+
+        private final transient Set<WatchedLock> lost;
+
+        public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost) {
+            super(message, cause);
+            this.lost = Set.copyOf(lost);
+        }
+
+        public Set<WatchedLock> lost() {
+            return lost;
+        }
     }
 }

@@ -13,10 +13,7 @@ public interface WatchedLock {
         return null;
     }
 
-    /**
-     * Called once, on the watchdog thread, when it stops renewing the lock: {@code reason} is a
-     * {@link io.github.redislock.LockLostEvent} reason (a renewal found it no longer owned, or its owner thread ended).
-     */
+    /** Called once, on the watchdog thread, as it stops renewing the lock; {@code reason} is a {@link io.github.redislock.LockLostEvent} reason. */
     void lost(String reason);
 
     /** The name of the owner thread once it ended without releasing the lock (nobody can then), else null. */

@@ -1,6 +1,5 @@
 package io.github.redislock.core.script;
 
-import io.github.redislock.core.renewal.PartialRenewalException;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.LockRedisException;

@@ -3,7 +3,6 @@ package io.github.redislock.core.wait;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
-import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -75,7 +74,7 @@ public final class LockAttempts {
         if (keys.size() == 1) {
             return queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner);
         }
-        List<List<LockKeys>> groups = HoldReleases.bySlot(keys, LockKeys::name);
+        List<List<LockKeys>> groups = HeldLocks.bySlot(keys, LockKeys::name);
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
     }
 
