@@ -25,15 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-
 /**
- * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
- * watchdog, release subscriptions, hand-off inbox and close.
- *
- * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
- * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
- * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait}); calls that
- * must wait for Redis do so on the bounded threads of {@code ScriptTransport}.
+ * The {@link AsyncLocker} over a {@link RedisLocker}, sharing its holds, watchdog, subscriptions and close.
+ * Its thread cost is fixed: a few {@code redis-lock-async} threads do the bookkeeping and timers of
+ * every wait, and none waits for a script's reply (see {@link ExecutorWait}).
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
@@ -103,13 +98,11 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                 }
                 observation.ended(acquired, cause);
             } finally {
-                // Ended before the caller's code runs on the result (it may close the locker); a close still waits
-                // for a give-back below, as it waits for every live hold. The wait tells the locker again later.
+                // Ended before the caller's code runs on the result, which may close the locker (it still waits for a give-back below).
                 locker.lifecycle.ended(acquisition);
             }
             if (acquired) {
-                // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
-                // release would pay an unlock owed to a lost hold this grant replaced, see HoldReleases.giveBack).
+                // Cancelled as it was granted: nobody gets the handle, so the grant goes back (HoldReleases.giveBack).
                 if (!result.complete(handle)) {
                     giveBack.get();
                 }
@@ -127,10 +120,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
-     * flight, and the caller's thread may be an event loop); the hold is settled back on them. It waits
-     * for the handle's acquisition in flight, if it holds the lock (see {@link OwnerTurns#forRelease}).
-     * The time since the handle took the lock is measured as {@link HoldReleases#keepMillis} says.
+     * Starts on one of the locker's threads: unwatching may wait for a renewal in flight, and the caller's
+     * thread may be an event loop. It waits for the handle's acquisition in flight ({@link OwnerTurns#forRelease}).
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
@@ -160,9 +151,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over ({@link LockerClose}), its waits failing with an
-     * {@link IllegalStateException} naming this AsyncLocker; then lets the releases in flight be settled
-     * (a reply that came after the threads stopped would find no one to settle its hold), and stops its threads.
+     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker;
+     * then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
      */
     @Override
     public void close() {

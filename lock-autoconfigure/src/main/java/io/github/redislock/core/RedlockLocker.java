@@ -26,15 +26,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
- * whose script calls go to a {@link RedlockQuorum} instead of one Redis, so its holds, releases, owner
- * turns, watchdog, lost-lock events and close are the shared ones. Only its attempt differs: it does not
- * queue (see {@link #plainAttempt}). Reentrant like the plain lock; the other kinds and fencing tokens
- * are not offered (each master counts its own tokens), so the Spring Integration registry and the leader
- * election, which need the tokens, refuse it when they are built.
+ * whose script calls go to a {@link RedlockQuorum}, so holds, releases, turns, watchdog and close are
+ * the shared ones; only its attempt differs ({@link #plainAttempt}). It offers no other lock kind and no
+ * fencing tokens, so the Spring Integration registry and the leader election refuse it when built.
  */
 public class RedlockLocker extends RedisLocker {
 
-    /** It joins no release channel: its attempts ask for none (see {@link #plainAttempt}). */
     private static final ChannelSubscriber NO_CHANNELS = (inbox, listener) -> CompletableFuture.failedFuture(
             new IllegalStateException("A Redlock wait joins no release channel"));
 
@@ -66,8 +63,7 @@ public class RedlockLocker extends RedisLocker {
 
     /**
      * One round on every master ({@link RedlockQuorum#acquire}), queued nowhere and listening for no release
-     * message: a queue or a hand-off on one master means nothing to the others. A blocked try is retried
-     * after a random pause around the retry delay, so competing clients do not retry in lock-step.
+     * message (neither means anything to the other masters); a blocked try is retried after a random pause.
      */
     @Override
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
@@ -102,7 +98,6 @@ public class RedlockLocker extends RedisLocker {
         };
     }
 
-    /** What a {@link RedisAsyncLocker} over this locker would wait with: refused, it was never built for a quorum. */
     @Override
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         throw unsupported("an AsyncLocker", "its waits queue for a hand-off, which no majority of independent masters makes");
@@ -134,7 +129,7 @@ public class RedlockLocker extends RedisLocker {
     }
 
     @Override
-    void stopRenewalAndSubscriptions() { // also lets the undos still running finish (RedlockQuorum#close)
+    void stopRenewalAndSubscriptions() {
         super.stopRenewalAndSubscriptions();
         quorum.close();
     }

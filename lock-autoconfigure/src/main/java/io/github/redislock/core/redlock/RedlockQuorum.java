@@ -29,20 +29,14 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The script calls of a {@code RedlockLocker} on a quorum of independent masters, which the shared
- * holds, releases and watchdog call as they call one Redis. The algorithm's rules live here, once: an
- * acquisition holds when a majority took it while the lease still has time left (validity = lease -
- * elapsed - clock drift), and what a failed round took is undone; a release goes to every master.
+ * The script calls of a {@code RedlockLocker} on a quorum of independent masters, made as the shared
+ * holds, releases and watchdog make them on one Redis. An acquisition holds when a majority took it
+ * while the lease has time left (validity = lease - elapsed - clock drift); a failed round is undone.
+ * A renewal round too few masters answer in time proves nothing: the lock is reported lost only when
+ * no majority can still have it, or its validity since the last confirmed round has run out.
  *
- * <p>A renewal keeps a lock while a majority renews it. A round too few masters answer in time proves
- * nothing (a pause, a slow network): the lock is kept and renewed on the next tick, and reported lost
- * only when no majority can still have it, or when its validity since the last round a majority
- * confirmed has run out.
- *
- * <p>Every call goes to all masters at once, and a master that fails or has not answered by the node
- * timeout counts as no answer. A call that waits for a master's reply on a thread runs on that master's
- * one thread: a hung master ties up one thread, however many calls are made meanwhile, and those left
- * queued behind it past their node timeout are skipped.
+ * <p>Every call goes to all masters at once; one that fails or misses the node timeout counts as no
+ * answer. A blocking call runs on its master's one thread, so a hung master ties up one thread only.
  */
 public final class RedlockQuorum extends LockCommands {
 
@@ -53,7 +47,7 @@ public final class RedlockQuorum extends LockCommands {
     private final Duration nodeTimeout;
     private final List<ExecutorService> threads;
     private final int quorum;
-    /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
+    /** Per lock and owner ({@link #id}; the acquisition confirms before the hold exists), when the last confirmed round began. */
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
     /** Per owner of a key ({@link #id}), the undos of its failed round still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
@@ -72,16 +66,7 @@ public final class RedlockQuorum extends LockCommands {
             thread.setDaemon(true);
             return thread;
         })).toList();
-        for (int i = 0; i < nodes.size(); i++) {
-            LockCommands node = this.nodes.get(i);
-            threads.get(i).execute(() -> {
-                try {
-                    node.exists(LockKeys.of(keyPrefix, "__connect"));
-                } catch (RuntimeException e) {
-                    log.debug("Redlock master not reachable yet: " + e);
-                }
-            });
-        }
+        onEveryThread(node -> node.exists(LockKeys.of(keyPrefix, "__connect")));
         if (nodes.size() % 2 == 0) {
             log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
                     + (nodes.size() - 1) + " would; an odd count is recommended");
@@ -93,13 +78,10 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * One round on a single plain lock. A master still undoing this owner's previous failed round (see
-     * {@link #undo}) is not asked and counts as failed: that undo could delete this round's acquire.
+     * One round on a single plain lock; never fails (a master that fails said no). A master still undoing
+     * this owner's previous round ({@link #undo}) is not asked: that undo could delete this round's acquire.
      *
-     * @param firstHold whether the owner holds no hold of the lock as far as its locker knows (the masters then count from 1)
-     * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold
-     *                  (whatever the master counts for the owner goes), else the owner's hold's own lease
-     * @return acquired with the owner's hold count, or blocked; never fails (a master that fails counts as one that said no)
+     * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold, else the hold's own
      */
     public CompletableFuture<Acquisition> acquire(LockKeys keys, String owner, long leaseMillis, boolean firstHold, long undoLease) {
         long start = System.nanoTime();
@@ -132,7 +114,7 @@ public final class RedlockQuorum extends LockCommands {
                 log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             }
-            // The round ends once the masters that answered in time have undone it (a late one's undo runs on): no copy is left behind a try that said no.
+            // The round ends once the masters that answered in time have undone it (a late one's undo runs on).
             List<CompletableFuture<Void>> undoneInTime = new ArrayList<>(undos.size());
             for (int i = 0; i < undos.size(); i++) {
                 undoneInTime.add(answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW);
@@ -143,9 +125,8 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Gives back what a failed round took, on each master once its answer is in, even after the node
-     * timeout: a late acquire is undone after it ran, never raced by its undo. A first hold whose reply
-     * was lost is given back too: whatever that master counts for the owner is nobody's.
+     * Gives back what a failed round took, on each master once its answer is in, even a late one: an undo
+     * never races its acquire. A first hold whose reply was lost is given back too (that count is nobody's).
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
      */
@@ -175,10 +156,10 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Releases on every master (the shared holds decide the leases: 0 for the owner's last hold).
+     * Releases on every master.
      *
-     * @return per lock, the holds a majority still counts; -1 when masters enough to leave no majority no
-     *         longer had it (lost); fails with {@link LockRedisException} when too few answered to tell
+     * @return per lock, the holds a majority still counts, or -1 when no majority can have it (lost);
+     *         fails with {@link LockRedisException} when too few answered to tell
      */
     @Override
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
@@ -214,13 +195,13 @@ public final class RedlockQuorum extends LockCommands {
 
     @Override
     public boolean exists(LockKeys keys) {
-        return onEveryBlocking(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+        return onEveryThread(node -> node.exists(keys)).join().stream().filter(Boolean.TRUE::equals).count() >= quorum;
     }
 
     /** The hold count a majority of the masters agree on (at least). */
     @Override
     public int holdCount(LockKeys keys, String field) {
-        List<Integer> counts = new ArrayList<>(onEveryBlocking(node -> node.holdCount(keys, field)).stream()
+        List<Integer> counts = new ArrayList<>(onEveryThread(node -> node.holdCount(keys, field)).join().stream()
                 .map(count -> count == null ? 0 : count).toList());
         counts.sort(Comparator.reverseOrder());
         return counts.get(quorum - 1);
@@ -296,11 +277,11 @@ public final class RedlockQuorum extends LockCommands {
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
-    /** Runs a blocking {@code command} on every master at once, each on its master's thread, and waits for the answers (see {@link #onEvery}). */
-    private <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
+    /** Runs a blocking {@code command} on every master at once, each on its master's thread (skipped there once past the node timeout). */
+    private <T> CompletableFuture<List<T>> onEveryThread(Function<LockCommands, T> command) {
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
         return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,
-                threads.get(index))).join();
+                threads.get(index)));
     }
 
     private <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
