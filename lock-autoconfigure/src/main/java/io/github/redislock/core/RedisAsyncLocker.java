@@ -10,7 +10,6 @@ import io.github.redislock.core.hold.HoldReleases;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.ExecutorWait;
-import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The {@link AsyncLocker} over a {@link RedisLocker}, sharing its holds, watchdog, subscriptions and close.
@@ -46,18 +47,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         this(locker, DEFAULT_THREADS);
     }
 
-    /** @param threads how many threads do the bookkeeping and timers of all waits */
     public RedisAsyncLocker(RedisLocker locker, int threads) {
         this.locker = Objects.requireNonNull(locker, "locker");
         if (threads < 1) {
             throw new IllegalArgumentException("An AsyncLocker needs at least 1 thread, but was given " + threads);
         }
-        AtomicInteger count = new AtomicInteger();
-        this.executor = new ScheduledThreadPoolExecutor(threads, task -> {
-            Thread thread = new Thread(task, "redis-lock-async-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        CustomizableThreadFactory threadFactory = new CustomizableThreadFactory("redis-lock-async-");
+        threadFactory.setDaemon(true);
+        this.executor = new ScheduledThreadPoolExecutor(threads, threadFactory);
         executor.setRemoveOnCancelPolicy(true); // every step replaces its wait's timer: cancelled ones must not pile up
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
@@ -94,7 +91,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             try {
                 if (acquired) {
                     Hold hold = locker.holds.get(keys.name(), owner, LockKind.PLAIN);
-                    handle.fencingToken(hold == null ? 0 : hold.token);
+                    handle.token().set(hold == null ? 0 : hold.token);
                 }
                 observation.ended(acquired, cause);
             } finally {
@@ -119,9 +116,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         return release(handle, Duration.ZERO);
     }
 
+    @Override
+    public <T> CompletableFuture<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
+        return AsyncLocker.super.withLock(key, wait, work).toCompletableFuture();
+    }
+
     /**
      * Starts on one of the locker's threads: unwatching may wait for a renewal in flight, and the caller's
-     * thread may be an event loop. It waits for the handle's acquisition in flight ({@link OwnerTurns#forRelease}).
+     * thread may be an event loop. It waits for the handle's acquisition in flight, in the owner's turn.
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
@@ -138,11 +140,6 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         }
         released.whenComplete((done, failure) -> releasing.decrementAndGet());
         return released;
-    }
-
-    @Override
-    public <T> CompletableFuture<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
-        return AsyncLocker.super.withLock(key, wait, work).toCompletableFuture();
     }
 
     /** Acquisitions waiting now, for tests and diagnostics. */
@@ -165,14 +162,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         locker.close();
         LockerClose.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
-        try {
-            if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        LockerClose.awaitUntil(executor::isTerminated, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        executor.shutdownNow();
     }
 
     private static IllegalStateException closedException() {
@@ -180,22 +171,16 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     private static long waitNanos(String key, Duration wait) {
-        if (wait == null) {
-            return Locker.WAIT_FOREVER;
-        }
-        if (wait.isNegative()) {
+        if (wait != null && wait.isNegative()) {
             throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or null to wait as long as it takes, but was " + wait);
         }
-        return LockKeys.waitNanos(key, TimeUnit.NANOSECONDS.convert(wait), TimeUnit.NANOSECONDS); // saturates
+        return wait == null ? Locker.WAIT_FOREVER : TimeUnit.NANOSECONDS.convert(wait); // saturates
     }
 
     private static long leaseMillis(String key, Duration lease) {
-        if (lease == null) {
-            return Locker.WATCHDOG_LEASE;
-        }
-        if (lease.isNegative() || lease.isZero()) {
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or null for the watchdog, but was " + lease);
         }
-        return LockKeys.leaseMillis(key, TimeUnit.NANOSECONDS.convert(lease), TimeUnit.NANOSECONDS);
+        return lease == null ? Locker.WATCHDOG_LEASE : LockKeys.leaseMillis(key, TimeUnit.NANOSECONDS.convert(lease), TimeUnit.NANOSECONDS);
     }
 }

@@ -59,9 +59,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     final HeldLocks holds;
     private final HoldReleases releases;
     final LockAttempts attempts;
-    /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     final OwnerTurns turns = new OwnerTurns();
-    /** The close protocol, and what this locker's waits ask of it. */
     final LockerClose lifecycle = new LockerClose(this);
 
     /** A Locker on {@code connectionFactory}, as the auto-configuration builds it; an application without Spring Boot builds its own. */
@@ -121,19 +119,15 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String owner = tokenOwner(ownerToken);
-        List<LockKeys> lockKeys = keys(List.of(key));
-        return acquire(LockKind.PLAIN, lockKeys, owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
+        return acquire(LockKind.PLAIN, keys(List.of(key)), owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
     }
 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        String owner = currentOwner();
-        Duration kept = HoldReleases.checkedHoldAtLeast(key, holdAtLeast);
-        CallerRuns.await(onCaller -> release(LockKind.PLAIN, List.of(key), owner, kept, onCaller));
+        unlock(LockKind.PLAIN, List.of(key), HoldReleases.checkedHoldAtLeast(key, holdAtLeast));
     }
 
-    /** A wait on the asynchronous release in the token's turn (see {@link #unlock(String, String, Duration, Executor)}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
@@ -272,8 +266,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread. */
     boolean take(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit, boolean interruptible) throws InterruptedException {
         String name = describe(keys);
-        List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), interruptible);
+        return acquire(kind, keys(keys), currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), interruptible);
     }
 
     boolean takeUninterruptibly(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) {
@@ -285,9 +278,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     /** Releases the calling thread's hold of each key, a multi-lock's all or none (see {@link #held}). */
-    void unlock(LockKind kind, List<String> keys) {
+    void unlock(LockKind kind, List<String> keys, Duration holdAtLeast) {
         String owner = currentOwner();
-        CallerRuns.await(onCaller -> release(kind, keys, owner, Duration.ZERO, onCaller));
+        CallerRuns.await(onCaller -> release(kind, keys, owner, holdAtLeast, onCaller));
     }
 
     /** Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease}), settled on {@code settleOn}. */
@@ -345,13 +338,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     int holdCount(LockKind kind, String key) {
-        String owner = currentOwner();
         redisName(key); // a closing locker still counts holds, a closed one refuses
-        return commands.holdCount(LockKeys.of(keyPrefix, key), switch (kind) {
-            case PLAIN, FAIR -> owner;
-            case READ -> owner + ":r";
-            case WRITE -> owner + ":w";
-        });
+        String field = currentOwner() + (kind == LockKind.READ ? ":r" : kind == LockKind.WRITE ? ":w" : "");
+        return commands.holdCount(LockKeys.of(keyPrefix, key), field);
     }
 
     long fencingToken(LockKind kind, String key) {
@@ -362,7 +351,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return hold.token;
     }
 
-    /** Waits for the attempt of the lock kind on the calling thread ({@link ParkedWait}), observed (see {@link #observe}). */
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
         Observation observation = observe(kind, keys, true);
@@ -390,7 +378,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
     }
 
-    /** The lease a lock gets in Redis: the watchdog timeout for one the watchdog keeps, else its own. */
     long redisLease(long leaseMillis) {
         return leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
     }

@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import io.github.redislock.LockObserver;
-import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
 import io.github.redislock.RedisReadWriteLock;
@@ -25,7 +24,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
+ * A locker that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
  * whose script calls go to a {@link RedlockQuorum}, so holds, releases, turns, watchdog and close are
  * the shared ones; only its attempt differs ({@link #plainAttempt}). It offers no other lock kind and no
  * fencing tokens, so the Spring Integration registry and the leader election refuse it when built.
@@ -39,8 +38,7 @@ public class RedlockLocker extends RedisLocker {
     private final Duration retryDelay;
 
     /**
-     * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
-     * @param nodeNames   how log lines and errors name each node (its URL without password)
+     * @param nodes       one connection factory per independent master (3 or more), named in logs by {@code nodeNames}
      * @param nodeTimeout how long one node may take to answer before it counts as failed
      * @param retryDelay  the average pause between two attempts of a waiting caller
      */
@@ -76,8 +74,7 @@ public class RedlockLocker extends RedisLocker {
             public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
-                long undoLease = firstHold ? 0 : known.restoreLease(watchdog);
-                return quorum.acquire(lock, owner, redisLease, firstHold, undoLease).thenApply(answer -> () -> {
+                return quorum.acquire(lock, owner, redisLease, firstHold, firstHold ? 0 : known.restoreLease(watchdog)).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
                         long average = retryDelay.toNanos();
                         long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));

@@ -33,8 +33,12 @@ public final class LockInternals {
     /** A RedisLocker over the given parts, which it owns, wired as {@link io.github.redislock.core.RedisLockerBuilder} wires it. */
     public static RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                                      String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
-        if (lockers == null) {
-            initialize(RedisLocker.class); // its class initializer installs its constructor here
+        if (lockers == null) { // RedisLocker's class initializer installs its constructor here
+            try {
+                Class.forName(RedisLocker.class.getName(), true, RedisLocker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
         }
         return lockers.create(commands, watchdog, subscriptions, keyPrefix, events, observer);
     }
@@ -45,14 +49,6 @@ public final class LockInternals {
             throw new IllegalStateException("RedisLocker's constructor is installed already");
         }
         lockers = constructor;
-    }
-
-    private static void initialize(Class<?> type) {
-        try {
-            Class.forName(type.getName(), true, type.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @FunctionalInterface

@@ -1,5 +1,2 @@
-/**
- * <b>Internal:</b> the seam of the {@code lock-benchmarks} module, {@link io.github.redislock.core.bench.LockInternals}
- * (a split package would fail on the module path). No API, no compatibility promise.
- */
+/** <b>Internal</b>: the seam of the {@code lock-benchmarks} module (a split package would fail on the module path); no API. */
 package io.github.redislock.core.bench;

@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -89,36 +90,25 @@ public final class RedlockQuorum extends LockCommands {
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<LockKeys> group = List.of(keys);
         boolean[] firstHolds = {firstHold};
-        List<CompletableFuture<Acquisition>> calls = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
-            calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
-                    : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
-        }
+        List<CompletableFuture<Acquisition>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> undoing != null && !undoing.get(i).isDone()
+                ? CompletableFuture.<Acquisition>completedFuture(null)
+                : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false))).toList();
         return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
-            int took = 0;
-            long holdCount = 0;
-            for (Acquisition answer : answers) {
-                if (answer != null && answer.acquired()) {
-                    took++;
-                    holdCount = Math.max(holdCount, answer.holdCounts()[0]);
-                }
-            }
-            if (took >= quorum && validity > 0) {
+            List<Acquisition> took = answers.stream().filter(answer -> answer != null && answer.acquired()).toList();
+            if (took.size() >= quorum && validity > 0) {
                 confirmedAt.put(id, start);
+                long holdCount = took.stream().mapToLong(answer -> answer.holdCounts()[0]).max().orElseThrow();
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(id, keys, owner, firstHold, undoLease, calls, undoing);
             if (log.isDebugEnabled()) {
-                log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
+                log.debug("Redlock attempt on " + keys.name() + " reached " + took.size() + " of " + nodes.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             }
             // The round ends once the masters that answered in time have undone it (a late one's undo runs on).
-            List<CompletableFuture<Void>> undoneInTime = new ArrayList<>(undos.size());
-            for (int i = 0; i < undos.size(); i++) {
-                undoneInTime.add(answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW);
-            }
+            List<CompletableFuture<Void>> undoneInTime = IntStream.range(0, undos.size())
+                    .mapToObj(i -> answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW).toList();
             return answersBy(undoneInTime, System.nanoTime() + nodeTimeout.toNanos())
                     .thenApply(undone -> new Acquisition(false, new long[0], new long[0], 0, -1));
         });
@@ -163,34 +153,31 @@ public final class RedlockQuorum extends LockCommands {
      */
     @Override
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps))
-                .thenApply(answers -> holdsLeft(group, owner, answers));
-    }
-
-    private long[] holdsLeft(List<LockKeys> group, String owner, List<long[]> answers) {
-        long unanswered = answers.stream().filter(Objects::isNull).count();
-        long[] left = new long[group.size()];
-        for (int i = 0; i < group.size(); i++) {
-            int lock = i;
-            String redisKey = group.get(i).name();
-            List<Long> counted = answers.stream().filter(answer -> answer != null && answer[lock] >= 0).map(answer -> answer[lock])
-                    .sorted(Comparator.reverseOrder()).toList();
-            if (counted.size() >= quorum) {
-                left[i] = counted.get(quorum - 1);
-            } else if (counted.size() + unanswered < quorum) {
-                log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + nodes.size()
-                        + " masters still had it (quorum " + quorum + ")");
-                left[i] = -1;
-            } else {
-                throw new LockRedisException("Could not release " + redisKey + " on a majority of the Redlock masters (redis-lock.redlock.nodes): "
-                        + counted.size() + " of " + nodes.size() + " confirmed, " + unanswered + " did not answer within "
-                        + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
+        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps)).thenApply(answers -> {
+            long unanswered = answers.stream().filter(Objects::isNull).count();
+            long[] left = new long[group.size()];
+            for (int i = 0; i < group.size(); i++) {
+                int lock = i;
+                String redisKey = group.get(i).name();
+                List<Long> counted = answers.stream().filter(answer -> answer != null && answer[lock] >= 0).map(answer -> answer[lock])
+                        .sorted(Comparator.reverseOrder()).toList();
+                if (counted.size() >= quorum) {
+                    left[i] = counted.get(quorum - 1);
+                } else if (counted.size() + unanswered < quorum) {
+                    log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + nodes.size()
+                            + " masters still had it (quorum " + quorum + ")");
+                    left[i] = -1;
+                } else {
+                    throw new LockRedisException("Could not release " + redisKey + " on a majority of the Redlock masters (redis-lock.redlock.nodes): "
+                            + counted.size() + " of " + nodes.size() + " confirmed, " + unanswered + " did not answer within "
+                            + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
+                }
+                if (left[i] <= 0) {
+                    confirmedAt.remove(id(redisKey, owner));
+                }
             }
-            if (left[i] <= 0) {
-                confirmedAt.remove(id(redisKey, owner));
-            }
-        }
-        return left;
+            return left;
+        });
     }
 
     @Override
@@ -201,20 +188,16 @@ public final class RedlockQuorum extends LockCommands {
     /** The hold count a majority of the masters agree on (at least). */
     @Override
     public int holdCount(LockKeys keys, String field) {
-        List<Integer> counts = new ArrayList<>(onEveryThread(node -> node.holdCount(keys, field)).join().stream()
-                .map(count -> count == null ? 0 : count).toList());
-        counts.sort(Comparator.reverseOrder());
-        return counts.get(quorum - 1);
+        return onEveryThread(node -> node.holdCount(keys, field)).join().stream().map(count -> count == null ? 0 : count)
+                .sorted(Comparator.reverseOrder()).toList().get(quorum - 1);
     }
 
     /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            sent.add(send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
-        }
+        List<CompletableFuture<RenewalClient.Sent>> sent = IntStream.range(0, nodes.size())
+                .mapToObj(i -> send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis)))).toList();
         return () -> lost(locks, leaseMillis, roundStart,
                 onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, threads.get(index))).join());
     }
@@ -260,7 +243,7 @@ public final class RedlockQuorum extends LockCommands {
         return lost;
     }
 
-    /** Lets the undos still running finish (up to the node timeout) before the masters' threads stop. */
+    /** Lets the undos still running finish, up to the node timeout, before the masters' threads stop. */
     public void close() {
         List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
         answersBy(undoing, System.nanoTime() + nodeTimeout.toNanos()).join();
@@ -270,10 +253,7 @@ public final class RedlockQuorum extends LockCommands {
 
     /** Sends {@code command} to every master at once; its answers as {@link #answersBy} gives them. */
     private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
-        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            calls.add(send(i, command));
-        }
+        List<CompletableFuture<T>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> send(i, command)).toList();
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
