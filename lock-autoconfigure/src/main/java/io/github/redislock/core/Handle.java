@@ -2,29 +2,21 @@ package io.github.redislock.core;
 
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.LockHandle;
 
-/** The {@link LockHandle} a {@link RedisAsyncLocker} issues: its key, its owner id and its latest fencing token. */
-final class Handle implements LockHandle {
-
-    private final String key;
-    private final String id;
-    /** The locker whose holds this handle's owner field names: its client id is part of it. */
-    private final RedisLocker issuer;
-    /** The fencing token of the handle's current hold; 0 before its first acquisition. */
-    private volatile long fencingToken;
+/**
+ * The {@link LockHandle} a {@link RedisAsyncLocker} issues: its key, its owner id, the locker whose client id
+ * its owner field carries, and the fencing token of its current hold (0 before its first acquisition).
+ */
+record Handle(String key, String id, RedisLocker issuer, AtomicLong token) implements LockHandle {
 
     Handle(String key, RedisLocker issuer) {
-        this.key = Objects.requireNonNull(key, "key");
-        this.id = UUID.randomUUID().toString();
-        this.issuer = issuer;
+        this(Objects.requireNonNull(key, "key"), UUID.randomUUID().toString(), issuer, new AtomicLong());
     }
 
-    /**
-     * The handle as {@code locker} issued it. Another locker's handle names no owner here: a release
-     * through it would fail or, worse, an acquisition start a second owner.
-     */
+    /** The handle as {@code locker} issued it: another locker's names no owner here, and would start a second one. */
     static Handle of(LockHandle handle, RedisLocker locker) {
         Objects.requireNonNull(handle, "Lock handle must not be null");
         if (handle instanceof Handle own && own.issuer == locker) {
@@ -36,26 +28,12 @@ final class Handle implements LockHandle {
     }
 
     @Override
-    public String key() {
-        return key;
-    }
-
-    @Override
-    public String id() {
-        return id;
-    }
-
-    @Override
     public long fencingToken() {
-        long token = fencingToken;
-        if (token == 0) {
+        long fencingToken = token.get();
+        if (fencingToken == 0) {
             throw new IllegalStateException("Lock handle " + id + " of '" + key + "' holds nothing yet: no fencing token");
         }
-        return token;
-    }
-
-    void fencingToken(long token) {
-        this.fencingToken = token;
+        return fencingToken;
     }
 
     @Override

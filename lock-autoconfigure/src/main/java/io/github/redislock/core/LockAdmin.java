@@ -3,7 +3,6 @@ package io.github.redislock.core;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockScript;
-import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockLostException;
 
@@ -17,10 +16,7 @@ import java.util.Map;
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.connection.ReturnType;
 
-/**
- * What an operator needs beyond the {@link Locker}: the Redis-side state of any lock and a
- * force-release. Used by the {@code locks} Actuator endpoint; application code should not need it.
- */
+/** What an operator needs beyond the Locker, for the {@code locks} Actuator endpoint: the Redis-side state of any lock and a force-release. */
 public final class LockAdmin {
 
     private final LockCommands commands;
@@ -52,8 +48,7 @@ public final class LockAdmin {
                 boolean readWrite = fields.keySet().stream().anyMatch(field -> string(field).equals("mode"));
                 fields.forEach((field, count) -> {
                     String owner = string(field);
-                    // Owner fields are <clientId>:<thread or token>, a plain lock's waiters mark (acquire.lua) has no ':';
-                    // a read-write lock's hash also keeps its mode, writer and owners' tokens, and counts holds in :r and :w.
+                    // a plain lock's waiters mark (acquire.lua) has no ':'; a read-write lock counts holds in :r and :w fields
                     if (readWrite ? owner.endsWith(":r") || owner.endsWith(":w") : owner.indexOf(':') >= 0) {
                         holds.put(owner, holdCount(keys, owner, string(count)));
                     }
@@ -65,15 +60,11 @@ public final class LockAdmin {
     }
 
     /**
-     * Frees the lock whoever holds it, of whatever kind (plain, fair, read-write: its leases go too),
-     * and wakes its waiters. The former holders keep running: the watchdog reports their lock lost,
-     * and their unlock throws {@link LockLostException}.
+     * Frees the lock whoever holds it, of whatever kind, and wakes its waiters. The former holders keep
+     * running: the watchdog reports their lock lost, and their unlock throws {@link LockLostException}.
      *
-     * @return the holds removed (hold count per owner field; {@code <owner>:r} and {@code <owner>:w} for
-     *         a read-write lock's read and write holds); empty when the lock was free, and then nothing
-     *         was deleted
-     * @throws LockRedisException when Redis fails, or the key exists but is not a lock (another type, or
-     *         a hash with a field no lock writes); such a key is left untouched
+     * @return the holds removed, as {@link RedisState#holds()}; empty when the lock was free
+     * @throws LockRedisException when Redis fails, or the key is not a lock (then it is left untouched)
      */
     public Map<String, Long> forceRelease(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);

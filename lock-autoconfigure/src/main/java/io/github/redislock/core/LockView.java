@@ -5,6 +5,7 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
 import io.github.redislock.core.script.LockKind;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -48,10 +49,9 @@ abstract sealed class LockView {
     }
 
     public void unlock() {
-        locker.unlock(kind, keys);
+        locker.unlock(kind, keys, Duration.ZERO);
     }
 
-    /** Conditions would need a distributed wait set; not supported. */
     public Condition newCondition() {
         throw new UnsupportedOperationException("Distributed " + (this instanceof Multi ? "multi-lock " + keys : "lock '" + keys.get(0) + "'")
                 + " does not support conditions");

@@ -14,10 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-/**
- * The one close protocol of every locker of an instance ({@link #close()}), and the waits in progress
- * it ends: it is what a {@link RedisLocker}'s waits ask of their locker, without making it public.
- */
+/** The one close protocol of every locker of an instance, and the {@link WaitHost} of its waits, kept out of the public lockers. */
 final class LockerClose implements WaitHost {
 
     /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
@@ -70,14 +67,10 @@ final class LockerClose implements WaitHost {
     }
 
     /**
-     * Stops taking new acquisitions; withdraws and ends every wait, parked or on an executor, and waits
-     * for them (a lock one got as it stopped is given back meanwhile); lets holders release while the
-     * connection factory still works, up to {@link #RELEASE_GRACE} (no longer than the watchdog timeout,
-     * after which the locks free themselves anyway); only then stops renewal and subscriptions and forgets
-     * the holds. A Spring Integration leader whose initiator was stopped unlocks from its own thread a
-     * moment later: its role passes on at once instead of when its lease ends. Holds of the closing thread
-     * and of threads that ended are not waited for: nobody will release them now. Locks still held then
-     * expire in Redis within the watchdog timeout.
+     * Stops taking new acquisitions; withdraws, ends and awaits every wait (a lock one got as it stopped is
+     * given back); lets holders release while the connection still works, up to {@link #RELEASE_GRACE} (a
+     * stopped Spring Integration leader unlocks a moment later: its role passes on at once); only then stops
+     * renewal and subscriptions. Holds of the closing thread and of ended threads are not waited for.
      */
     void close() {
         synchronized (waits) {

@@ -10,7 +10,6 @@ import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.ExecutorWait;
-import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,15 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * The {@link AsyncLocker} of one application instance, over its {@link RedisLocker}: the same holds,
- * watchdog, release subscriptions, hand-off inbox and close.
- *
- * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
- * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
- * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait}); calls that
- * must wait for Redis do so on the bounded threads of {@code ScriptTransport}.
+ * The {@link AsyncLocker} over a {@link RedisLocker}, sharing its holds, watchdog, subscriptions and close.
+ * Its thread cost is fixed: a few {@code redis-lock-async} threads do the bookkeeping and timers of
+ * every wait, and none waits for a script's reply (see {@link ExecutorWait}).
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
@@ -51,18 +47,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         this(locker, DEFAULT_THREADS);
     }
 
-    /** @param threads how many threads do the bookkeeping and timers of all waits */
     public RedisAsyncLocker(RedisLocker locker, int threads) {
         this.locker = Objects.requireNonNull(locker, "locker");
         if (threads < 1) {
             throw new IllegalArgumentException("An AsyncLocker needs at least 1 thread, but was given " + threads);
         }
-        AtomicInteger count = new AtomicInteger();
-        this.executor = new ScheduledThreadPoolExecutor(threads, task -> {
-            Thread thread = new Thread(task, "redis-lock-async-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        CustomizableThreadFactory threadFactory = new CustomizableThreadFactory("redis-lock-async-");
+        threadFactory.setDaemon(true);
+        this.executor = new ScheduledThreadPoolExecutor(threads, threadFactory);
         executor.setRemoveOnCancelPolicy(true); // every step replaces its wait's timer: cancelled ones must not pile up
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
@@ -99,17 +91,15 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             try {
                 if (acquired) {
                     Hold hold = locker.holds.get(keys.name(), owner, LockKind.PLAIN);
-                    handle.fencingToken(hold == null ? 0 : hold.token);
+                    handle.token().set(hold == null ? 0 : hold.token);
                 }
                 observation.ended(acquired, cause);
             } finally {
-                // Ended before the caller's code runs on the result (it may close the locker); a close still waits
-                // for a give-back below, as it waits for every live hold. The wait tells the locker again later.
+                // Ended before the caller's code runs on the result, which may close the locker (it still waits for a give-back below).
                 locker.lifecycle.ended(acquisition);
             }
             if (acquired) {
-                // Cancelled as it was granted: its caller never gets the handle, so the lock goes back in Redis (a
-                // release would pay an unlock owed to a lost hold this grant replaced, see HeldLocks.giveBack).
+                // Cancelled as it was granted: nobody gets the handle, so the grant goes back (HeldLocks.giveBack).
                 if (!result.complete(handle)) {
                     giveBack.get();
                 }
@@ -126,11 +116,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         return release(handle, Duration.ZERO);
     }
 
+    @Override
+    public <T> CompletableFuture<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
+        return AsyncLocker.super.withLock(key, wait, work).toCompletableFuture();
+    }
+
     /**
-     * Starts on one of the locker's threads (stopping the watchdog's renewal may wait for a renewal in
-     * flight, and the caller's thread may be an event loop); the hold is settled back on them. It waits
-     * for the handle's acquisition in flight, if it holds the lock (see {@link OwnerTurns#forRelease}).
-     * The time since the handle took the lock is measured as {@link HeldLocks#keepMillis} says.
+     * Starts on one of the locker's threads: unwatching may wait for a renewal in flight, and the caller's
+     * thread may be an event loop. It waits for the handle's acquisition in flight, in the owner's turn.
      */
     @Override
     public CompletableFuture<Void> release(LockHandle issued, Duration holdAtLeast) {
@@ -149,20 +142,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         return released;
     }
 
-    @Override
-    public <T> CompletableFuture<T> withLock(String key, Duration wait, Function<LockHandle, ? extends CompletionStage<T>> work) {
-        return AsyncLocker.super.withLock(key, wait, work).toCompletableFuture();
-    }
-
     /** Acquisitions waiting now, for tests and diagnostics. */
     public int waitingCount() {
         return (int) locker.lifecycle.waits.stream().filter(ExecutorWait.class::isInstance).count();
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over ({@link LockerClose}), its waits failing with an
-     * {@link IllegalStateException} naming this AsyncLocker; then lets the releases in flight be settled
-     * (a reply that came after the threads stopped would find no one to settle its hold), and stops its threads.
+     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker;
+     * then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
      */
     @Override
     public void close() {
@@ -175,14 +162,8 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
         locker.close();
         LockerClose.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();
-        try {
-            if (!executor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        LockerClose.awaitUntil(executor::isTerminated, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
+        executor.shutdownNow();
     }
 
     private static IllegalStateException closedException() {
@@ -190,22 +171,16 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     private static long waitNanos(String key, Duration wait) {
-        if (wait == null) {
-            return Locker.WAIT_FOREVER;
-        }
-        if (wait.isNegative()) {
+        if (wait != null && wait.isNegative()) {
             throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more, or null to wait as long as it takes, but was " + wait);
         }
-        return LockKeys.waitNanos(key, TimeUnit.NANOSECONDS.convert(wait), TimeUnit.NANOSECONDS); // saturates
+        return wait == null ? Locker.WAIT_FOREVER : TimeUnit.NANOSECONDS.convert(wait); // saturates
     }
 
     private static long leaseMillis(String key, Duration lease) {
-        if (lease == null) {
-            return Locker.WATCHDOG_LEASE;
-        }
-        if (lease.isNegative() || lease.isZero()) {
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or null for the watchdog, but was " + lease);
         }
-        return LockKeys.leaseMillis(key, TimeUnit.NANOSECONDS.convert(lease), TimeUnit.NANOSECONDS);
+        return lease == null ? Locker.WATCHDOG_LEASE : LockKeys.leaseMillis(key, TimeUnit.NANOSECONDS.convert(lease), TimeUnit.NANOSECONDS);
     }
 }

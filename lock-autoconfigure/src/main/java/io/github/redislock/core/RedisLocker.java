@@ -17,7 +17,6 @@ import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
-import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.OwnerTurns;
 import io.github.redislock.core.wait.ParkedWait;
 import io.github.redislock.observation.FailSafeLockObserver;
@@ -35,23 +34,18 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The {@link Locker} of one application instance: the facade over its parts, which it owns and
- * closes. {@link LockAttempts} tries each lock kind in Redis, a {@link LockWait} repeats a try until
- * it holds or its wait runs out, {@link HeldLocks} keeps what this instance holds and
- * gives it back; its {@link LockWatchdog} renews holds and its
- * {@link ReleaseSubscriptions} wake waiters; its {@link LockerClose} closes every locker of the instance.
+ * The {@link Locker} of one application instance: the facade over its parts ({@link LockAttempts},
+ * {@link HeldLocks}, {@link LockWatchdog}, {@link ReleaseSubscriptions}), which
+ * it owns and closes ({@link LockerClose}).
  */
 public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable {
-
-    private static final Log log = LogFactory.getLog(RedisLocker.class);
 
     private final String keyPrefix;
     private final String clientId = UUID.randomUUID().toString();
@@ -63,9 +57,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     private final LockObserver observer;
     final HeldLocks holds;
     final LockAttempts attempts;
-    /** A shared owner's acquisitions and releases of one lock, one at a time (see {@link OwnerTurns}). */
     final OwnerTurns turns = new OwnerTurns();
-    /** The close protocol, and what this locker's waits ask of it. */
     final LockerClose lifecycle = new LockerClose(this);
 
     /** A Locker on {@code connectionFactory}, as the auto-configuration builds it; an application without Spring Boot builds its own. */
@@ -124,19 +116,15 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         String owner = tokenOwner(ownerToken);
-        List<LockKeys> lockKeys = keys(List.of(key));
-        return acquire(LockKind.PLAIN, lockKeys, owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
+        return acquire(LockKind.PLAIN, keys(List.of(key)), owner, LockKeys.waitNanos(key, waitTime, unit), LockKeys.leaseMillis(key, leaseTime, unit), true);
     }
 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        String owner = currentOwner();
-        Duration kept = HeldLocks.checkedHoldAtLeast(key, holdAtLeast);
-        CallerRuns.await(onCaller -> release(LockKind.PLAIN, List.of(key), owner, kept, onCaller));
+        unlock(LockKind.PLAIN, List.of(key), HeldLocks.checkedHoldAtLeast(key, holdAtLeast));
     }
 
-    /** A wait on the asynchronous release in the token's turn (see {@link #unlock(String, String, Duration, Executor)}). */
     @Override
     public void unlockAs(String ownerToken, String key, Duration holdAtLeast) {
         String owner = tokenOwner(ownerToken);
@@ -193,7 +181,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             throw new IllegalArgumentException("A multi-lock needs at least one key, but got " + (keys == null ? "null" : "none"));
         }
         Arrays.stream(keys).forEach(LockKeys::validate);
-        return new LockView.Multi(this, inTakingOrder(new ArrayList<>(new LinkedHashSet<>(Arrays.asList(keys)))));
+        Comparator<String> takingOrder = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
+                .thenComparing(Comparator.naturalOrder());
+        return new LockView.Multi(this, new LinkedHashSet<>(Arrays.asList(keys)).stream().sorted(takingOrder).toList());
     }
 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
@@ -237,10 +227,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new LockAdmin(commands, keyPrefix);
     }
 
-    /**
-     * Closes the connection that listens for release messages, before the connection factory stops
-     * (the auto-configuration calls it when the context stops); the next wait opens a new one.
-     */
+    /** Closes the release-message connection before the connection factory stops; the next wait opens a new one. */
     public void disconnectSubscriptions() {
         subscriptions.disconnect();
     }
@@ -273,11 +260,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         watchdog.close();
     }
 
-    /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread: every lock method ends here. */
+    /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread. */
     boolean take(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit, boolean interruptible) throws InterruptedException {
         String name = describe(keys);
-        List<LockKeys> lockKeys = keys(keys);
-        return acquire(kind, lockKeys, currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), interruptible);
+        return acquire(kind, keys(keys), currentOwner(), LockKeys.waitNanos(name, waitTime, unit), LockKeys.leaseMillis(name, leaseTime, unit), interruptible);
     }
 
     boolean takeUninterruptibly(LockKind kind, List<String> keys, long waitTime, long leaseTime, TimeUnit unit) {
@@ -289,18 +275,14 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     /** Releases the calling thread's hold of each key, a multi-lock's all or none (see {@link #held}). */
-    void unlock(LockKind kind, List<String> keys) {
+    void unlock(LockKind kind, List<String> keys, Duration holdAtLeast) {
         String owner = currentOwner();
-        CallerRuns.await(onCaller -> release(kind, keys, owner, Duration.ZERO, onCaller));
+        CallerRuns.await(onCaller -> release(kind, keys, owner, holdAtLeast, onCaller));
     }
 
-    /**
-     * Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease})
-     * without a thread waiting for Redis; call it from a thread that may wait briefly, never an event loop.
-     *
-     * @param settleOn where the hold is settled once Redis answered
-     */
+    /** Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease}), settled on {@code settleOn}. */
     CompletableFuture<Void> unlock(String key, String owner, Duration holdAtLeast, Executor settleOn) {
+        Supplier<CompletableFuture<Void>> release = () -> release(LockKind.PLAIN, List.of(key), owner, holdAtLeast, settleOn);
         OwnerTurns.Turn turn;
         try {
             String redisName = redisName(key);
@@ -308,12 +290,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        List<String> keys = List.of(key);
         if (turn == null) {
-            return release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn);
+            return release.get();
         }
-        CompletableFuture<Void> released = turn.ready().isDone() ? release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn)
-                : turn.ready().thenComposeAsync(ready -> release(LockKind.PLAIN, keys, owner, holdAtLeast, settleOn), settleOn);
+        CompletableFuture<Void> released = turn.ready().isDone() ? release.get() : turn.ready().thenComposeAsync(ready -> release.get(), settleOn);
         released.whenComplete((done, failure) -> turn.end());
         return released;
     }
@@ -355,13 +335,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     int holdCount(LockKind kind, String key) {
-        String owner = currentOwner();
         redisName(key); // a closing locker still counts holds, a closed one refuses
-        return commands.holdCount(LockKeys.of(keyPrefix, key), switch (kind) {
-            case PLAIN, FAIR -> owner;
-            case READ -> owner + ":r";
-            case WRITE -> owner + ":w";
-        });
+        String field = currentOwner() + (kind == LockKind.READ ? ":r" : kind == LockKind.WRITE ? ":w" : "");
+        return commands.holdCount(LockKeys.of(keyPrefix, key), field);
     }
 
     long fencingToken(LockKind kind, String key) {
@@ -372,7 +348,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return hold.token;
     }
 
-    /** Waits for the attempt of the lock kind on the calling thread ({@link ParkedWait}), observed (see {@link #observe}). */
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
             throws InterruptedException {
         Observation observation = observe(kind, keys, true);
@@ -386,7 +361,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
                 case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
             };
             acquired = new ParkedWait(lifecycle, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
-                    () -> giveBack(kind, keys, owner, null)).await(interruptible);
+                    () -> CompletableFuture.completedFuture(CallerRuns.await(onCaller -> giveBack(kind, keys, owner, onCaller)))).await(interruptible);
         } catch (InterruptedException | RuntimeException | Error e) {
             observation.ended(false, e);
             throw e;
@@ -400,15 +375,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return attempts.plain(keys, owner, leaseMillis, redisLease, !owner.equals(currentOwner()));
     }
 
-    /** The lease a lock gets in Redis: the watchdog timeout for one the watchdog keeps, else its own. */
     long redisLease(long leaseMillis) {
         return leaseMillis == WATCHDOG_LEASE ? watchdog.timeout().toMillis() : leaseMillis;
     }
 
-    /**
-     * Starts the observation of an acquisition, parked ({@code onThread}) or not. With no observer
-     * registered the observer is not asked for one: the uncontended pair pays for no lock description.
-     */
+    /** Starts observing an acquisition; without an observer the uncontended pair pays for no lock description. */
     Observation observe(LockKind kind, List<LockKeys> keys, boolean onThread) {
         LockObserver.Acquisition acquisition = LockObserver.Acquisition.NONE;
         if (observer != LockObserver.NONE) {
@@ -431,40 +402,20 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             } else {
                 acquisition.timedOut();
             }
-            if (log.isDebugEnabled()) {
-                log.debug((held ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
+            if (HeldLocks.LOCKER_LOG.isDebugEnabled()) {
+                HeldLocks.LOCKER_LOG.debug((held ? "Acquired " : "Gave up on ") + kind.describe(describe(keys.stream().map(LockKeys::name).toList()))
                         + " after waiting " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");
             }
         }
     }
 
-    /**
-     * Releases the holds an acquisition just took, for a wait told to stop as it got them.
-     *
-     * @param settleOn null to release on the calling thread, waiting for Redis; else where the holds are
-     *                 settled once Redis answered (see {@link HeldLocks#releaseAsync})
-     */
+    /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
     CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
-        List<Hold> taken = new ArrayList<>(keys.size());
-        for (LockKeys lock : keys) {
-            Hold hold = holds.get(lock.name(), owner, kind.holdSlot());
-            if (hold != null) {
-                taken.add(hold);
-            }
-        }
-        if (settleOn != null) {
-            return holds.giveBack(taken, settleOn);
-        }
-        CallerRuns.await(onCaller -> holds.giveBack(taken, onCaller)); // a failure is the wait's to log (LockWait)
-        return CompletableFuture.completedFuture(null);
+        List<Hold> taken = keys.stream().map(lock -> holds.get(lock.name(), owner, kind.holdSlot())).filter(Objects::nonNull).toList();
+        return holds.giveBack(taken, settleOn);
     }
 
-    /**
-     * The attempt of a single plain lock for a wait that parks no thread (a lock handle's, see
-     * {@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's.
-     *
-     * @param leaseMillis {@link #WATCHDOG_LEASE} for a lock the watchdog keeps
-     */
+    /** The attempt of a lock handle's plain lock ({@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's. */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         leaseMillis = holds.reentryLease(LockKind.PLAIN, List.of(keys), owner, leaseMillis);
         return attempts.queuing(keys, owner, leaseMillis, redisLease(leaseMillis), true);
@@ -500,21 +451,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
     }
 
-    private List<String> inTakingOrder(List<String> keys) {
-        if (keys.size() == 1) {
-            return keys;
-        }
-        Comparator<String> order = Comparator.comparingInt((String key) -> ClusterSlotHashUtil.calculateSlot(keyPrefix + key))
-                .thenComparing(Comparator.naturalOrder());
-        return keys.stream().sorted(order).toList();
-    }
-
+    /** A multi-lock's keys come in taking order already ({@link #getMultiLock}). */
     private List<LockKeys> keys(List<String> keys) {
-        if (keys.size() == 1) {
-            return List.of(keys(keys.get(0)));
-        }
-        keys.forEach(LockKeys::validate);
-        return inTakingOrder(keys).stream().map(this::keys).toList();
+        return keys.size() == 1 ? List.of(keys(keys.get(0))) : keys.stream().map(this::keys).toList();
     }
 
     private static String describe(List<String> keys) {

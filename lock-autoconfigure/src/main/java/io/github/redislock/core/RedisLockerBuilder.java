@@ -6,7 +6,6 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.LockObserver;
-import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -53,7 +52,7 @@ public final class RedisLockerBuilder {
         return this;
     }
 
-    /** Hears acquisitions, releases, losses and renewals, for metrics and traces; its failures never reach a lock ({@link FailSafeLockObserver}). */
+    /** Hears acquisitions, releases, losses and renewals, for metrics and traces; its failures never reach a lock. */
     public RedisLockerBuilder observer(LockObserver observer) {
         this.observer = Objects.requireNonNull(observer, "observer");
         return this;

@@ -17,14 +17,10 @@ import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
 
 /**
- * The {@link ReactiveLocker} over an {@link AsyncLocker}: a thin adapter, so an application without
- * Reactor never loads it. A Mono's cancellation cancels the acquisition's future (the async locker
- * withdraws the queue place or releases a late grant).
- *
- * <p>A cancellation that arrives as the acquisition completes is the adapter's own race: Reactor drops
- * the handle, which nobody would release and the watchdog would renew for ever; so the acquisition's
- * Mono carries a discard hook that releases a dropped handle. An acquisition is named by the
- * {@link LockNameScope} its Mono was built in, as a Mono is mostly subscribed on another thread.
+ * The {@link ReactiveLocker} over an {@link AsyncLocker}, so an application without Reactor never loads
+ * it. A Mono's cancellation cancels the acquisition's future. One that arrives as the acquisition
+ * completes makes Reactor drop the handle, which the watchdog would renew for ever: a discard hook
+ * releases it. An acquisition is named by the {@link LockNameScope} its Mono was built in.
  */
 public final class RedisReactiveLocker implements ReactiveLocker {
 

@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import io.github.redislock.LockObserver;
-import io.github.redislock.Locker;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisMultiLock;
 import io.github.redislock.RedisReadWriteLock;
@@ -25,16 +24,13 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * A {@link Locker} that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
- * whose script calls go to a {@link RedlockQuorum} instead of one Redis, so its holds, releases, owner
- * turns, watchdog, lost-lock events and close are the shared ones. Only its attempt differs: it does not
- * queue (see {@link #plainAttempt}). Reentrant like the plain lock; the other kinds and fencing tokens
- * are not offered (each master counts its own tokens), so the Spring Integration registry and the leader
- * election, which need the tokens, refuse it when they are built.
+ * A locker that follows the Redlock algorithm over independent Redis masters: a {@link RedisLocker}
+ * whose script calls go to a {@link RedlockQuorum}, so holds, releases, turns, watchdog and close are
+ * the shared ones; only its attempt differs ({@link #plainAttempt}). It offers no other lock kind and no
+ * fencing tokens, so the Spring Integration registry and the leader election refuse it when built.
  */
 public class RedlockLocker extends RedisLocker {
 
-    /** It joins no release channel: its attempts ask for none (see {@link #plainAttempt}). */
     private static final ChannelSubscriber NO_CHANNELS = (inbox, listener) -> CompletableFuture.failedFuture(
             new IllegalStateException("A Redlock wait joins no release channel"));
 
@@ -42,8 +38,7 @@ public class RedlockLocker extends RedisLocker {
     private final Duration retryDelay;
 
     /**
-     * @param nodes       one connection factory per independent master (3 or more; an odd count is best)
-     * @param nodeNames   how log lines and errors name each node (its URL without password)
+     * @param nodes       one connection factory per independent master (3 or more), named in logs by {@code nodeNames}
      * @param nodeTimeout how long one node may take to answer before it counts as failed
      * @param retryDelay  the average pause between two attempts of a waiting caller
      */
@@ -66,8 +61,7 @@ public class RedlockLocker extends RedisLocker {
 
     /**
      * One round on every master ({@link RedlockQuorum#acquire}), queued nowhere and listening for no release
-     * message: a queue or a hand-off on one master means nothing to the others. A blocked try is retried
-     * after a random pause around the retry delay, so competing clients do not retry in lock-step.
+     * message (neither means anything to the other masters); a blocked try is retried after a random pause.
      */
     @Override
     LockAttempt plainAttempt(List<LockKeys> keys, String owner, long leaseMillis, long redisLease) {
@@ -80,8 +74,7 @@ public class RedlockLocker extends RedisLocker {
             public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
-                long undoLease = firstHold ? 0 : known.restoreLease(watchdog);
-                return quorum.acquire(lock, owner, redisLease, firstHold, undoLease).thenApply(answer -> () -> {
+                return quorum.acquire(lock, owner, redisLease, firstHold, firstHold ? 0 : known.restoreLease(watchdog)).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
                         long average = retryDelay.toNanos();
                         long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
@@ -102,7 +95,6 @@ public class RedlockLocker extends RedisLocker {
         };
     }
 
-    /** What a {@link RedisAsyncLocker} over this locker would wait with: refused, it was never built for a quorum. */
     @Override
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         throw unsupported("an AsyncLocker", "its waits queue for a hand-off, which no majority of independent masters makes");
@@ -134,7 +126,7 @@ public class RedlockLocker extends RedisLocker {
     }
 
     @Override
-    void stopRenewalAndSubscriptions() { // also lets the undos still running finish (RedlockQuorum#close)
+    void stopRenewalAndSubscriptions() {
         super.stopRenewalAndSubscriptions();
         quorum.close();
     }

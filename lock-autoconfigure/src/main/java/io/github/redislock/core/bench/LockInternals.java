@@ -9,14 +9,9 @@ import io.github.redislock.core.script.LockKeys;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * The benchmarks' seam into the library: what {@code lock-benchmarks} needs of it beyond the public
- * lockers, offered from here so that the benchmarks live in their own packages instead of in the
- * library's (a split package fails on the module path). Facts the scale scenarios check against, read from
- * the code so they stay true when it changes (the renewal batch size, the Redis key of a lock's wait
- * queue), and a {@link RedisLocker} built from given parts, which the client-cost probe wires over
- * script calls answered in memory.
- *
- * <p>Internal, for the benchmarks only: no compatibility promise, and applications have no use for it.
+ * The benchmarks' seam into the library (see the package-info), so that they need no class in its
+ * packages: facts the scale scenarios check against, read from the code, and a {@link RedisLocker}
+ * built from given parts, which the client-cost probe wires over script calls answered in memory.
  */
 public final class LockInternals {
 
@@ -35,22 +30,20 @@ public final class LockInternals {
         return LockKeys.of(prefix, key).waitQueue();
     }
 
-    /**
-     * A RedisLocker over the given parts, wired as {@link io.github.redislock.core.RedisLockerBuilder} wires
-     * it; it takes ownership of them (closing the locker closes them).
-     */
+    /** A RedisLocker over the given parts, which it owns, wired as {@link io.github.redislock.core.RedisLockerBuilder} wires it. */
     public static RedisLocker locker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                                      String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
-        if (lockers == null) {
-            initialize(RedisLocker.class); // its class initializer installs its constructor here
+        if (lockers == null) { // RedisLocker's class initializer installs its constructor here
+            try {
+                Class.forName(RedisLocker.class.getName(), true, RedisLocker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
         }
         return lockers.create(commands, watchdog, subscriptions, keyPrefix, events, observer);
     }
 
-    /**
-     * Called once by {@link RedisLocker} as its class loads, handing over its constructor, which stays
-     * out of its public surface; a second call fails.
-     */
+    /** Called once by {@link RedisLocker} as its class loads, handing over its constructor, which stays out of its public surface. */
     public static synchronized void install(LockerParts constructor) {
         if (lockers != null) {
             throw new IllegalStateException("RedisLocker's constructor is installed already");
@@ -58,15 +51,6 @@ public final class LockInternals {
         lockers = constructor;
     }
 
-    private static void initialize(Class<?> type) {
-        try {
-            Class.forName(type.getName(), true, type.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** RedisLocker's constructor from parts. */
     @FunctionalInterface
     public interface LockerParts {
 

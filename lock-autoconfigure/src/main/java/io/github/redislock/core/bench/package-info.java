@@ -1,7 +1,2 @@
-/**
- * The seam of the {@code lock-benchmarks} module: {@link io.github.redislock.core.bench.LockInternals}.
- *
- * <p><b>Internal:</b> for the project's own benchmarks only. No API, no compatibility promise; it may change
- * or go in any release.
- */
+/** <b>Internal</b>: the seam of the {@code lock-benchmarks} module (a split package would fail on the module path); no API. */
 package io.github.redislock.core.bench;

@@ -23,26 +23,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The script calls of a {@code RedlockLocker} on a quorum of independent masters, which the shared
- * holds, releases and watchdog call as they call one Redis. The algorithm's rules live here, once: an
- * acquisition holds when a majority took it while the lease still has time left (validity = lease -
- * elapsed - clock drift), and what a failed round took is undone; a release goes to every master.
+ * The script calls of a {@code RedlockLocker} on a quorum of independent masters, made as the shared
+ * holds, releases and watchdog make them on one Redis. An acquisition holds when a majority took it
+ * while the lease has time left (validity = lease - elapsed - clock drift); a failed round is undone.
+ * A renewal round too few masters answer in time proves nothing: the lock is reported lost only when
+ * no majority can still have it, or its validity since the last confirmed round has run out.
  *
- * <p>A renewal keeps a lock while a majority renews it. A round too few masters answer in time proves
- * nothing (a pause, a slow network): the lock is kept and renewed on the next tick, and reported lost
- * only when no majority can still have it, or when its validity since the last round a majority
- * confirmed has run out.
- *
- * <p>Every call goes to all masters at once, and a master that fails or has not answered by the node
- * timeout counts as no answer. A call that waits for a master's reply on a thread runs on that master's
- * one thread: a hung master ties up one thread, however many calls are made meanwhile, and those left
- * queued behind it past their node timeout are skipped.
+ * <p>Every call goes to all masters at once; one that fails or misses the node timeout counts as no
+ * answer. A blocking call runs on its master's one thread, so a hung master ties up one thread only.
  */
 public final class RedlockQuorum extends LockCommands {
 
@@ -53,7 +48,7 @@ public final class RedlockQuorum extends LockCommands {
     private final Duration nodeTimeout;
     private final List<ExecutorService> threads;
     private final int quorum;
-    /** Per lock and owner ({@link #id}), not per hold (the acquisition confirms before the hold exists), when the last confirmed round began. */
+    /** Per lock and owner ({@link #id}; the acquisition confirms before the hold exists), when the last confirmed round began. */
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
     /** Per owner of a key ({@link #id}), the undos of its failed round still running, one future per master. */
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
@@ -72,16 +67,7 @@ public final class RedlockQuorum extends LockCommands {
             thread.setDaemon(true);
             return thread;
         })).toList();
-        for (int i = 0; i < nodes.size(); i++) {
-            LockCommands node = this.nodes.get(i);
-            threads.get(i).execute(() -> {
-                try {
-                    node.exists(LockKeys.of(keyPrefix, "__connect"));
-                } catch (RuntimeException e) {
-                    log.debug("Redlock master not reachable yet: " + e);
-                }
-            });
-        }
+        onEveryThread(node -> node.exists(LockKeys.of(keyPrefix, "__connect")));
         if (nodes.size() % 2 == 0) {
             log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "
                     + (nodes.size() - 1) + " would; an odd count is recommended");
@@ -93,13 +79,10 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * One round on a single plain lock. A master still undoing this owner's previous failed round (see
-     * {@link #undo}) is not asked and counts as failed: that undo could delete this round's acquire.
+     * One round on a single plain lock; never fails (a master that fails said no). A master still undoing
+     * this owner's previous round ({@link #undo}) is not asked: that undo could delete this round's acquire.
      *
-     * @param firstHold whether the owner holds no hold of the lock as far as its locker knows (the masters then count from 1)
-     * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold
-     *                  (whatever the master counts for the owner goes), else the owner's hold's own lease
-     * @return acquired with the owner's hold count, or blocked; never fails (a master that fails counts as one that said no)
+     * @param undoLease the lease a master that granted it keeps when the round fails: 0 for a first hold, else the hold's own
      */
     public CompletableFuture<Acquisition> acquire(LockKeys keys, String owner, long leaseMillis, boolean firstHold, long undoLease) {
         long start = System.nanoTime();
@@ -107,45 +90,33 @@ public final class RedlockQuorum extends LockCommands {
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<LockKeys> group = List.of(keys);
         boolean[] firstHolds = {firstHold};
-        List<CompletableFuture<Acquisition>> calls = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            boolean stillUndoing = undoing != null && !undoing.get(i).isDone();
-            calls.add(stillUndoing ? CompletableFuture.completedFuture(null)
-                    : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false)));
-        }
+        List<CompletableFuture<Acquisition>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> undoing != null && !undoing.get(i).isDone()
+                ? CompletableFuture.<Acquisition>completedFuture(null)
+                : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false))).toList();
         return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
-            int took = 0;
-            long holdCount = 0;
-            for (Acquisition answer : answers) {
-                if (answer != null && answer.acquired()) {
-                    took++;
-                    holdCount = Math.max(holdCount, answer.holdCounts()[0]);
-                }
-            }
-            if (took >= quorum && validity > 0) {
+            List<Acquisition> took = answers.stream().filter(answer -> answer != null && answer.acquired()).toList();
+            if (took.size() >= quorum && validity > 0) {
                 confirmedAt.put(id, start);
+                long holdCount = took.stream().mapToLong(answer -> answer.holdCounts()[0]).max().orElseThrow();
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(id, keys, owner, firstHold, undoLease, calls, undoing);
             if (log.isDebugEnabled()) {
-                log.debug("Redlock attempt on " + keys.name() + " reached " + took + " of " + nodes.size()
+                log.debug("Redlock attempt on " + keys.name() + " reached " + took.size() + " of " + nodes.size()
                         + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             }
-            // The round ends once the masters that answered in time have undone it (a late one's undo runs on): no copy is left behind a try that said no.
-            List<CompletableFuture<Void>> undoneInTime = new ArrayList<>(undos.size());
-            for (int i = 0; i < undos.size(); i++) {
-                undoneInTime.add(answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW);
-            }
+            // The round ends once the masters that answered in time have undone it (a late one's undo runs on).
+            List<CompletableFuture<Void>> undoneInTime = IntStream.range(0, undos.size())
+                    .mapToObj(i -> answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW).toList();
             return answersBy(undoneInTime, System.nanoTime() + nodeTimeout.toNanos())
                     .thenApply(undone -> new Acquisition(false, new long[0], new long[0], 0, -1));
         });
     }
 
     /**
-     * Gives back what a failed round took, on each master once its answer is in, even after the node
-     * timeout: a late acquire is undone after it ran, never raced by its undo. A first hold whose reply
-     * was lost is given back too: whatever that master counts for the owner is nobody's.
+     * Gives back what a failed round took, on each master once its answer is in, even a late one: an undo
+     * never races its acquire. A first hold whose reply was lost is given back too (that count is nobody's).
      *
      * @param undoing the undos of the owner's earlier round, still running on the masters this round left out
      */
@@ -175,65 +146,58 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     /**
-     * Releases on every master (the shared holds decide the leases: 0 for the owner's last hold).
+     * Releases on every master.
      *
-     * @return per lock, the holds a majority still counts; -1 when masters enough to leave no majority no
-     *         longer had it (lost); fails with {@link LockRedisException} when too few answered to tell
+     * @return per lock, the holds a majority still counts, or -1 when no majority can have it (lost);
+     *         fails with {@link LockRedisException} when too few answered to tell
      */
     @Override
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps))
-                .thenApply(answers -> holdsLeft(group, owner, answers));
-    }
-
-    private long[] holdsLeft(List<LockKeys> group, String owner, List<long[]> answers) {
-        long unanswered = answers.stream().filter(Objects::isNull).count();
-        long[] left = new long[group.size()];
-        for (int i = 0; i < group.size(); i++) {
-            int lock = i;
-            String redisKey = group.get(i).name();
-            List<Long> counted = answers.stream().filter(answer -> answer != null && answer[lock] >= 0).map(answer -> answer[lock])
-                    .sorted(Comparator.reverseOrder()).toList();
-            if (counted.size() >= quorum) {
-                left[i] = counted.get(quorum - 1);
-            } else if (counted.size() + unanswered < quorum) {
-                log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + nodes.size()
-                        + " masters still had it (quorum " + quorum + ")");
-                left[i] = -1;
-            } else {
-                throw new LockRedisException("Could not release " + redisKey + " on a majority of the Redlock masters (redis-lock.redlock.nodes): "
-                        + counted.size() + " of " + nodes.size() + " confirmed, " + unanswered + " did not answer within "
-                        + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
+        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps)).thenApply(answers -> {
+            long unanswered = answers.stream().filter(Objects::isNull).count();
+            long[] left = new long[group.size()];
+            for (int i = 0; i < group.size(); i++) {
+                int lock = i;
+                String redisKey = group.get(i).name();
+                List<Long> counted = answers.stream().filter(answer -> answer != null && answer[lock] >= 0).map(answer -> answer[lock])
+                        .sorted(Comparator.reverseOrder()).toList();
+                if (counted.size() >= quorum) {
+                    left[i] = counted.get(quorum - 1);
+                } else if (counted.size() + unanswered < quorum) {
+                    log.warn("Redlock release of " + redisKey + " by " + owner + ": only " + counted.size() + " of " + nodes.size()
+                            + " masters still had it (quorum " + quorum + ")");
+                    left[i] = -1;
+                } else {
+                    throw new LockRedisException("Could not release " + redisKey + " on a majority of the Redlock masters (redis-lock.redlock.nodes): "
+                            + counted.size() + " of " + nodes.size() + " confirmed, " + unanswered + " did not answer within "
+                            + nodeTimeout.toMillis() + " ms; it frees itself when its lease ends", null);
+                }
+                if (left[i] <= 0) {
+                    confirmedAt.remove(id(redisKey, owner));
+                }
             }
-            if (left[i] <= 0) {
-                confirmedAt.remove(id(redisKey, owner));
-            }
-        }
-        return left;
+            return left;
+        });
     }
 
     @Override
     public boolean exists(LockKeys keys) {
-        return onEveryBlocking(node -> node.exists(keys)).stream().filter(Boolean.TRUE::equals).count() >= quorum;
+        return onEveryThread(node -> node.exists(keys)).join().stream().filter(Boolean.TRUE::equals).count() >= quorum;
     }
 
     /** The hold count a majority of the masters agree on (at least). */
     @Override
     public int holdCount(LockKeys keys, String field) {
-        List<Integer> counts = new ArrayList<>(onEveryBlocking(node -> node.holdCount(keys, field)).stream()
-                .map(count -> count == null ? 0 : count).toList());
-        counts.sort(Comparator.reverseOrder());
-        return counts.get(quorum - 1);
+        return onEveryThread(node -> node.holdCount(keys, field)).join().stream().map(count -> count == null ? 0 : count)
+                .sorted(Comparator.reverseOrder()).toList().get(quorum - 1);
     }
 
     /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
-        List<CompletableFuture<RenewalClient.Sent>> sent = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            sent.add(send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis))));
-        }
+        List<CompletableFuture<RenewalClient.Sent>> sent = IntStream.range(0, nodes.size())
+                .mapToObj(i -> send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis)))).toList();
         return () -> lost(locks, leaseMillis, roundStart,
                 onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, threads.get(index))).join());
     }
@@ -279,7 +243,7 @@ public final class RedlockQuorum extends LockCommands {
         return lost;
     }
 
-    /** Lets the undos still running finish (up to the node timeout) before the masters' threads stop. */
+    /** Lets the undos still running finish, up to the node timeout, before the masters' threads stop. */
     public void close() {
         List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
         answersBy(undoing, System.nanoTime() + nodeTimeout.toNanos()).join();
@@ -289,18 +253,15 @@ public final class RedlockQuorum extends LockCommands {
 
     /** Sends {@code command} to every master at once; its answers as {@link #answersBy} gives them. */
     private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
-        List<CompletableFuture<T>> calls = new ArrayList<>(nodes.size());
-        for (int i = 0; i < nodes.size(); i++) {
-            calls.add(send(i, command));
-        }
+        List<CompletableFuture<T>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> send(i, command)).toList();
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
-    /** Runs a blocking {@code command} on every master at once, each on its master's thread, and waits for the answers (see {@link #onEvery}). */
-    private <T> List<T> onEveryBlocking(Function<LockCommands, T> command) {
+    /** Runs a blocking {@code command} on every master at once, each on its master's thread (skipped there once past the node timeout). */
+    private <T> CompletableFuture<List<T>> onEveryThread(Function<LockCommands, T> command) {
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
         return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,
-                threads.get(index))).join();
+                threads.get(index)));
     }
 
     private <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
