@@ -3,6 +3,7 @@ package io.github.redislock.core.script;
 import io.github.redislock.core.renewal.PartialRenewalException;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
+import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
@@ -15,49 +16,80 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV in the order its {@code .lua}
- * header lists and explains them) and how its reply reads, with replica-sync's wait for a replica and the watchdog's batches.
+ * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV in the order its {@code .lua} header lists and
+ * explains them) and how its reply reads, with replica-sync's wait for a replica and the watchdog's batches. A call goes with EVALSHA
+ * (EVAL when Redis lost its script cache) on the factory's shared Lettuce connection, or on a bounded thread with a connection of
+ * its own when the factory pools connections or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
  */
 public class LockCommands implements RenewalClient {
 
-    private final ScriptTransport transport;
+    /** The most threads, for every Locker of the JVM, that wait for Redis on a connection of their own (see {@link #boundedThreads}). */
+    public static final int BLOCKING_CALL_THREADS = 64;
+    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
+
+    private final RedisConnectionFactory connectionFactory;
+    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
+    private final Duration replyBackstop;
+    /** Not when the client times every command out (Spring's default): a timer per command would only cost the JDK's timer thread. */
+    private final boolean backstopPerCommand;
+    private volatile Boolean cluster;
+    /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
+    private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
     /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
     private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
-        this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
+        this(connectionFactory, null, replicaSync, shardedChannels);
     }
 
     /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(new ScriptTransport(commands), null, ShardedChannels.classic());
+        this(null, commands, null, ShardedChannels.classic());
     }
 
     /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
     public LockCommands() {
-        this((ScriptTransport) null, null, null);
+        this(null, null, null, null);
     }
 
-    private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {
-        this.transport = transport;
+    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
+                         ShardedChannels shardedChannels) {
+        this.connectionFactory = connectionFactory;
+        this.shared = commands;
+        this.cluster = commands != null ? false : null;
+        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
+                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
+        this.backstopPerCommand = connectionFactory != null && !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce
+                .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
@@ -138,7 +170,7 @@ public class LockCommands implements RenewalClient {
     public CompletableFuture<Acquisition> acquireAsync(LockKind kind, LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis,
                                                        boolean holdsNothing, boolean firstOfKind) {
         String action = kind == LockKind.FAIR ? "acquire" : kind == LockKind.READ ? "read" : "write";
-        return synced(kind, List.of(keys), owner, leaseMillis, script(kind), 4,
+        return synced(kind, List.of(keys), owner, leaseMillis, kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, 4,
                 () -> kindKeys(kind, keys, action, owner, leaseMillis, keepPlaceMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold);
     }
 
@@ -147,17 +179,14 @@ public class LockCommands implements RenewalClient {
         if (kind == LockKind.PLAIN) {
             return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null).thenApply(holdsLeft -> holdsLeft[0]);
         }
-        return send(keys.name(), script(kind), ReturnType.INTEGER, 4, () -> releaseKeys(kind, keys, owner, restoreLease));
+        return send(keys.name(), kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, ReturnType.INTEGER, 4,
+                () -> releaseKeys(kind, keys, owner, restoreLease));
     }
 
     /** Takes {@code owner} out of the fair lock's queue. */
     public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
         return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> kindKeys(LockKind.FAIR, keys, "leave", owner, 0, 0, false, false))
                 .thenApply(left -> null);
-    }
-
-    private static LockScript script(LockKind kind) {
-        return kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE;
     }
 
     private byte[][] releaseKeys(LockKind kind, LockKeys keys, String owner, long restoreLease) {
@@ -168,7 +197,7 @@ public class LockCommands implements RenewalClient {
     /** KEYS then ARGV of {@code fair.lua} (keepPlaceMillis and holdsNothing, its firstHold, are fair's) or {@code read-write.lua}. */
     private byte[][] kindKeys(LockKind kind, LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis,
                               boolean holdsNothing, boolean firstOfKind) {
-        return kind == LockKind.FAIR ? new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
+        return kind == LockKind.FAIR ? new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.helper("waiters")), bytes(keys.fence()),
                 bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
                 bytes(keys.turnChannelPrefix()), flag(holdsNothing), publishCommand(keys.name())}
                 : new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
@@ -236,25 +265,23 @@ public class LockCommands implements RenewalClient {
         byte[][] keysAndArgs = requeuedMember == null ? new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}
                 : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
                         bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
-        int keyCount = requeuedMember == null ? 1 : 3;
-        return this.<Long, Boolean>synced(LockKind.PLAIN, List.of(keys), owner, leaseMillis, LockScript.CLAIM, keyCount, () -> keysAndArgs,
-                held -> held == 1, held -> held);
+        return this.<Long, Boolean>synced(LockKind.PLAIN, List.of(keys), owner, leaseMillis, LockScript.CLAIM, requeuedMember == null ? 1 : 3,
+                () -> keysAndArgs, held -> held == 1, held -> held);
     }
 
     /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         try {
-            return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
+            return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
     /**
-     * Sends a script that may grant {@code owner} the locks of {@code group} (its acquire scripts reply MULTI, claim INTEGER).
-     * With replica-sync, when {@code needsReplica} finds that it did, it WAITs on the same connection (so it counts exactly
-     * that write; through Lettuce, as Spring cannot read WAIT's reply) for a replica: without one the lock could vanish in a
-     * failover, so it releases it again (to the next waiter).
+     * Sends a script that may grant {@code owner} the locks of {@code group}. With replica-sync, when {@code needsReplica} finds
+     * that it did, it WAITs on the same connection (so it counts exactly that write; through Lettuce, as Spring cannot read WAIT's
+     * reply) for a replica: without one the lock could vanish in a failover, so it releases it again (to the next waiter).
      */
     private <R, T> CompletableFuture<T> synced(LockKind kind, List<LockKeys> group, String owner, long leaseMillis, LockScript script, int keyCount,
                                               Supplier<byte[][]> keysAndArgs, Function<R, T> reply, Predicate<T> needsReplica) {
@@ -263,8 +290,8 @@ public class LockCommands implements RenewalClient {
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);
         }
-        return transport.onConnection(ScriptTransport.BLOCKING_CALLS, redisKey, connection -> {
-            T result = reply.apply(transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
+        return onConnection(BLOCKING_CALLS, redisKey, connection -> {
+            T result = reply.apply(scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
             if (!needsReplica.test(result)) {
                 return result;
             }
@@ -272,14 +299,14 @@ public class LockCommands implements RenewalClient {
                 throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
                         + connection.getNativeConnection().getClass().getName());
             }
-            if (transport.await(transport.send(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
+            if (await(sendCommand(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
                 if (kind == LockKind.PLAIN) {
                     long[] leases = new long[group.size()];
                     Arrays.fill(leases, leaseMillis);
-                    transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                    scriptOn(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
                             releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(redisKey)));
                 } else {
-                    transport.script(redisKey, connection, script, ReturnType.INTEGER, 4, releaseKeys(kind, group.get(0), owner, leaseMillis));
+                    scriptOn(redisKey, connection, script, ReturnType.INTEGER, 4, releaseKeys(kind, group.get(0), owner, leaseMillis));
                 }
                 throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
                         + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
@@ -288,12 +315,8 @@ public class LockCommands implements RenewalClient {
         });
     }
 
-    public <T> T await(CompletableFuture<T> call) {
-        return transport.await(call);
-    }
-
     public byte[] publishCommand(String redisKey) {
-        return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
+        return guarded(redisKey, shardedChannels::publishCommand);
     }
 
     public boolean exists(LockKeys keys) {
@@ -311,18 +334,18 @@ public class LockCommands implements RenewalClient {
 
     /** Threads that wait for renewal replies without a shared native connection, apart from the lock calls' so neither starves the other. */
     public static final int RENEWAL_THREADS = 16;
-    private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
+    private static final Executor RENEWALS = boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
     /**
-     * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of
-     * {@code leaseMillis} from now, whatever the client's timeout, so a hung node does not hold up the healthy ones' renewals.
+     * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of {@code leaseMillis}
+     * from now, whatever the client's timeout, so a hung node does not hold up the healthy ones' renewals.
      */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        boolean cluster = transport.isCluster();
+        boolean inCluster = isCluster();
         Map<Integer, List<WatchedLock>> bySlotAndScript = new LinkedHashMap<>();
         for (WatchedLock lock : locks) {
-            int slot = cluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
+            int slot = inCluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
             bySlotAndScript.computeIfAbsent(2 * slot + (lock.leaseSet() == null ? 0 : 1), group -> new ArrayList<>()).add(lock);
         }
         List<RenewalBatch> sent = new ArrayList<>();
@@ -354,7 +377,7 @@ public class LockCommands implements RenewalClient {
             }
             keysAndArgs[keyCount + 1 + i] = bytes(lock.ownerField());
         }
-        return new RenewalBatch(batch, transport.runAsync(RENEWALS, batch.get(0).redisKey(), leaseSets ? LockScript.RENEW_LEASES : LockScript.RENEW,
+        return new RenewalBatch(batch, runAsync(RENEWALS, batch.get(0).redisKey(), leaseSets ? LockScript.RENEW_LEASES : LockScript.RENEW,
                 ReturnType.MULTI, keyCount, keysAndArgs));
     }
 
@@ -392,12 +415,188 @@ public class LockCommands implements RenewalClient {
 
     /** Runs a lock script and waits for its reply; failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType,
-                keyCount, keysAndArgs)));
+        return guarded(redisKey, () -> await(runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs)));
     }
 
+    /**
+     * At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting: a server that does not
+     * answer keeps these busy, not one more thread per call, and a call past the queue fails at once.
+     */
+    private static Executor boundedThreads(String name, int threads, int queued) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        }, (task, full) -> {
+            throw new RejectedExecutionException(queued + " calls already wait for one of the " + threads + " " + name
+                    + " threads (Redis does not answer them)");
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
+                                      byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
+        if (lettuce != null && isOpen(lettuce)) {
+            return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
+        }
+        return onConnection(offConnection, redisKey, connection -> {
+            if (connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection()) {
+                shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection(); // the next calls need no thread
+            }
+            return scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs);
+        });
+    }
+
+    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor}. */
+    private <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
+        try {
+            return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(redisFailure(redisKey, e));
+        }
+    }
+
+    private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
+                                               ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
+        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
+        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
+                .exceptionallyCompose(failure -> isNoScript(failure) // sent from the event loop: sending blocks nothing
+                        ? sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
+                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
+    }
+
+    /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
+    private <T> CompletableFuture<T> sendCommand(Supplier<RedisFuture<T>> command) {
+        try {
+            CompletableFuture<T> reply = command.get().toCompletableFuture().copy();
+            return backstopPerCommand ? reply.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the command interfaces. */
+    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        return commands instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
+                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
+    }
+
+    /** Runs a lock script on a connection the caller has open. */
+    @SuppressWarnings("unchecked")
+    private <T> T scriptOn(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
+            return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs));
+        }
+        try {
+            return (T) connection.scriptingCommands().evalSha(script.sha1Hex(), returnType, keyCount, keysAndArgs);
+        } catch (RuntimeException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
+        }
+    }
+
+    /**
+     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be abandoned half-way, or the
+     * caller would not know whether it holds it. The backstop bounds even a call on a connection of its own.
+     */
+    public <T> T await(CompletableFuture<T> reply) {
+        try {
+            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TimeoutException) {
+                reply.cancel(true);
+            }
+            Throwable cause = unanswered(e.getCause());
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+        }
+    }
+
+    /** Runs one Redis interaction on a connection of its own. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
-        return transport.call(redisKey, action);
+        return guarded(redisKey, () -> {
+            try (RedisConnection connection = openConnection()) {
+                return action.apply(connection);
+            }
+        });
+    }
+
+    /**
+     * Names the key in a failure, and clears the interrupt flag for the action's duration (set again afterwards): the Redis
+     * client refuses to start a command on an interrupted thread, and an interrupted thread must still release its locks.
+     */
+    private static <T> T guarded(String redisKey, Supplier<T> action) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return action.get();
+        } catch (RuntimeException e) {
+            throw e instanceof LockException ? e : redisFailure(redisKey, e);
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** An asynchronous call's failure as {@link #guarded} names it. */
+    private Throwable named(String redisKey, Throwable failure) {
+        Throwable cause = unanswered(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+        return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
+    }
+
+    private Throwable unanswered(Throwable failure) {
+        return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop, failure) : failure;
+    }
+
+    private static LockRedisException redisFailure(String redisKey, Throwable e) {
+        return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
+    }
+
+    /** Opening is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
+    private RedisConnection openConnection() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connectionFactory.getConnection();
+            } catch (RuntimeException e) {
+                if (attempt == 3 || !(root(e) instanceof InterruptedException)) {
+                    throw e;
+                }
+                Thread.interrupted();
+            }
+        }
+    }
+
+    /** Redis's reply to EVALSHA of a script it does not have (lost with a restart or SCRIPT FLUSH), under the clients' wrappers. */
+    private static boolean isNoScript(Throwable e) {
+        return String.valueOf(root(e).getMessage()).contains("NOSCRIPT");
+    }
+
+    private static Throwable root(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    public static String rootMessage(Throwable e) {
+        return root(e).getClass().getSimpleName() + ": " + root(e).getMessage();
+    }
+
+    /** Whether the factory's connections are cluster connections (renewal batches then never span two hash slots). */
+    private boolean isCluster() {
+        Boolean known = cluster;
+        return known != null ? known : (cluster = call("(topology check)", connection -> connection instanceof RedisClusterConnection));
     }
 
     private static final byte[] ONE = {'1'};

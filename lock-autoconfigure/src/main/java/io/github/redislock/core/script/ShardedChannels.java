@@ -2,6 +2,7 @@ package io.github.redislock.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -72,7 +73,7 @@ public final class ShardedChannels {
         return (RedisClusterClient) ((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient();
     }
 
-    /** An ACL that refuses {@code COMMAND INFO} leaves the channels classic, which works everywhere. */
+    /** Classic when a master predates sharded pub/sub (Redis 6.2), or an ACL refuses {@code COMMAND INFO}: that works everywhere. */
     private boolean detect() {
         try (RedisConnection connection = connectionFactory.getConnection()) {
             if (!(connection.getNativeConnection() instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
@@ -80,15 +81,9 @@ public final class ShardedChannels {
             }
             CompletableFuture<List<Object>>[] replies = cluster.masters().commands().commandInfo("spublish").futures();
             CompletableFuture.allOf(replies).get(DETECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            for (CompletableFuture<List<Object>> reply : replies) {
-                List<Object> info = reply.join();
-                if (info.isEmpty() || info.get(0) == null) {
-                    return false; // a master that predates sharded pub/sub (Redis 6.2)
-                }
-            }
-            return true;
+            return Arrays.stream(replies).map(CompletableFuture::join).noneMatch(info -> info.isEmpty() || info.get(0) == null);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
-            String message = ScriptTransport.rootMessage(e);
+            String message = LockCommands.rootMessage(e);
             if (message.contains("NOPERM")) {
                 log.warn("The Redis user may not run COMMAND INFO, so lock release channels stay classic (PUBLISH/SUBSCRIBE); "
                         + "allow +command|info for sharded pub/sub on Redis 7+: " + message);
