@@ -438,7 +438,7 @@ public class LockCommands implements RenewalClient {
     /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
-                                      byte[]... keysAndArgs) {
+                                              byte[]... keysAndArgs) {
         RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
         if (lettuce != null && isOpen(lettuce)) {
             return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
