@@ -183,7 +183,6 @@ public class LockCommands implements RenewalClient {
                 () -> releaseKeys(kind, keys, owner, restoreLease));
     }
 
-    /** Takes {@code owner} out of the fair lock's queue. */
     public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
         return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> kindKeys(LockKind.FAIR, keys, "leave", owner, 0, 0, false, false))
                 .thenApply(left -> null);
@@ -487,7 +486,6 @@ public class LockCommands implements RenewalClient {
                 : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
-    /** Runs a lock script on a connection the caller has open. */
     @SuppressWarnings("unchecked")
     private <T> T scriptOn(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {

@@ -3,8 +3,9 @@ package io.github.redislock.core.script;
 /** The kinds of lock a key can be taken as; each has its own Redis script and its own hold per owner. */
 public enum LockKind {
 
-    /** Reentrant exclusive lock: the hash holds one owner field with its hold count; FAIR's waiters queue in Redis, granted in arrival order. */
+    /** Reentrant exclusive lock: the hash holds one owner field with its hold count. */
     PLAIN("reentrant", ""),
+    /** Like {@link #PLAIN}, but waiters queue in Redis and are granted the lock in arrival order. */
     FAIR("fair", "fair lock "),
     /** A read hold is shared with other readers; the write hold is exclusive, but its owner may also read. */
     READ("read", "the read lock of "),
