@@ -3,7 +3,7 @@ package io.github.redislock.core;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.pubsub.Waiting;
-import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockWait;
 import io.github.redislock.core.wait.WaitHost;
 
@@ -65,7 +65,7 @@ final class LockerClose implements WaitHost {
         return locker.subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
             Throwable cause = CallerRuns.unwrap(failure);
             return CompletableFuture.failedFuture(
-                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + LockCommands.rootMessage(cause), cause));
+                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
         });
     }
 

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * <p>Its thread cost is fixed, however many callers wait or how slowly Redis answers: a few
  * {@code redis-lock-async} threads do the bookkeeping of every acquisition and release and run the
  * timers of the waits, and no thread waits for a script's reply (see {@link ExecutorWait}); calls that
- * must wait for Redis do so on the bounded threads of {@code LockCommands}.
+ * must wait for Redis do so on the bounded threads of {@code ScriptTransport}.
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 

@@ -1,6 +1,6 @@
 package io.github.redislock.core;
 
-import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.ScriptTransport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class BlockingCallThreadsTest {
 
-    private static final int CALLS = LockCommands.BLOCKING_CALL_THREADS + 40;
+    private static final int CALLS = ScriptTransport.BLOCKING_CALL_THREADS + 40;
 
     @Test
     void aFloodOfUnansweredAsyncAcquisitionsStartsNoMoreThanTheBoundedCallThreads() throws Exception {
@@ -36,10 +36,10 @@ class BlockingCallThreadsTest {
                 for (int i = 0; i < CALLS; i++) {
                     acquisitions.add(jedis.async.acquire("flood-" + i, Duration.ZERO, null));
                 }
-                await().atMost(Duration.ofSeconds(10)).until(() -> blockingCallThreads() >= LockCommands.BLOCKING_CALL_THREADS);
+                await().atMost(Duration.ofSeconds(10)).until(() -> blockingCallThreads() >= ScriptTransport.BLOCKING_CALL_THREADS);
                 Thread.sleep(300); // lets the calls past the bound start a thread, if they would
                 assertThat(blockingCallThreads()).as("blocking-call threads with " + CALLS + " calls in flight")
-                        .isEqualTo(LockCommands.BLOCKING_CALL_THREADS);
+                        .isEqualTo(ScriptTransport.BLOCKING_CALL_THREADS);
             } finally {
                 redis.resume();
             }

@@ -1,6 +1,6 @@
 package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -85,7 +85,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             if (failure != null) {
                 onSubscriptionThread(() -> leave(entry)); // the event loop never takes a subscription monitor
                 Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
-                String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : LockCommands.rootMessage(cause);
+                String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
                 throw new CompletionException(cause instanceof DataAccessException known ? known
                         : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + why, cause));
             }

@@ -3,7 +3,6 @@ package io.github.redislock.core.script;
 import io.github.redislock.core.renewal.PartialRenewalException;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
-import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
 
 import java.nio.charset.StandardCharsets;
@@ -16,52 +15,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV in the order its {@code .lua} header lists and
- * explains them) and how its reply reads, with replica-sync's wait for a replica and the watchdog's batches. A call goes with EVALSHA
- * (EVAL when Redis lost its script cache) on the factory's shared Lettuce connection, or on a bounded thread with a connection of
- * its own when the factory pools connections or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
+ * explains them) and how its reply reads, with replica-sync's wait for a replica and the watchdog's batches; {@link ScriptTransport}
+ * takes them to Redis.
  */
 public class LockCommands implements RenewalClient {
 
-    /** The most threads, for every Locker of the JVM, that wait for Redis on a connection of their own (see {@link #boundedThreads}). */
-    public static final int BLOCKING_CALL_THREADS = 64;
-    private static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
-
-    private final RedisConnectionFactory connectionFactory;
-    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
-    private final Duration replyBackstop;
-    /** Not when the client times every command out (Spring's default): a timer per command would only cost the JDK's timer thread. */
-    private final boolean backstopPerCommand;
-    private volatile Boolean cluster;
-    /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
-    private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
+    private final ScriptTransport transport;
     /** How long a first acquisition waits for a replica's acknowledgement; null = not at all. */
     private final Duration replicaSync;
     /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
@@ -83,13 +59,7 @@ public class LockCommands implements RenewalClient {
 
     private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
                          ShardedChannels shardedChannels) {
-        this.connectionFactory = connectionFactory;
-        this.shared = commands;
-        this.cluster = commands != null ? false : null;
-        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
-                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
-        this.backstopPerCommand = connectionFactory != null && !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce
-                .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
+        this.transport = new ScriptTransport(connectionFactory, commands);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
@@ -271,7 +241,7 @@ public class LockCommands implements RenewalClient {
     /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         try {
-            return runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
+            return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -289,8 +259,8 @@ public class LockCommands implements RenewalClient {
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);
         }
-        return onConnection(BLOCKING_CALLS, redisKey, connection -> {
-            T result = reply.apply(scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
+        return transport.onConnection(ScriptTransport.BLOCKING_CALLS, redisKey, connection -> {
+            T result = reply.apply(transport.scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
             if (!needsReplica.test(result)) {
                 return result;
             }
@@ -298,14 +268,14 @@ public class LockCommands implements RenewalClient {
                 throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
                         + connection.getNativeConnection().getClass().getName());
             }
-            if (await(sendCommand(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
+            if (transport.await(transport.sendCommand(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
                 if (kind == LockKind.PLAIN) {
                     long[] leases = new long[group.size()];
                     Arrays.fill(leases, leaseMillis);
-                    scriptOn(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                    transport.scriptOn(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
                             releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(redisKey)));
                 } else {
-                    scriptOn(redisKey, connection, script, ReturnType.INTEGER, 4, releaseKeys(kind, group.get(0), owner, leaseMillis));
+                    transport.scriptOn(redisKey, connection, script, ReturnType.INTEGER, 4, releaseKeys(kind, group.get(0), owner, leaseMillis));
                 }
                 throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
                         + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
@@ -315,16 +285,16 @@ public class LockCommands implements RenewalClient {
     }
 
     public byte[] publishCommand(String redisKey) {
-        return guarded(redisKey, shardedChannels::publishCommand);
+        return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
 
     public boolean exists(LockKeys keys) {
-        return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
+        return transport.call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
     }
 
     /** @param field the owner field, or for a read-write lock the owner's read or write field */
     public int holdCount(LockKeys keys, String field) {
-        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
+        byte[] value = transport.call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
@@ -333,7 +303,7 @@ public class LockCommands implements RenewalClient {
 
     /** Threads that wait for renewal replies without a shared native connection, apart from the lock calls' so neither starves the other. */
     public static final int RENEWAL_THREADS = 16;
-    private static final Executor RENEWALS = boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
+    private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
     /**
      * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of {@code leaseMillis}
@@ -341,7 +311,7 @@ public class LockCommands implements RenewalClient {
      */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        boolean inCluster = isCluster();
+        boolean inCluster = transport.isCluster();
         Map<Integer, List<WatchedLock>> bySlotAndScript = new LinkedHashMap<>();
         for (WatchedLock lock : locks) {
             int slot = inCluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
@@ -376,7 +346,7 @@ public class LockCommands implements RenewalClient {
             }
             keysAndArgs[keyCount + 1 + i] = bytes(lock.ownerField());
         }
-        return new RenewalBatch(batch, runAsync(RENEWALS, batch.get(0).redisKey(), leaseSets ? LockScript.RENEW_LEASES : LockScript.RENEW,
+        return new RenewalBatch(batch, transport.runAsync(RENEWALS, batch.get(0).redisKey(), leaseSets ? LockScript.RENEW_LEASES : LockScript.RENEW,
                 ReturnType.MULTI, keyCount, keysAndArgs));
     }
 
@@ -412,189 +382,19 @@ public class LockCommands implements RenewalClient {
         return lost;
     }
 
+    /** Waits for a call's reply: see {@link ScriptTransport#await}. */
+    public <T> T await(CompletableFuture<T> reply) {
+        return transport.await(reply);
+    }
+
     /** Runs a lock script and waits for its reply; failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return guarded(redisKey, () -> await(runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs)));
-    }
-
-    /**
-     * At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting: a server that does not
-     * answer keeps these busy, not one more thread per call, and a call past the queue fails at once.
-     */
-    private static Executor boundedThreads(String name, int threads, int queued) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
-            Thread thread = new Thread(task, name);
-            thread.setDaemon(true);
-            return thread;
-        }, (task, full) -> {
-            throw new RejectedExecutionException(queued + " calls already wait for one of the " + threads + " " + name
-                    + " threads (Redis does not answer them)");
-        });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
-
-    /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
-    @SuppressWarnings("unchecked")
-    private <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
-                                              byte[]... keysAndArgs) {
-        RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
-        if (lettuce != null && isOpen(lettuce)) {
-            return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
-        }
-        return onConnection(offConnection, redisKey, connection -> {
-            if (connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection()) {
-                shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection(); // the next calls need no thread
-            }
-            return scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs);
-        });
-    }
-
-    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor}. */
-    private <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
-        try {
-            return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(redisFailure(redisKey, e));
-        }
-    }
-
-    private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
-                                               ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
-        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
-                .exceptionallyCompose(failure -> isNoScript(failure) // sent from the event loop: sending blocks nothing
-                        ? sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
-                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
-    }
-
-    /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
-    private <T> CompletableFuture<T> sendCommand(Supplier<RedisFuture<T>> command) {
-        try {
-            CompletableFuture<T> reply = command.get().toCompletableFuture().copy();
-            return backstopPerCommand ? reply.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the command interfaces. */
-    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        return commands instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
-                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T scriptOn(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
-            return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs));
-        }
-        try {
-            return (T) connection.scriptingCommands().evalSha(script.sha1Hex(), returnType, keyCount, keysAndArgs);
-        } catch (RuntimeException e) {
-            if (!isNoScript(e)) {
-                throw e;
-            }
-            return (T) connection.scriptingCommands().eval(script.body(), returnType, keyCount, keysAndArgs);
-        }
-    }
-
-    /**
-     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be abandoned half-way, or the
-     * caller would not know whether it holds it. The backstop bounds even a call on a connection of its own.
-     */
-    public <T> T await(CompletableFuture<T> reply) {
-        try {
-            return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof TimeoutException) {
-                reply.cancel(true);
-            }
-            Throwable cause = unanswered(e.getCause());
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
-        }
+        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
     }
 
     /** Runs one Redis interaction on a connection of its own. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
-        return guarded(redisKey, () -> {
-            try (RedisConnection connection = openConnection()) {
-                return action.apply(connection);
-            }
-        });
-    }
-
-    /**
-     * Names the key in a failure, and clears the interrupt flag for the action's duration (set again afterwards): the Redis
-     * client refuses to start a command on an interrupted thread, and an interrupted thread must still release its locks.
-     */
-    private static <T> T guarded(String redisKey, Supplier<T> action) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return action.get();
-        } catch (RuntimeException e) {
-            throw e instanceof LockException ? e : redisFailure(redisKey, e);
-        } finally {
-            if (interrupted || Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** An asynchronous call's failure as {@link #guarded} names it. */
-    private Throwable named(String redisKey, Throwable failure) {
-        Throwable cause = unanswered(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
-        return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
-    }
-
-    private Throwable unanswered(Throwable failure) {
-        return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop, failure) : failure;
-    }
-
-    private static LockRedisException redisFailure(String redisKey, Throwable e) {
-        return new LockRedisException("Redis command for lock " + redisKey + " failed: " + rootMessage(e), e);
-    }
-
-    /** Opening is safe to repeat, so an interrupt that aborted it is kept for later and the open retried. */
-    private RedisConnection openConnection() {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return connectionFactory.getConnection();
-            } catch (RuntimeException e) {
-                if (attempt == 3 || !(root(e) instanceof InterruptedException)) {
-                    throw e;
-                }
-                Thread.interrupted();
-            }
-        }
-    }
-
-    /** Redis's reply to EVALSHA of a script it does not have (lost with a restart or SCRIPT FLUSH), under the clients' wrappers. */
-    private static boolean isNoScript(Throwable e) {
-        return String.valueOf(root(e).getMessage()).contains("NOSCRIPT");
-    }
-
-    private static Throwable root(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root;
-    }
-
-    public static String rootMessage(Throwable e) {
-        return root(e).getClass().getSimpleName() + ": " + root(e).getMessage();
-    }
-
-    /** Whether the factory's connections are cluster connections (renewal batches then never span two hash slots). */
-    private boolean isCluster() {
-        Boolean known = cluster;
-        return known != null ? known : (cluster = call("(topology check)", connection -> connection instanceof RedisClusterConnection));
+        return transport.call(redisKey, action);
     }
 
     private static final byte[] ONE = {'1'};

@@ -83,7 +83,7 @@ public final class ShardedChannels {
             CompletableFuture.allOf(replies).get(DETECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return Arrays.stream(replies).map(CompletableFuture::join).noneMatch(info -> info.isEmpty() || info.get(0) == null);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
-            String message = LockCommands.rootMessage(e);
+            String message = ScriptTransport.rootMessage(e);
             if (message.contains("NOPERM")) {
                 log.warn("The Redis user may not run COMMAND INFO, so lock release channels stay classic (PUBLISH/SUBSCRIBE); "
                         + "allow +command|info for sharded pub/sub on Redis 7+: " + message);
