@@ -808,7 +808,7 @@ handed:
     atomic {
         RUNNING(L);
         if :: rq -> cm = MEMBER(t) :: else -> cm = 0 fi;
-        claimLua(o, cm, ok);                              /* LockCommands.java "LockScript.CLAIM, ReturnType.INTEGER, keyCount" */
+        claimLua(o, cm, ok);                              /* LockCommands.java "LockScript.CLAIM, requeuedMember == null ? 1 : 3" */
         rq = 0; cm = 0;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  claim.lua owner %d: %d\n", t, o, ok);

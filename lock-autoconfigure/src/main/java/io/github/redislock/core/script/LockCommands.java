@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -31,9 +30,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
- * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV as its {@code .lua}
- * header lists them, which also says what the arguments mean) and how its reply reads, with replica-sync's
- * wait for a replica, and the watchdog's batched renewals.
+ * The lock scripts as calls, each returning a future: what each sends (KEYS and ARGV in the order its {@code .lua} header lists and
+ * explains them) and how its reply reads, with replica-sync's wait for a replica and the watchdog's batches; {@link ScriptTransport}
+ * takes them to Redis.
  */
 public class LockCommands implements RenewalClient {
 
@@ -44,21 +43,22 @@ public class LockCommands implements RenewalClient {
     private final ShardedChannels shardedChannels;
 
     public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
-        this(new ScriptTransport(connectionFactory), replicaSync, shardedChannels);
+        this(connectionFactory, null, replicaSync, shardedChannels);
     }
 
     /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(new ScriptTransport(commands), null, ShardedChannels.classic());
+        this(null, commands, null, ShardedChannels.classic());
     }
 
     /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
     public LockCommands() {
-        this((ScriptTransport) null, null, null);
+        this(null, null, null, null);
     }
 
-    private LockCommands(ScriptTransport transport, Duration replicaSync, ShardedChannels shardedChannels) {
-        this.transport = transport;
+    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
+                         ShardedChannels shardedChannels) {
+        this.transport = new ScriptTransport(connectionFactory, commands);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
@@ -67,16 +67,14 @@ public class LockCommands implements RenewalClient {
     public record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
 
         static Acquisition of(List<?> reply) {
-            if (((Number) reply.get(0)).longValue() != 1) {
-                return new Acquisition(false, new long[0], new long[0],
-                        ((Number) reply.get(1)).intValue() - 1, ((Number) reply.get(2)).longValue());
+            if (number(reply, 0) != 1) {
+                return new Acquisition(false, new long[0], new long[0], (int) number(reply, 1) - 1, number(reply, 2));
             }
-            int locks = (reply.size() - 1) / 2;
-            long[] holdCounts = new long[locks];
-            long[] tokens = new long[locks];
-            for (int i = 0; i < locks; i++) {
-                holdCounts[i] = ((Number) reply.get(1 + 2 * i)).longValue();
-                tokens[i] = ((Number) reply.get(2 + 2 * i)).longValue();
+            long[] holdCounts = new long[(reply.size() - 1) / 2];
+            long[] tokens = new long[holdCounts.length];
+            for (int i = 0; i < holdCounts.length; i++) {
+                holdCounts[i] = number(reply, 1 + 2 * i);
+                tokens[i] = number(reply, 2 + 2 * i);
             }
             return new Acquisition(true, holdCounts, tokens, -1, 0);
         }
@@ -90,9 +88,9 @@ public class LockCommands implements RenewalClient {
     /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them (see {@code acquire.lua}). */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
                                                 String queueMember, boolean queuedBefore, boolean waits) {
-        return synced(group.get(0).name(), LockScript.ACQUIRE, ReturnType.MULTI, acquireKeyCount(group.size(), keepPlaceMillis),
+        return synced(LockKind.PLAIN, group, owner, leaseMillis, LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
                 () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits),
-                Acquisition::of, Acquisition::tookFirstHold, undo(LockKind.PLAIN, group, owner, leaseMillis));
+                Acquisition::of, Acquisition::tookFirstHold);
     }
 
     public static int acquireKeyCount(int locks, long keepPlaceMillis) {
@@ -125,94 +123,77 @@ public class LockCommands implements RenewalClient {
         return keysAndArgs;
     }
 
-    /** The member a wait has in a lock's wait queue (its parts: see {@code release.lua}). */
+    /** The member a wait has in a lock's wait queue (its parts: see {@code release.lua}); the inbox field is length-prefixed so any name parses. */
     public static String queueMember(String inboxField, String waitName, long leaseMillis) {
         return leaseMillis + "|" + inboxField + waitName;
     }
 
-    /** The part of a queue member naming the instance's inbox channel, preceded by its length in bytes so any name parses. */
     public static String inboxField(String inbox) {
         return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
     }
 
     /**
-     * Takes a fair lock or a read or write hold of a read-write lock ({@code fair.lua}, {@code read-write.lua}).
-     *
-     * @param keepPlaceMillis fair only: how long a blocked waiter's place lasts unless it tries again; 0 tries without queueing
-     * @param firstOfKind     read-write only: whether the caller knows of no hold of {@code owner} of this kind
+     * Takes a fair lock ({@code fair.lua}; a {@code keepPlaceMillis} of 0 tries without queueing) or a read or write hold of a
+     * read-write lock ({@code read-write.lua}; {@code firstOfKind}: the caller knows of no hold of {@code owner} of this kind).
      */
     public CompletableFuture<Acquisition> acquireAsync(LockKind kind, LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis,
                                                        boolean holdsNothing, boolean firstOfKind) {
-        return synced(keys.name(), script(kind), ReturnType.MULTI, 4, kind == LockKind.FAIR
-                        ? () -> fairKeys(keys, "acquire", owner, leaseMillis, keepPlaceMillis, holdsNothing)
-                        : () -> readWriteKeys(keys, kind == LockKind.READ ? "read" : "write", owner, leaseMillis, holdsNothing, firstOfKind),
-                Acquisition::of, Acquisition::tookFirstHold, undo(kind, List.of(keys), owner, leaseMillis));
+        String action = kind == LockKind.FAIR ? "acquire" : kind == LockKind.READ ? "read" : "write";
+        return synced(kind, List.of(keys), owner, leaseMillis, kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, 4,
+                () -> kindKeys(kind, keys, action, owner, leaseMillis, keepPlaceMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold);
     }
 
-    /**
-     * Releases one hold of a single lock of {@code kind}: a plain one through the group release (which Redlock overrides).
-     *
-     * @return the holds (of that mode) left, or -1 when {@code owner} had none
-     */
+    /** Releases one hold of {@code kind}, a plain one through the group release (which Redlock overrides); returns the holds (of that mode) left, or -1. */
     public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
         if (kind == LockKind.PLAIN) {
             return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null).thenApply(holdsLeft -> holdsLeft[0]);
         }
-        return send(keys.name(), script(kind), ReturnType.INTEGER, 4, () -> releaseKeys(kind, keys, owner, restoreLease));
+        return send(keys.name(), kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, ReturnType.INTEGER, 4,
+                () -> releaseKeys(kind, keys, owner, restoreLease));
     }
 
-    /** Takes {@code owner} out of the fair lock's queue. */
     public CompletableFuture<Void> leaveFairQueueAsync(LockKeys keys, String owner) {
-        return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> fairKeys(keys, "leave", owner, 0, 0, false))
+        return this.<Long>send(keys.name(), LockScript.FAIR, ReturnType.INTEGER, 4, () -> kindKeys(LockKind.FAIR, keys, "leave", owner, 0, 0, false, false))
                 .thenApply(left -> null);
     }
 
-    private static LockScript script(LockKind kind) {
-        return kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE;
-    }
-
     private byte[][] releaseKeys(LockKind kind, LockKeys keys, String owner, long restoreLease) {
-        return kind == LockKind.FAIR ? fairKeys(keys, "release", owner, restoreLease, 0, false)
-                : readWriteKeys(keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, false, false);
+        return kind == LockKind.FAIR ? kindKeys(kind, keys, "release", owner, restoreLease, 0, false, false)
+                : kindKeys(kind, keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, 0, false, false);
     }
 
-    private byte[][] readWriteKeys(LockKeys keys, String action, String owner, long leaseMillis, boolean holdsNothing, boolean firstOfKind) {
-        return new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
+    /** KEYS then ARGV of {@code fair.lua} (keepPlaceMillis and holdsNothing, its firstHold, are fair's) or {@code read-write.lua}. */
+    private byte[][] kindKeys(LockKind kind, LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis,
+                              boolean holdsNothing, boolean firstOfKind) {
+        return kind == LockKind.FAIR ? new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.helper("waiters")), bytes(keys.fence()),
+                bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
+                bytes(keys.turnChannelPrefix()), flag(holdsNothing), publishCommand(keys.name())}
+                : new byte[][] {bytes(keys.name()), bytes(keys.leases()), bytes(keys.fence()), bytes(keys.channel()), bytes(action), bytes(owner),
                 bytes(Long.toString(leaseMillis)), flag(holdsNothing), flag(firstOfKind), publishCommand(keys.name())};
     }
 
-    private byte[][] fairKeys(LockKeys keys, String action, String owner, long leaseMillis, long keepPlaceMillis, boolean firstHold) {
-        return new byte[][] {bytes(keys.name()), bytes(keys.queue()), bytes(keys.waiters()), bytes(keys.fence()),
-                bytes(action), bytes(owner), bytes(Long.toString(leaseMillis)), bytes(Long.toString(keepPlaceMillis)),
-                bytes(keys.turnChannelPrefix()), flag(firstHold), publishCommand(keys.name())};
-    }
-
     /**
-     * Releases one hold of every lock of {@code group} (one hash slot), each on its own (see {@code release.lua}).
-     *
-     * @param keeps per lock, how long a final release keeps it, owned by nobody; null for none
-     * @return per lock, the holds left, or -1 when {@code owner} did not hold it
+     * Releases one hold of every lock of {@code group} (one hash slot), each on its own; {@code keeps} (null for none): see
+     * {@code release.lua}. Returns per lock the holds left, or -1 when {@code owner} did not hold it.
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return this.<List<?>>send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(group, owner, "", restoreLeases, tokens, keeps, publishCommand(group.get(0).name()))).thenApply(reply -> {
-                    long[] holdsLeft = new long[reply.size()];
-                    for (int i = 0; i < holdsLeft.length; i++) {
-                        holdsLeft[i] = ((Number) reply.get(i)).longValue();
-                    }
-                    return holdsLeft;
-                });
+        return release(group, owner, "", restoreLeases, tokens, keeps).thenApply(reply -> {
+            long[] holdsLeft = new long[reply.size()];
+            for (int i = 0; i < holdsLeft.length; i++) {
+                holdsLeft[i] = number(reply, i);
+            }
+            return holdsLeft;
+        });
     }
 
-    /**
-     * Takes a waiter that gives up out of the lock's wait queue, releasing a hold a release handed it meanwhile.
-     *
-     * @return whether the lock had been handed to {@code owner} (the reply counts 0 holds left)
-     */
+    /** Takes a waiter that gives up out of the queue, releasing a hold handed to it meanwhile; true when it had been handed the lock. */
     public CompletableFuture<Boolean> withdrawAsync(LockKeys keys, String owner, String queueMember, long leaseMillis) {
-        return this.<List<?>>send(keys.name(), LockScript.RELEASE, ReturnType.MULTI, RELEASE_KEYS_PER_LOCK,
-                () -> releaseKeysAndArgs(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], null, publishCommand(keys.name())))
-                .thenApply(reply -> ((Number) reply.get(0)).longValue() == 0);
+        return release(List.of(keys), owner, queueMember, new long[] {leaseMillis}, new long[1], null).thenApply(reply -> number(reply, 0) == 0);
+    }
+
+    private CompletableFuture<List<?>> release(List<LockKeys> group, String owner, String withdrawnMember, long[] restoreLeases, long[] tokens, long[] keeps) {
+        return send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                () -> releaseKeysAndArgs(group, owner, withdrawnMember, restoreLeases, tokens, keeps, publishCommand(group.get(0).name())));
     }
 
     public static final int RELEASE_KEYS_PER_LOCK = 4;
@@ -241,26 +222,9 @@ public class LockCommands implements RenewalClient {
         return keysAndArgs;
     }
 
-    /** Replica-sync's undo of a hold no replica acknowledged: releases it (to the next waiter). */
-    private Consumer<RedisConnection> undo(LockKind kind, List<LockKeys> group, String owner, long leaseMillis) {
-        String redisKey = group.get(0).name();
-        if (kind != LockKind.PLAIN) {
-            return connection -> transport.script(redisKey, connection, script(kind), ReturnType.INTEGER, 4,
-                    releaseKeys(kind, group.get(0), owner, leaseMillis));
-        }
-        return connection -> {
-            long[] leases = new long[group.size()];
-            Arrays.fill(leases, leaseMillis);
-            transport.script(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
-                    releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(redisKey)));
-        };
-    }
-
     /**
-     * Confirms a lock a release handed to {@code owner} with a claim lease ({@code claim.lua}); a round trip only for a
-     * lease longer than the claim lease, with replica-sync, or with a {@code requeuedMember} to take out of the queue.
-     *
-     * @return false when {@code owner} no longer holds it (the claim lease ran out first)
+     * Confirms a lock a release handed to {@code owner} with a claim lease ({@code claim.lua}), false when its claim lease ran out
+     * first; a round trip only for a longer lease, with replica-sync, or with a {@code requeuedMember} to take out of the queue.
      */
     public CompletableFuture<Boolean> confirmHandOffAsync(LockKeys keys, String owner, long leaseMillis, long claimLeaseMillis, String requeuedMember) {
         if (replicaSync == null && leaseMillis <= claimLeaseMillis && requeuedMember == null) {
@@ -269,34 +233,33 @@ public class LockCommands implements RenewalClient {
         byte[][] keysAndArgs = requeuedMember == null ? new byte[][] {bytes(keys.name()), bytes(owner), bytes(Long.toString(leaseMillis))}
                 : new byte[][] {bytes(keys.name()), bytes(keys.waitQueue()), bytes(keys.waitDeadlines()),
                         bytes(owner), bytes(Long.toString(leaseMillis)), bytes(requeuedMember)};
-        int keyCount = requeuedMember == null ? 1 : 3;
-        return this.<Long, Boolean>synced(keys.name(), LockScript.CLAIM, ReturnType.INTEGER, keyCount, () -> keysAndArgs, held -> held == 1,
-                held -> held, undo(LockKind.PLAIN, List.of(keys), owner, leaseMillis));
+        return this.<Long, Boolean>synced(LockKind.PLAIN, List.of(keys), owner, leaseMillis, LockScript.CLAIM, requeuedMember == null ? 1 : 3,
+                () -> keysAndArgs, held -> held == 1, held -> held);
     }
 
     /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
-        byte[][] built;
         try {
-            built = keysAndArgs.get();
+            return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, built);
     }
 
     /**
-     * Sends a script that may grant a lock. With replica-sync, when {@code needsReplica} finds that it did,
-     * it WAITs on the same connection (so it counts exactly that write; through Lettuce, as Spring cannot read
-     * WAIT's reply) for a replica: without one the lock could vanish in a failover, so {@code undo} releases it.
+     * Sends a script that may grant {@code owner} the locks of {@code group}. With replica-sync, when {@code needsReplica} finds
+     * that it did, it WAITs on the same connection (so it counts exactly that write; through Lettuce, as Spring cannot read WAIT's
+     * reply) for a replica: without one the lock could vanish in a failover, so it releases it again (to the next waiter).
      */
-    private <R, T> CompletableFuture<T> synced(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs,
-                                              Function<R, T> reply, Predicate<T> needsReplica, Consumer<RedisConnection> undo) {
+    private <R, T> CompletableFuture<T> synced(LockKind kind, List<LockKeys> group, String owner, long leaseMillis, LockScript script, int keyCount,
+                                              Supplier<byte[][]> keysAndArgs, Function<R, T> reply, Predicate<T> needsReplica) {
+        String redisKey = group.get(0).name();
+        ReturnType returnType = script == LockScript.CLAIM ? ReturnType.INTEGER : ReturnType.MULTI;
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);
         }
         return transport.onConnection(ScriptTransport.BLOCKING_CALLS, redisKey, connection -> {
-            T result = reply.apply(transport.script(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
+            T result = reply.apply(transport.scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs.get()));
             if (!needsReplica.test(result)) {
                 return result;
             }
@@ -304,8 +267,15 @@ public class LockCommands implements RenewalClient {
                 throw new IllegalStateException("redis-lock.replica-sync needs a Lettuce connection, not "
                         + connection.getNativeConnection().getClass().getName());
             }
-            if (transport.await(transport.send(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
-                undo.accept(connection);
+            if (transport.await(transport.sendCommand(() -> commands.waitForReplication(1, replicaSync.toMillis()))) < 1) {
+                if (kind == LockKind.PLAIN) {
+                    long[] leases = new long[group.size()];
+                    Arrays.fill(leases, leaseMillis);
+                    transport.scriptOn(redisKey, connection, LockScript.RELEASE, ReturnType.MULTI, group.size() * RELEASE_KEYS_PER_LOCK,
+                            releaseKeysAndArgs(group, owner, "", leases, new long[group.size()], null, publishCommand(redisKey)));
+                } else {
+                    transport.scriptOn(redisKey, connection, script, ReturnType.INTEGER, 4, releaseKeys(kind, group.get(0), owner, leaseMillis));
+                }
                 throw new LockRedisException("Lock " + redisKey + " was acquired, but no replica acknowledged it within " + replicaSync
                         + " (redis-lock.replica-sync), so it was released again: it might not survive a failover", null);
             }
@@ -313,21 +283,17 @@ public class LockCommands implements RenewalClient {
         });
     }
 
-    public <T> T await(CompletableFuture<T> call) {
-        return transport.await(call);
-    }
-
     public byte[] publishCommand(String redisKey) {
         return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
     }
 
     public boolean exists(LockKeys keys) {
-        return call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
+        return transport.call(keys.name(), connection -> Boolean.TRUE.equals(connection.keyCommands().exists(bytes(keys.name()))));
     }
 
     /** @param field the owner field, or for a read-write lock the owner's read or write field */
     public int holdCount(LockKeys keys, String field) {
-        byte[] value = call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
+        byte[] value = transport.call(keys.name(), connection -> connection.hashCommands().hGet(bytes(keys.name()), bytes(field)));
         return value == null ? 0 : Integer.parseInt(new String(value, StandardCharsets.US_ASCII));
     }
 
@@ -339,15 +305,15 @@ public class LockCommands implements RenewalClient {
     private static final Executor RENEWALS = ScriptTransport.boundedThreads("redis-lock-renewal", RENEWAL_THREADS, 4096);
 
     /**
-     * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of
-     * {@code leaseMillis} from now, whatever the client's timeout, so a hung node does not hold up the healthy ones' renewals.
+     * One script per slot, kind and {@link #MAX_RENEWAL_BATCH} locks; the result waits for each up to a third of {@code leaseMillis}
+     * from now, whatever the client's timeout, so a hung node does not hold up the healthy ones' renewals.
      */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
-        boolean cluster = transport.isCluster();
+        boolean inCluster = transport.isCluster();
         Map<Integer, List<WatchedLock>> bySlotAndScript = new LinkedHashMap<>();
         for (WatchedLock lock : locks) {
-            int slot = cluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
+            int slot = inCluster ? ClusterSlotHashUtil.calculateSlot(lock.redisKey()) : 0;
             bySlotAndScript.computeIfAbsent(2 * slot + (lock.leaseSet() == null ? 0 : 1), group -> new ArrayList<>()).add(lock);
         }
         List<RenewalBatch> sent = new ArrayList<>();
@@ -385,19 +351,25 @@ public class LockCommands implements RenewalClient {
 
     private static Set<WatchedLock> lost(List<RenewalBatch> batches, int lockCount, long deadline, long boundMillis) {
         Set<WatchedLock> lost = new HashSet<>();
-        RuntimeException failure = null;
+        Throwable failure = null;
         int unrenewed = 0;
         for (RenewalBatch batch : batches) {
             try {
-                for (Object position : awaitBounded(batch, deadline, boundMillis)) {
+                for (Object position : batch.reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     lost.add(batch.locks.get(((Number) position).intValue() - 1));
                 }
-            } catch (RuntimeException e) {
+            } catch (ExecutionException | TimeoutException | InterruptedException | RuntimeException e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                Throwable failed = e instanceof ExecutionException ? e.getCause() : e instanceof RuntimeException ? e
+                        : new IllegalStateException((e instanceof TimeoutException ? "No reply within " + boundMillis + " ms (a third of the watchdog timeout)"
+                        : "Interrupted") + " renewing " + batch.locks.size() + " lock(s) from " + batch.locks.get(0).redisKey(), e);
                 unrenewed += batch.locks.size();
                 if (failure == null) {
-                    failure = e;
+                    failure = failed;
                 } else {
-                    failure.addSuppressed(e);
+                    failure.addSuppressed(failed);
                 }
             }
         }
@@ -409,26 +381,17 @@ public class LockCommands implements RenewalClient {
         return lost;
     }
 
-    private static List<?> awaitBounded(RenewalBatch batch, long deadline, long boundMillis) {
-        String what = batch.locks.size() + " lock(s) from " + batch.locks.get(0).redisKey();
-        try {
-            return batch.reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("No reply within " + boundMillis + " ms (a third of the watchdog timeout) renewing " + what, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted renewing " + what, e);
-        }
+    /** Waits for a call's reply: see {@link ScriptTransport#await}. */
+    public <T> T await(CompletableFuture<T> reply) {
+        return transport.await(reply);
     }
 
     /** Runs a lock script and waits for its reply; failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return ScriptTransport.guarded(redisKey, () -> await(transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType,
-                keyCount, keysAndArgs)));
+        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
     }
 
+    /** Runs one Redis interaction on a connection of its own. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return transport.call(redisKey, action);
     }
@@ -439,6 +402,10 @@ public class LockCommands implements RenewalClient {
 
     private static byte[] flag(boolean set) {
         return set ? ONE : ZERO;
+    }
+
+    private static long number(List<?> reply, int index) {
+        return ((Number) reply.get(index)).longValue();
     }
 
     static byte[] bytes(String value) {

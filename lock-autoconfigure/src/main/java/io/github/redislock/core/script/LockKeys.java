@@ -10,9 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names of one lock (what each holds: see the {@code .lua} headers), and the checks every Locker applies
- * to a key, wait and lease. The names every plain lock and unlock sends are built once and kept with the hold; the
- * others, which the fair and read-write locks use, on each call.
+ * The Redis names of one lock (what each holds: see the {@code .lua} headers), and the checks every Locker applies to a key,
+ * wait and lease. The names a plain lock sends are built once and kept with the hold; the fair and read-write ones on each call.
  */
 public record LockKeys(String prefix, String key, String name, String channel, String waitQueue, String waitDeadlines) {
 
@@ -33,23 +32,23 @@ public record LockKeys(String prefix, String key, String name, String channel, S
 
     /** The fencing-token counter of a fair or read-write lock (a plain lock's tokens are the Redis clock). */
     public String fence() {
-        return helperName(prefix, name, "fence");
+        return helper("fence");
     }
 
     public String leases() {
-        return helperName(prefix, name, "leases");
+        return helper("leases");
     }
 
     public String queue() {
-        return helperName(prefix, name, "queue");
-    }
-
-    String waiters() {
-        return helperName(prefix, name, "waiters");
+        return helper("queue");
     }
 
     public String turnChannelPrefix() {
-        return helperName(prefix, name, "turn:");
+        return helper("turn:");
+    }
+
+    String helper(String suffix) {
+        return helperName(prefix, name, suffix);
     }
 
     public static void validate(String key) {

@@ -7,9 +7,8 @@ public enum LockKind {
     PLAIN("reentrant", ""),
     /** Like {@link #PLAIN}, but waiters queue in Redis and are granted the lock in arrival order. */
     FAIR("fair", "fair lock "),
-    /** A read hold of a read-write lock: shared with other readers. */
+    /** A read hold is shared with other readers; the write hold is exclusive, but its owner may also read. */
     READ("read", "the read lock of "),
-    /** The write hold of a read-write lock: exclusive, but its owner may also read. */
     WRITE("write", "the write lock of ");
 
     private final String metricName;

@@ -1,5 +1,7 @@
 package io.github.redislock.core.script;
 
+import io.github.redislock.LockException;
+import io.github.redislock.LockRedisException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -11,11 +13,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-import io.github.redislock.LockException;
-import io.github.redislock.LockRedisException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
@@ -30,49 +29,45 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * How a lock script reaches Redis, always as a future: with EVALSHA (EVAL when Redis lost its script cache) on the
- * factory's shared Lettuce connection, or on a bounded thread with a connection of its own when the factory pools
- * connections or is not Lettuce's. Failures become {@link LockRedisException}s naming the key.
+ * How a lock script reaches Redis, always as a future: EVALSHA (EVAL when Redis lost its script cache) on the factory's shared
+ * Lettuce connection, or on a bounded thread with a connection of its own when the factory pools connections or is not Lettuce's.
+ * Failures become {@link LockRedisException}s naming the key.
  */
 public final class ScriptTransport {
 
-    /**
-     * The most threads that wait for Redis on a connection of their own, for every Locker of the JVM: a server
-     * that does not answer keeps these busy, not one more thread per call; past 4,096 queued calls one fails at once.
-     */
+    /** The most threads, for every Locker of the JVM, that wait for Redis on a connection of their own (see {@link #boundedThreads}). */
     public static final int BLOCKING_CALL_THREADS = 64;
     static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
     private final Duration replyBackstop;
-    /**
-     * Whether {@link #send} adds the backstop: not when the client's timeout options time every command out (Spring Data's and
-     * Spring Boot's default), where a timer of ours per command would only wake the JDK's timer thread once per command.
-     */
+    /** Not when the client times every command out (Spring's default): a timer per command would only cost the JDK's timer thread. */
     private final boolean backstopPerCommand;
     private volatile Boolean cluster;
     /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-    ScriptTransport(RedisConnectionFactory connectionFactory) {
+    /** With {@code commands}, every call goes to them alone (the benchmarks' {@code LockClientProbe}); with neither, every call fails. */
+    ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = connectionFactory;
+        this.shared = commands;
+        this.cluster = commands != null ? false : null;
         this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
-        this.backstopPerCommand = !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getClientConfiguration()
-                .getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
+        this.backstopPerCommand = connectionFactory != null && !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce
+                .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
     }
 
-    /** Every call goes to {@code commands} alone: the benchmarks' {@code LockClientProbe}. */
-    ScriptTransport(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this.connectionFactory = null;
-        this.replyBackstop = Duration.ofSeconds(60);
-        this.backstopPerCommand = false; // answered in memory, as the default client times commands out
-        this.cluster = false;
-        this.shared = commands;
+    /** Runs a lock script and waits for its reply; failures name the key. */
+    public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+        return guarded(redisKey, () -> await(runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs)));
     }
 
-    /** At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting. */
+    /**
+     * At most {@code threads} daemon threads, none kept once idle, with up to {@code queued} tasks waiting: a server that does not
+     * answer keeps these busy, not one more thread per call, and a call past the queue fails at once.
+     */
     static Executor boundedThreads(String name, int threads, int queued) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
             Thread thread = new Thread(task, name);
@@ -86,10 +81,7 @@ public final class ScriptTransport {
         return pool;
     }
 
-    /**
-     * Sends a lock script. On the shared Lettuce connection the result completes on the event loop, so whoever
-     * continues there must not block; without one, the call waits for Redis on a thread of {@code offConnection}.
-     */
+    /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
     @SuppressWarnings("unchecked")
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
@@ -101,7 +93,7 @@ public final class ScriptTransport {
             if (connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection()) {
                 shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection(); // the next calls need no thread
             }
-            return script(redisKey, connection, script, returnType, keyCount, keysAndArgs);
+            return scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs);
         });
     }
 
@@ -119,14 +111,14 @@ public final class ScriptTransport {
         ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        return this.<T>send(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
+        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
                 .exceptionallyCompose(failure -> isNoScript(failure) // sent from the event loop: sending blocks nothing
-                        ? send(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
+                        ? sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
                 .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
     }
 
-    /** One Lettuce command on its way, bounded by the client's timeout or the reply backstop; one that failed to start is a failed stage. */
-    <T> CompletableFuture<T> send(Supplier<RedisFuture<T>> command) {
+    /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
+    <T> CompletableFuture<T> sendCommand(Supplier<RedisFuture<T>> command) {
         try {
             CompletableFuture<T> reply = command.get().toCompletableFuture().copy();
             return backstopPerCommand ? reply.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
@@ -137,15 +129,12 @@ public final class ScriptTransport {
 
     /** Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the command interfaces. */
     private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-            return standalone.getStatefulConnection().isOpen();
-        }
-        return commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
+        return commands instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
+                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
-    /** Runs a lock script on a connection the caller has open. */
     @SuppressWarnings("unchecked")
-    <T> T script(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
+    <T> T scriptOn(String redisKey, RedisConnection connection, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         if (connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> lettuce) {
             return await(evalAsync((RedisClusterAsyncCommands<byte[], byte[]>) lettuce, redisKey, script, returnType, keyCount, keysAndArgs));
         }
@@ -160,11 +149,10 @@ public final class ScriptTransport {
     }
 
     /**
-     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be abandoned
-     * half-way, or the caller would not know whether it holds it. The wait ends at the reply backstop even for a
-     * call on a connection of its own, which nothing else bounds but the client's timeout and the pool's queue.
+     * Waits for a call, keeping (not obeying) interrupts: a script that changed a lock must never be abandoned half-way, or the
+     * caller would not know whether it holds it. The backstop bounds even a call on a connection of its own.
      */
-    <T> T await(CompletableFuture<T> reply) {
+    public <T> T await(CompletableFuture<T> reply) {
         try {
             return reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS).join();
         } catch (CompletionException e) {
@@ -179,12 +167,8 @@ public final class ScriptTransport {
         }
     }
 
-    /**
-     * Runs one Redis interaction on a connection of its own. The interrupt flag is cleared for its
-     * duration and set again afterwards: the Redis client refuses to start a command on an interrupted
-     * thread, and an interrupted thread must still be able to release its locks.
-     */
-    <T> T call(String redisKey, Function<RedisConnection, T> action) {
+    /** Runs one Redis interaction on a connection of its own. */
+    public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return guarded(redisKey, () -> {
             try (RedisConnection connection = openConnection()) {
                 return action.apply(connection);
@@ -192,7 +176,10 @@ public final class ScriptTransport {
         });
     }
 
-    /** {@link #call}'s interrupt flag handling and failure naming, for work that has its connection already. */
+    /**
+     * Names the key in a failure, and clears the interrupt flag for the action's duration (set again afterwards): the Redis
+     * client refuses to start a command on an interrupted thread, and an interrupted thread must still release its locks.
+     */
     static <T> T guarded(String redisKey, Supplier<T> action) {
         boolean interrupted = Thread.interrupted();
         try {
@@ -212,7 +199,6 @@ public final class ScriptTransport {
         return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
     }
 
-    /** A reply that did not come by the backstop says so. */
     private Throwable unanswered(Throwable failure) {
         return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop, failure) : failure;
     }
@@ -227,7 +213,7 @@ public final class ScriptTransport {
             try {
                 return connectionFactory.getConnection();
             } catch (RuntimeException e) {
-                if (attempt == 3 || !causedBy(e, t -> t instanceof InterruptedException)) {
+                if (attempt == 3 || !(root(e) instanceof InterruptedException)) {
                     throw e;
                 }
                 Thread.interrupted();
@@ -235,34 +221,26 @@ public final class ScriptTransport {
         }
     }
 
+    /** Redis's reply to EVALSHA of a script it does not have (lost with a restart or SCRIPT FLUSH), under the clients' wrappers. */
     private static boolean isNoScript(Throwable e) {
-        return causedBy(e, t -> t.getMessage() != null && t.getMessage().contains("NOSCRIPT"));
+        return String.valueOf(root(e).getMessage()).contains("NOSCRIPT");
     }
 
-    private static boolean causedBy(Throwable e, Predicate<Throwable> test) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (test.test(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    public static String rootMessage(Throwable e) {
+    private static Throwable root(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
+        return root;
     }
 
-    /** Whether the factory's connections are cluster connections: renewal batches then never span two hash slots. */
+    public static String rootMessage(Throwable e) {
+        return root(e).getClass().getSimpleName() + ": " + root(e).getMessage();
+    }
+
+    /** Whether the factory's connections are cluster connections (renewal batches then never span two hash slots). */
     boolean isCluster() {
         Boolean known = cluster;
-        if (known == null) {
-            known = call("(topology check)", connection -> connection instanceof RedisClusterConnection);
-            cluster = known;
-        }
-        return known;
+        return known != null ? known : (cluster = call("(topology check)", connection -> connection instanceof RedisClusterConnection));
     }
 }

@@ -2,6 +2,7 @@ package io.github.redislock.core.script;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,7 +15,6 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -34,12 +34,13 @@ public final class ShardedChannels {
     private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
 
     private final RedisConnectionFactory connectionFactory;
+    /** Asked of the cluster on first use (and again after a failed ask); known at once without a Lettuce cluster client. */
     private volatile Boolean sharded;
 
     public ShardedChannels(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
         if (!(connectionFactory instanceof LettuceConnectionFactory lettuce) || !lettuce.isClusterAware()) {
-            this.sharded = false; // no cluster client at all: nothing to ask the server
+            this.sharded = false;
         }
     }
 
@@ -48,7 +49,7 @@ public final class ShardedChannels {
         return new ShardedChannels(null);
     }
 
-    /** Asks the cluster on the first call (and again after a failed one); fails when Redis cannot be reached. */
+    /** @throws DataAccessResourceFailureException when the cluster cannot be asked */
     public boolean sharded() {
         Boolean known = sharded;
         return known != null ? known : detectOnce();
@@ -72,25 +73,15 @@ public final class ShardedChannels {
         return (RedisClusterClient) ((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient();
     }
 
-    /** An ACL that refuses {@code COMMAND INFO} leaves the channels classic, which works everywhere. */
+    /** Classic when a master predates sharded pub/sub (Redis 6.2), or an ACL refuses {@code COMMAND INFO}: that works everywhere. */
     private boolean detect() {
-        if (!(((LettuceConnectionFactory) connectionFactory).getRequiredNativeClient() instanceof RedisClusterClient)) {
-            return false;
-        }
         try (RedisConnection connection = connectionFactory.getConnection()) {
-            if (!(connection instanceof RedisClusterConnection)
-                    || !(connection.getNativeConnection() instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
+            if (!(connection.getNativeConnection() instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
                 return false;
             }
             CompletableFuture<List<Object>>[] replies = cluster.masters().commands().commandInfo("spublish").futures();
             CompletableFuture.allOf(replies).get(DETECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            for (CompletableFuture<List<Object>> reply : replies) {
-                List<Object> info = reply.join();
-                if (info.isEmpty() || info.get(0) == null) {
-                    return false; // a master that predates sharded pub/sub (Redis 6.2)
-                }
-            }
-            return true;
+            return Arrays.stream(replies).map(CompletableFuture::join).noneMatch(info -> info.isEmpty() || info.get(0) == null);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             String message = ScriptTransport.rootMessage(e);
             if (message.contains("NOPERM")) {
