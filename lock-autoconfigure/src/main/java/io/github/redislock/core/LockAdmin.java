@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import static io.github.redislock.core.script.LockCommands.bytes;
+
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockScript;
@@ -40,7 +42,7 @@ public final class LockAdmin {
     public RedisState state(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);
         byte[] name = bytes(keys.name());
-        return commands.call(keys.name(), connection -> {
+        return commands.transport().call(keys.name(), connection -> {
             DataType type = connection.keyCommands().type(name);
             Map<String, Long> holds = new LinkedHashMap<>();
             if (type == DataType.HASH) {
@@ -68,7 +70,7 @@ public final class LockAdmin {
      */
     public Map<String, Long> forceRelease(String key) {
         LockKeys keys = LockKeys.of(keyPrefix, key);
-        List<?> flat = commands.run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 5, bytes(keys.name()), bytes(keys.channel()),
+        List<?> flat = commands.transport().run(keys.name(), LockScript.FORCE_RELEASE, ReturnType.MULTI, 5, bytes(keys.name()), bytes(keys.channel()),
                 bytes(keys.leases()), bytes(keys.fence()), bytes(keys.queue()), bytes(keys.turnChannelPrefix()), commands.publishCommand(keys.name()));
         Map<String, Long> removed = new LinkedHashMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
@@ -84,7 +86,7 @@ public final class LockAdmin {
             return Map.of();
         }
         List<String> ordered = List.copyOf(redisKeys);
-        List<Object> ttls = commands.call("(" + ordered.size() + " held locks)", connection -> {
+        List<Object> ttls = commands.transport().call("(" + ordered.size() + " held locks)", connection -> {
             connection.openPipeline();
             ordered.forEach(redisKey -> connection.keyCommands().pTtl(bytes(redisKey)));
             return connection.closePipeline();
@@ -103,10 +105,6 @@ public final class LockAdmin {
             throw new IllegalStateException("Redis key " + keys.name() + " is not a lock of this version: field '" + owner
                     + "' holds '" + count + "', not a hold count", e);
         }
-    }
-
-    private static byte[] bytes(String value) {
-        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     private static String string(byte[] value) {

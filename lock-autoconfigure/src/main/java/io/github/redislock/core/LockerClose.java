@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
 import io.github.redislock.LockRedisException;
-import io.github.redislock.core.hold.CallerRuns;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockWait;
@@ -60,7 +59,7 @@ final class LockerClose implements WaitHost {
     @Override
     public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
         return locker.subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
-            Throwable cause = CallerRuns.unwrap(failure);
+            Throwable cause = ScriptTransport.unwrap(failure);
             return CompletableFuture.failedFuture(
                     new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
         });

@@ -4,7 +4,7 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
-import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.script.LockKeys;
@@ -86,7 +86,7 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
             }
         });
         acquisition.outcome.whenComplete((held, failure) -> {
-            Throwable cause = failure == null ? null : CallerRuns.unwrap(failure);
+            Throwable cause = failure == null ? null : ScriptTransport.unwrap(failure);
             boolean acquired = cause == null && held;
             try {
                 if (acquired) {

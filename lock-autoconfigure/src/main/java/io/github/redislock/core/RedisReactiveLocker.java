@@ -4,7 +4,7 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockNameScope;
 import io.github.redislock.ReactiveLocker;
 import io.github.redislock.LockHandle;
-import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.script.ScriptTransport;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -59,7 +59,7 @@ public final class RedisReactiveLocker implements ReactiveLocker {
         async.release(handle).whenComplete((released, failure) -> {
             if (failure != null) {
                 log.warn("Could not release " + handle + ", acquired as its subscriber cancelled; it frees when its lease ends",
-                        CallerRuns.unwrap(failure));
+                        ScriptTransport.unwrap(failure));
             }
         });
     }

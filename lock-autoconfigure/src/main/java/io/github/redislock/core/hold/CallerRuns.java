@@ -1,10 +1,10 @@
 package io.github.redislock.core.hold;
 
+import io.github.redislock.core.script.ScriptTransport;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -56,22 +56,7 @@ public final class CallerRuns implements Executor {
         try {
             return result.join();
         } catch (CompletionException e) {
-            throw unchecked(e);
+            throw ScriptTransport.unchecked(e);
         }
-    }
-
-    /** A failure as the call threw it, without the wrapper a future adds. */
-    public static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
-                ? failure.getCause() : failure;
-    }
-
-    /** {@link #unwrap}, for a caller that rethrows it: an {@link Error} is thrown at once. */
-    public static RuntimeException unchecked(Throwable failure) {
-        Throwable cause = unwrap(failure);
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 }

@@ -4,6 +4,7 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,11 +58,7 @@ public final class HeldLocks {
     private final ApplicationEventPublisher events;
     /** Publishes {@link LockLostEvent}s in order on a thread of its own (ended after an idle minute): a listener that blocks must not hold up renewals. */
     private final ThreadPoolExecutor lostEvents = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
-            new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), task -> {
-                Thread thread = new Thread(task, "redis-lock-lost-events");
-                thread.setDaemon(true);
-                return thread;
-            });
+            new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), ScriptTransport.daemon("redis-lock-lost-events"));
 
     /** @param currentOwner the calling thread's owner field in {@code locker}, the source of the lost-lock events */
     public HeldLocks(Locker locker, Supplier<String> currentOwner, LockCommands commands, LockWatchdog watchdog, LockObserver observer,
@@ -280,7 +277,7 @@ public final class HeldLocks {
                 if (failure == null) {
                     settle(group, remaining, keepMillis, failures);
                 } else {
-                    RuntimeException cause = CallerRuns.unchecked(failure);
+                    RuntimeException cause = ScriptTransport.unchecked(failure);
                     for (int h = 0; cause instanceof LockRedisException && h < group.size(); h++) {
                         if (group.get(h).count <= 1) { // no longer renewed: Redis frees it when its lease ends
                             forgetFinal(group.get(h));

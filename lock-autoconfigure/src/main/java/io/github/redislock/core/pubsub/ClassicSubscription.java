@@ -1,5 +1,6 @@
 package io.github.redislock.core.pubsub;
 
+import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -34,7 +35,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private final ReleaseSubscriptions listener;
     private final Duration timeout;
     /** The only thread that writes to an open subscription. */
-    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ReleaseSubscriptions.daemon("redis-lock-subscriber"));
+    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ScriptTransport.daemon("redis-lock-subscriber"));
     /** Completes at Redis's first confirmation: only then can later subscribes go on Spring Data's subscription. */
     private final CompletableFuture<ChannelSubscriber.Subscription> opened = new CompletableFuture<>();
     private volatile RedisConnection connection;
@@ -55,7 +56,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
                 : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
                 : Duration.ofSeconds(60);
         ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
-        ReleaseSubscriptions.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
+        ScriptTransport.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
         return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
             if (failure != null) {
                 subscription.close();

@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -45,7 +44,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(daemon("redis-lock-unsubscriber"));
+    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(ScriptTransport.daemon("redis-lock-unsubscriber"));
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
 
     /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
@@ -75,7 +74,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
                 later(() -> leave(entry), 0); // the event loop never takes a subscription monitor
-                Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                Throwable cause = ScriptTransport.unwrap(failure);
                 String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
                 throw new CompletionException(cause instanceof DataAccessException known ? known
                         : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + why, cause));
@@ -274,7 +273,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                 if (current.isDone()) {
                     current.thenAccept(ChannelSubscriber.Subscription::close);
                 } else { // it opens on the client's event loop, which closing a Lettuce connection waits for: close elsewhere
-                    current.thenAcceptAsync(ChannelSubscriber.Subscription::close, task -> daemon("redis-lock-subscription-close").newThread(task).start());
+                    current.thenAcceptAsync(ChannelSubscriber.Subscription::close,
+                            task -> ScriptTransport.daemon("redis-lock-subscription-close").newThread(task).start());
                 }
             }
         }
@@ -285,14 +285,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         unsubscriber.shutdownNow(); // first: it is what says closed
         channels.clear();
         disconnect();
-    }
-
-    static ThreadFactory daemon(String name) {
-        return task -> {
-            Thread thread = new Thread(task, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     static String name(byte[] channel) {

@@ -25,7 +25,6 @@ import java.util.function.Supplier;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
@@ -381,19 +380,14 @@ public class LockCommands implements RenewalClient {
         return lost;
     }
 
-    /** Waits for a call's reply: see {@link ScriptTransport#await}. */
+    /** Waits for a call's reply (see {@link ScriptTransport#await}). */
     public <T> T await(CompletableFuture<T> reply) {
         return transport.await(reply);
     }
 
-    /** Runs a lock script and waits for its reply; failures name the key. */
-    public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
-        return transport.run(redisKey, script, returnType, keyCount, keysAndArgs);
-    }
-
-    /** Runs one Redis interaction on a connection of its own. */
-    public <T> T call(String redisKey, Function<RedisConnection, T> action) {
-        return transport.call(redisKey, action);
+    /** For calls that are no lock script: an operator's look at a lock, its force-release. */
+    public ScriptTransport transport() {
+        return transport;
     }
 
     private static final byte[] ONE = {'1'};
@@ -408,7 +402,7 @@ public class LockCommands implements RenewalClient {
         return ((Number) reply.get(index)).longValue();
     }
 
-    static byte[] bytes(String value) {
+    public static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,16 +71,22 @@ public final class ScriptTransport {
      * answer keeps these busy, not one more thread per call, and a call past the queue fails at once.
      */
     static Executor boundedThreads(String name, int threads, int queued) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), task -> {
-            Thread thread = new Thread(task, name);
-            thread.setDaemon(true);
-            return thread;
-        }, (task, full) -> {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), daemon(name),
+                (task, full) -> {
             throw new RejectedExecutionException(queued + " calls already wait for one of the " + threads + " " + name
                     + " threads (Redis does not answer them)");
         });
         pool.allowCoreThreadTimeOut(true);
         return pool;
+    }
+
+    /** Threads named {@code name} that never keep the JVM alive: every thread of redis-lock's own but the watchdog's. */
+    public static ThreadFactory daemon(String name) {
+        return task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
@@ -159,12 +167,23 @@ public final class ScriptTransport {
             if (e.getCause() instanceof TimeoutException) {
                 reply.cancel(true);
             }
-            Throwable cause = unanswered(e.getCause());
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+            throw unchecked(unanswered(e.getCause()));
         }
+    }
+
+    /** A failure as the call threw it, without the wrapper a future adds. */
+    public static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
+                ? failure.getCause() : failure;
+    }
+
+    /** {@link #unwrap}, for a caller that rethrows it: an {@link Error} is thrown at once. */
+    public static RuntimeException unchecked(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 
     /** Runs one Redis interaction on a connection of its own. */
@@ -195,7 +214,7 @@ public final class ScriptTransport {
 
     /** An asynchronous call's failure as {@link #guarded} names it. */
     private Throwable named(String redisKey, Throwable failure) {
-        Throwable cause = unanswered(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+        Throwable cause = unanswered(unwrap(failure));
         return cause instanceof LockException || cause instanceof Error ? cause : redisFailure(redisKey, cause);
     }
 

@@ -1,6 +1,6 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.renewal.LockWatchdog;
@@ -269,7 +269,7 @@ public final class LockAttempts {
                 return CompletableFuture.<LockAttempt.Try>completedFuture(() -> {
                     giveBack(taken, owner, redisLease);
                     if (failure != null) {
-                        throw CallerRuns.unchecked(failure);
+                        throw ScriptTransport.unchecked(failure);
                     }
                     return blocked;
                 });
@@ -316,7 +316,7 @@ public final class LockAttempts {
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
             return commands.acquireAsync(kind, keys, owner, redisLease, 0, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
                 if (failure != null) {
-                    RuntimeException e = CallerRuns.unchecked(failure);
+                    RuntimeException e = ScriptTransport.unchecked(failure);
                     if (firstOfKind && e instanceof LockRedisException) { // the lost reply may have taken it: only this try can give it back
                         try {
                             commands.await(commands.releaseAsync(kind, keys, owner, 0));

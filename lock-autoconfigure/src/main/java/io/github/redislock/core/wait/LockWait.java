@@ -1,6 +1,6 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.pubsub.Waiting;
 import java.util.concurrent.CompletableFuture;
@@ -106,7 +106,7 @@ public abstract class LockWait {
         try {
             stepOnce();
         } catch (RuntimeException | Error e) {
-            Throwable failure = CallerRuns.unwrap(e);
+            Throwable failure = ScriptTransport.unwrap(e);
             Throwable stop = stopReason;
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
                 finish(false, e);
@@ -203,7 +203,7 @@ public abstract class LockWait {
         try {
             blocked = reply.join().settle();
         } catch (RuntimeException e) {
-            if (first || !(CallerRuns.unwrap(e) instanceof LockRedisException failure) || locker.isClosed()) {
+            if (first || !(ScriptTransport.unwrap(e) instanceof LockRedisException failure) || locker.isClosed()) {
                 throw e;
             }
             long now = System.nanoTime();
@@ -257,7 +257,7 @@ public abstract class LockWait {
             waiting = joining.join();
             joining = null;
         } catch (RuntimeException e) {
-            end(CallerRuns.unwrap(e), false);
+            end(ScriptTransport.unwrap(e), false);
             return false;
         }
         // A hand-off kept by the inbox, or a wake-up, came as the join completed: the step that signal
@@ -310,7 +310,7 @@ public abstract class LockWait {
         undone.whenComplete((done, undoFailure) -> {
             if (undoFailure != null) {
                 log.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
-                        : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", CallerRuns.unwrap(undoFailure));
+                        : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", ScriptTransport.unwrap(undoFailure));
             }
             if (now) {
                 finish(false, failure);

@@ -1,6 +1,6 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.hold.CallerRuns;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.pubsub.Waiting;
 
 import java.util.concurrent.CompletableFuture;
@@ -65,10 +65,10 @@ public final class ParkedWait extends LockWait {
         try {
             return outcome.join();
         } catch (RuntimeException e) {
-            if (CallerRuns.unwrap(e) instanceof InterruptedException interrupt) {
+            if (ScriptTransport.unwrap(e) instanceof InterruptedException interrupt) {
                 throw interrupt;
             }
-            throw CallerRuns.unchecked(e);
+            throw ScriptTransport.unchecked(e);
         }
     }
 
