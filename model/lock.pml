@@ -18,6 +18,7 @@
  *             their unlocks reports LockLostException without touching Redis, H) see FIX_H below
  *             (-DCLOSE_B745336: the code at b745336, without H, which must fail). -DCODE_076F0CF: the code at
  *             076f0cf, which took a hold's count from Redis' replies instead of counting it (fix E), and fails.
+ *             -DCODE_6825C2C: the code at 6825c2c, whose abandon left the place a lost re-entry try queued.
  * and deliberately broken variants that must fail, each for its named property (model/verify.sh):
  *   -DBROKEN_RELEASE_ANY       release.lua frees the lock whoever holds it (no owner check)
  *   -DBROKEN_NO_CLAIM_LEASE    a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
@@ -140,7 +141,8 @@
  * a try marks its wait queued only after its reply settles, never before it is sent; a settle that
  * finds the Locker closed gives back what its try got (a withdrawal with the real member, which
  * removes a place the try re-added or releases a hold it took), and abandon withdraws with the
- * member (never with '') also after a lost reply. */
+ * member (never with '') also after a lost reply: with the owner after a lost first hold, with owner
+ * '' after a lost re-entry (LOST_REENTRY_LEAVES below). */
 /* FIX_RETRY, the fix of code-retry-races-hand-off (-DCODE_35F76D9 models the code before it): a try
  * sent while the wait is queued may re-queue a member a hand-off popped, when the claim lease ended
  * and another owner took the lock before the waiter read its message; so a wait that tried while
@@ -271,6 +273,16 @@ bool viaGrant[NT];
 #define BEHIND(o) ((OWNER(0) == o && (bel[0] > 0 || busy[0])) || (OWNER(1) == o && (bel[1] > 0 || busy[1])) \
                    || (OWNER(2) == o && (bel[2] > 0 || busy[2])))
 #define NO_ORPHAN(o) (!(rc[o] > 0 && RENEWED(o)) || BEHIND(o))
+
+/* FIX_H's abandon after a lost reply of a re-entry try (no first hold), which asked for a place (every
+ * try of a wait does): it takes out the place that try may have queued, through an owner no field can be,
+ * and leaves the hold the client knows of. -DCODE_6825C2C: the code at 6825c2c, which withdrew nothing
+ * then, and fails (the next release hands the lock to the ended wait). */
+#if defined(FIX_H) && !defined(CODE_6825C2C)
+#define LOST_REENTRY_LEAVES 1
+#else
+#define LOST_REENTRY_LEAVES 0
+#endif
 
 #ifdef FIX_H
 #define MARK_BEFORE_SEND skip
@@ -861,8 +873,8 @@ abandon:
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
 #ifdef FIX_H
         if                                                /* LockAttempts.java "if (unmarkQueued() || replyLost && lastTryFirstHold) {" */
-        :: !was && !(lost && first) -> goto endWait       /* nothing queued, no first hold a lost reply may have taken
-                                                             (a lost re-entry that queued leaves the place only: not modelled) */
+        :: !was && lost && !first && LOST_REENTRY_LEAVES -> goto withdrawPlace   /* a lost re-entry try (it asked for a place) */
+        :: !was && !(lost && first) && !(lost && LOST_REENTRY_LEAVES) -> goto endWait   /* nothing queued, no first hold a lost reply may have taken */
         :: else -> was = 0                                /* withdraws with the member */
         fi
 #elif defined(FIXED)
@@ -886,6 +898,19 @@ giveBack:
         check()
     }
     goto endWait;
+#ifdef FIX_H
+withdrawPlace:                                            /* LockAttempts.java "return replyLost && lastTryQueued ? commands.withdrawAsync(keys, " */
+    atomic {
+        RUNNING(L);
+        releaseLua(0, MEMBER(t), 0, rem, 0);              /* release.lua with the member and owner '' (0: no field): the place only */
+        WITHDRAWN_CHECK(MEMBER(t));
+        printf("T%d  withdraw (release.lua owner '' member %d): %d\n", t, MEMBER(t), rem);
+        loseReply(lost);
+        rem = 0; lost = 0;
+        check()
+    }
+    goto endWait;
+#endif
 #if defined(FIXED) && !defined(FIX_H)
 withdrawEmpty:
     atomic {

@@ -139,6 +139,11 @@ lane1() {
     # and taking the hand-off (or, after an expired claim, a later try sent without queuedBefore) leaves
     # that place behind, to be handed the lock until its deadline passes.
     run code-retry-races-hand-off ended_wait_leaves_no_place safety "" -- -DFIXED -DCODE_35F76D9 -DWAIT_PLACES $quiet -DCLOSES=0
+    # A re-entry try (its hold ended in Redis unnoticed, another owner took the lock) queues the wait and
+    # its reply is lost: abandon takes that place out (release.lua with the member and owner ''). The code
+    # at 6825c2c withdrew nothing, and the next release handed the lock to the ended wait.
+    run fixed-lost-reentry-place pass safety "-w26" -- -DFIXED -DWAIT_PLACES -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
+    run code-6825c2c-lost-reentry-keeps-place ended_wait_leaves_no_place safety "" -- -DFIXED -DCODE_6825C2C -DWAIT_PLACES -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
     # Teeth: today's protocol shows the two-owner defects of the "one wait state machine" issue ...
     run today-same-owner-acquisitions no_false_belief safety "-i" -- $quiet -DCLOSES=0 -DSKIP_TOKENS -DSKIP_ORPHANS -DSKIP_WAITS
     run today-close-racing-hand-off no_false_belief safety "-i" -- $quiet -DDISTINCT_OWNERS -DCYCLES1=0 -DCYCLES2=2 -DONLY_HANDED_BELIEFS -DSKIP_TOKENS -DSKIP_ORPHANS -DSKIP_WAITS
