@@ -19,6 +19,9 @@
  *             (-DCLOSE_B745336: the code at b745336, without H, which must fail). -DCODE_076F0CF: the code at
  *             076f0cf, which took a hold's count from Redis' replies instead of counting it (fix E), and fails.
  *             -DCODE_6825C2C: the code at 6825c2c, whose abandon left the place a lost re-entry try queued.
+ *             I) a nested unlock whose reply was lost counts as spent (the client's count drops by one):
+ *             -DCODE_4AC28F4, the code before it, kept the count, so a hold then found lost carried one
+ *             unlock too many over to the owner's next first hold, which stayed taken (no_orphan).
  * and deliberately broken variants that must fail, each for its named property (model/verify.sh):
  *   -DBROKEN_RELEASE_ANY       release.lua frees the lock whoever holds it (no owner check)
  *   -DBROKEN_NO_CLAIM_LEASE    a hand-off sets no claim lease: a lock handed to a waiter that died stays taken
@@ -136,6 +139,9 @@
 #ifndef CODE_35F76D9
 #define FIX_RETRY
 #endif
+#ifndef CODE_4AC28F4
+#define FIX_I
+#endif
 #endif
 /* FIX_H, the close-racing-try fix (issue 31; -DCLOSE_B745336 models the code before it, b745336):
  * a try marks its wait queued only after its reply settles, never before it is sent; a settle that
@@ -212,7 +218,7 @@ byte hid[NO + 1];            /* identity of the Hold object (a new Hold replaces
 byte hlc[NO + 1];            /* fix G: nests of a lost hold its owner has not unlocked yet */
 bool acqBusy[NO + 1];        /* fix A: an acquisition of this owner is in flight */
 /* per thread */
-bool queued[NT];             /* QueuedWait.queued of the thread's current wait */
+bool queued[NT];             /* QueuedLock.queuedWaits holds the thread's current wait */
 byte wid[NT];                /* the current wait's id (waitIds), 1..7 */
 bool waiting[NT];            /* inside lock(): between its start and its settling */
 bool busy[NT];               /* inside lock() or unlock() */
@@ -968,8 +974,12 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: lost ->                                        /* HeldLocks.java "forgetFinal(group.get(h));" */
-            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;   /* a non-final hold keeps its count */
+        :: lost ->                                        /* HeldLocks.java "forgetFinal(hold);" */
+            if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0
+#ifdef FIX_I
+               :: !final && hid[o] == myHid -> hcnt[o]--      /* HeldLocks.java "if (hold.count-- <= 1) {": spent all the same */
+#endif
+               :: else fi;                                /* without fix I a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
         :: !lost && rem == 255 ->                         /* HeldLocks.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->

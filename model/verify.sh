@@ -165,6 +165,11 @@ lane1() {
     # the lock counted and watched, renewed with nobody behind it.
     run fixed-lost-reentries pass safety "-w26" -- -DFIXED -DREENTRIES=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
     run code-076f0cf-counts-from-redis no_orphan safety "" -- -DFIXED -DCODE_076F0CF -DREENTRIES=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0 -DCYCLES1=0
+    # A nested unlock whose reply is lost, on a hold whose watched lease ended unnoticed: it counts as spent
+    # (fix I). The code at 4ac28f4 kept the count: the owner's next first hold took one unlock too many as
+    # owed to the lost hold, and its own unlocks never freed it (LostNestedUnlockReplyTest).
+    run fixed-lost-nested-unlock pass safety "-w26" -- -DFIXED -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
+    run code-4ac28f4-lost-nested-unlock no_orphan safety "" -- -DFIXED -DCODE_4AC28F4 -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
 }
 lane2() {
     run fixed-kill-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0

@@ -279,8 +279,9 @@ public final class HeldLocks {
                 } else {
                     RuntimeException cause = ScriptTransport.unchecked(failure);
                     for (int h = 0; cause instanceof LockRedisException && h < group.size(); h++) {
-                        if (group.get(h).count <= 1) { // no longer renewed: Redis frees it when its lease ends
-                            forgetFinal(group.get(h));
+                        Hold hold = group.get(h);
+                        if (hold.count-- <= 1) { // spent either way: its caller will not unlock again (a final hold, unrenewed, expires)
+                            forgetFinal(hold);
                         }
                     }
                     failures.add(cause);
