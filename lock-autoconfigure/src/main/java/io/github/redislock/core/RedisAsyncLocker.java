@@ -4,11 +4,11 @@ import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.ExecutorWait;
 
 import java.time.Duration;

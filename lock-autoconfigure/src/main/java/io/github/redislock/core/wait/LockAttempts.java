@@ -1,12 +1,12 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.hold.Hold;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.ScriptTransport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,8 +1,8 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.hold.HeldLocks;
 import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.script.ScriptTransport;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;

@@ -1,7 +1,7 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.pubsub.Waiting;
+import io.github.redislock.core.script.ScriptTransport;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
