@@ -6,6 +6,7 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.LockObserver;
+import io.github.redislock.observation.FailSafeLockObserver;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -54,7 +55,7 @@ public final class RedisLockerBuilder {
 
     /** Hears acquisitions, releases, losses and renewals, for metrics and traces; its failures never reach a lock. */
     public RedisLockerBuilder observer(LockObserver observer) {
-        this.observer = Objects.requireNonNull(observer, "observer");
+        this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer")); // the watchdog's and the locker's: one first WARN
         return this;
     }
 

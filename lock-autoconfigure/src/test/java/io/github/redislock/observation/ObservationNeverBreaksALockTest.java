@@ -3,12 +3,15 @@ package io.github.redislock.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.redislock.LockObserver;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockObservationAutoConfiguration;
+import io.github.redislock.core.Internals;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
@@ -26,6 +29,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -76,6 +80,33 @@ class ObservationNeverBreaksALockTest {
             assertNoKeyLeft(context.getBean(StringRedisTemplate.class), "observed-throwing");
             assertThat(output.getOut()).containsOnlyOnce("observer failed");
         });
+    }
+
+    @Test
+    void anObserverThatThrowsOnAcquisitionsAndRenewalsIsWarnedAboutOnce(CapturedOutput output) {
+        LettuceConnectionFactory factory = LockerFixture.startedLettuce(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(5));
+        RedisLocker locker = RedisLocker.builder(factory).keyPrefix("lock:").observer(new LockObserver() {
+            @Override
+            public void released(ObservedLock lock, long heldNanos) {
+                throw new IllegalStateException("released " + lock.key());
+            }
+
+            @Override
+            public void renewed(int renewed, int lost) {
+                throw new IllegalStateException("renewed " + renewed);
+            }
+        }).build();
+        try {
+            locker.lock("observed-renewing");
+            Internals.renewNow(locker);
+            locker.unlock("observed-renewing");
+
+            // The locker and its watchdog share one fail-safe observer: its first failure, whichever, is the only WARN.
+            assertThat(output.getOut()).containsOnlyOnce("observer failed");
+        } finally {
+            locker.close();
+            factory.destroy();
+        }
     }
 
     @Test
