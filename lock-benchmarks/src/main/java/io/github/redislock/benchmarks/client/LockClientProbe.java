@@ -47,6 +47,7 @@ public final class LockClientProbe implements AutoCloseable {
     private static final RedisFuture<List<Object>> NOTHING_LOST = completed(List.of());
 
     private final AtomicLong scriptCalls = new AtomicLong();
+    private final AtomicLong renewalCalls = new AtomicLong();
     private final RedisLocker locker;
 
     private LockClientProbe(String keyPrefix, Duration watchdogTimeout) {
@@ -59,7 +60,12 @@ public final class LockClientProbe implements AutoCloseable {
 
     /** A probe with the default watchdog timeout (30 s) and the given key prefix. */
     public static LockClientProbe uncontended(String keyPrefix) {
-        return new LockClientProbe(keyPrefix, Duration.ofSeconds(30));
+        return uncontended(keyPrefix, Duration.ofSeconds(30));
+    }
+
+    /** A probe whose watchdog renews every third of {@code watchdogTimeout}. */
+    static LockClientProbe uncontended(String keyPrefix, Duration watchdogTimeout) {
+        return new LockClientProbe(keyPrefix, watchdogTimeout);
     }
 
     /** The locker to time; use it for uncontended {@code lock}/{@code tryLock} and the matching {@code unlock} only. */
@@ -67,9 +73,18 @@ public final class LockClientProbe implements AutoCloseable {
         return locker;
     }
 
-    /** Script calls the locker made so far: a benchmark checks that each pair went the whole way (two per pair). */
+    /**
+     * Acquire and release script calls the locker made so far: a benchmark checks that each pair went the
+     * whole way (two per pair). The watchdog's renewals are not among them: a tick can fall on a held lock
+     * at any time of a run.
+     */
     public long scriptCalls() {
         return scriptCalls.get();
+    }
+
+    /** Renewal script calls of the locker's watchdog so far. */
+    long renewalCalls() {
+        return renewalCalls.get();
     }
 
     @Override
@@ -92,14 +107,16 @@ public final class LockClientProbe implements AutoCloseable {
     }
 
     private RedisFuture<List<Object>> answer(String sha1) {
-        scriptCalls.incrementAndGet();
         if (sha1.equals(LockScript.ACQUIRE.sha1Hex())) {
+            scriptCalls.incrementAndGet();
             return ACQUIRED;
         }
         if (sha1.equals(LockScript.RELEASE.sha1Hex())) {
+            scriptCalls.incrementAndGet();
             return FREED;
         }
         if (sha1.equals(LockScript.RENEW.sha1Hex())) {
+            renewalCalls.incrementAndGet();
             return NOTHING_LOST;
         }
         throw new UnsupportedOperationException("LockClientProbe answers the acquire, release and renew scripts only, not script " + sha1);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.redislock.core.RedisLocker;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,20 @@ class LockClientProbeTest {
             locker.unlock("k");
             assertThat(probe.scriptCalls()).isEqualTo(4);
             assertThat(locker.heldLockCount()).isZero();
+        }
+    }
+
+    @Test
+    void aWatchdogRenewalDuringAPairIsNotCountedAsOneOfThePairsScriptCalls() throws InterruptedException {
+        try (LockClientProbe probe = LockClientProbe.uncontended("probe:", Duration.ofMillis(150))) {
+            RedisLocker locker = probe.locker();
+            locker.lock("k");
+            long renewalsBefore = probe.renewalCalls();
+            while (probe.renewalCalls() == renewalsBefore) { // a tick every 50 ms
+                Thread.sleep(10);
+            }
+            locker.unlock("k");
+            assertThat(probe.scriptCalls()).isEqualTo(2);
         }
     }
 
