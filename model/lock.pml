@@ -214,6 +214,7 @@ byte hcnt[NO + 1];           /* Hold.count */
 byte htok[NO + 1];           /* Hold.token */
 bool hlost[NO + 1];          /* Hold.lost (the watchdog found it gone) */
 bool hw[NO + 1];             /* the watchdog renews it */
+bool hq[NO + 1];             /* Hold.takenUncontended: taken by its wait's first try; its final release tries the short one */
 byte hid[NO + 1];            /* identity of the Hold object (a new Hold replaces the old) */
 byte hlc[NO + 1];            /* fix G: nests of a lost hold its owner has not unlocked yet */
 bool acqBusy[NO + 1];        /* fix A: an acquisition of this owner is in flight */
@@ -403,12 +404,12 @@ inline queueFind(m) {
 }
 #endif
 
-/* acquire.lua with one lock and a queue place (ARGV[3] > 0, ARGV[6] = '1'): owner o, member m,
- * ARGV[5] = qb, ARGV[7] = first. Sets ok, cnt, tok (the reply). */
+/* acquire.lua with one lock and a queue place (ARGV[4] sent, flag 2 '1'): owner o, member m,
+ * flag 1 = qb, flag 3 = first. Sets ok, cnt, tok (the reply). */
 inline acquireLua(o, m, qb, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:60 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
-        /* acquire.lua:65 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:66 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:71 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -416,72 +417,72 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:66 "redis.call('rpush', queue, member)" */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:72 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* acquire.lua:75 "redis.call('hset', hash, 'waiters', 1)" */
-        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:77 "return {0, i, pttl}" */
+        rw = 1;                                           /* acquire.lua:81 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:83 "return {0, i, pttl}" */
     :: else ->
-        /* acquire.lua:81 "A waiter that leaves the queue for a free lock" */
-        /* a free lock without qb takes acquire.lua:51 "if firstPttl == -2 and locks == 1 and not (keepPlace > 0 and ARGV[5] == '1') then":
+        /* acquire.lua:87 "A waiter that leaves the queue for a free lock" */
+        /* a free lock without qb takes acquire.lua:52 "if firstPttl == -2 and locks == 1 and not placeToGiveUp then":
            the same steps, HSET (the first branch below), PEXPIRE and TIME */
         sf = 0;
         if
-        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:83 "if keepPlace > 0 and ARGV[5] == '1' then" */
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:89 "if placeToGiveUp then" */
         :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
         if
-        :: first ->                                       /* acquire.lua:98 "restarted = redis.call('hset', hash, owner, 1) == 0" */
+        :: first ->                                       /* acquire.lua:104 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* acquire.lua:103 "holdCount = redis.call('hincrby', hash, owner, 1)" */
+        :: else ->                                        /* acquire.lua:109 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:110 "micros = micros or clockMicros()" */
+        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:116 "micros = micros or clockMicros()" */
            handOut(tok)
-        :: else -> tok = 0                                /* acquire.lua:115 "elseif pttls[i] < lease then" */
+        :: else -> tok = 0                                /* acquire.lua:121 "elseif pttls[i] < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
     fi
 }
 
-/* release.lua:50 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
+/* release.lua:64 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
  * freed lock to the first live member. */
 inline handOff(rt) {
-    clock++;                                              /* release.lua:51 "local clock = redis.call('time')" */
+    clock++;                                              /* release.lua:65 "local clock = redis.call('time')" */
     do
     :: qn > 0 ->
-        sm = q[0]; sf = ql[0];                            /* release.lua:54 "local member = redis.call('lpop', queue)" */
+        sm = q[0]; sf = ql[0];                            /* release.lua:68 "local member = redis.call('lpop', queue)" */
         si = 0;
         do
         :: si < qn - 1 -> q[si] = q[si + 1]; ql[si] = ql[si + 1]; si++
         :: else -> break
         od;
-        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:57 "redis.call('zrem', deadlines, member)" */
+        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:71 "redis.call('zrem', deadlines, member)" */
         if
-        :: !sf ->                                         /* release.lua:58 "if deadline and tonumber(deadline) > now then" */
+        :: !sf ->                                         /* release.lua:72 "if deadline and tonumber(deadline) > now then" */
             /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
             assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))] || withdrawing[MT(sm)]);   /* property: no_hand_off_to_ended_wait */
             assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
-            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:63 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
+            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:77 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
-            /* release.lua:67 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
+            /* release.lua:81 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
 #ifdef FIX_F
-            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:71 "math.max(releasedToken + 1, micros)" */
+            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:85 "math.max(releasedToken + 1, micros)" */
 #else
             si = (rt > 0 -> rt + 1 : clock);              /* before fix F */
 #endif
             printf("    hand-off to owner %d (thread %d wait %d), token %d\n", OWNER(MT(sm)), MT(sm), MW(sm), si);
             handOut(si);
-            if                                            /* release.lua:72 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
+            if                                            /* release.lua:86 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
             :: lostMessages > 0 -> lostMessages--;
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
             :: true ->
@@ -493,9 +494,9 @@ inline handOff(rt) {
             pubM = sm; pubT = si;
             si = 0; sm = 0; sf = 0;
             break
-        :: else -> sm = 0; sf = 0                         /* release.lua:75 "member = redis.call('lpop', queue)": skip a member past its deadline */
+        :: else -> sm = 0; sf = 0                         /* release.lua:89 "member = redis.call('lpop', queue)": skip a member past its deadline */
         fi
-    :: else -> PUBLISH_RELEASED; break                    /* release.lua:77 "redis.call(ARGV[3], channel, 'released')" */
+    :: else -> PUBLISH_RELEASED; break                    /* release.lua:91 "redis.call(ARGV[3], channel, 'released')" */
     od
 }
 
@@ -507,13 +508,13 @@ inline releaseLua(o, wm, rt, rem, final) {
 #ifdef BROKEN_WITHDRAW_KEEPS
     :: wm != 0 -> queueFind(wm)                           /* broken: sees the member, leaves it queued */
 #else
-    :: wm != 0 -> queueRemove(wm)                         /* release.lua:81 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
+    :: wm != 0 -> queueRemove(wm)                         /* release.lua:95 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
 #endif
     :: else
     fi;
 #ifdef FIXED
     if
-    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:83 "return {-1}" */
+    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:97 "return {-1}" */
     :: else ->
 #endif
     sf = 0;
@@ -521,16 +522,16 @@ inline releaseLua(o, wm, rt, rem, final) {
     if :: KEY_EXISTS && rc[o] == 0 -> rc[1] = 0; rc[2] = 0; rc[3] = 0; rc[o] = 1 :: else fi;  /* no owner check */
 #endif
 #ifdef FIX_E
-    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:95 "local holdCount = restoreLease == '0' and 0 or" */
+    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:109 "local holdCount = restoreLease == '0' and 0 or" */
 #endif
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:89 "if not fields[1] then" */
-    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:97 "redis.call('hset', hash, owner, holdCount)" */
-    :: rc[o] == 1 ->                                      /* release.lua:106 "redis.call('del', hash)" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
+    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:111 "redis.call('hset', hash, owner, holdCount)" */
+    :: rc[o] == 1 ->                                      /* release.lua:120 "redis.call('del', hash)" */
         rem = 0; sj = rw;
         rc[o] = 0; rw = 0; HANDED(0);                     
         if
-        :: sj -> sj = 0; handOff(rt)                      /* release.lua:107 "if fields[2] then" */
+        :: sj -> sj = 0; handOff(rt)                      /* release.lua:121 "if fields[2] then" */
         :: else
         fi
     fi;
@@ -539,6 +540,18 @@ inline releaseLua(o, wm, rt, rem, final) {
 #endif
     printf("@R %d %d %d %d = %d %d %d ", o, wm, rt, final, rem, pubM, pubT); REDIS_STATE;
     pubM = 0; pubT = 0
+}
+
+/* release.lua:53 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
+ * its wait's first try took. rem = 255 (-1: not held), 254 (-2: a waiter's mark, nothing changed:
+ * the client sends the full release, a call of its own) or 0 (deleted). */
+inline shortReleaseLua(o, rem) {
+    if
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:56 "return {-1}" */
+    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:58 "return {-2}" */
+    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:60 "redis.call('del', KEYS[1])" */
+    fi;
+    printf("@S %d = %d ", o, rem); REDIS_STATE
 }
 
 /* claim.lua: 1 when owner o still holds the lock (its lease then lengthened), else 0; with a member
@@ -558,13 +571,13 @@ inline loseReply(lost) {
 }
 
 /* HeldLocks.java "void acquired(LockKeys keys, String owner, LockKind kind": the Hold the thread now counts on. */
-inline holdsAcquired(o, t, cnt, tok) {
+inline holdsAcquired(o, t, cnt, tok, uq) {
     if
     :: cnt == 1 || !hk[o] ->
 #ifdef FIX_G
         if :: hk[o] -> hlc[o] = hlc[o] + hcnt[o] :: else fi;   /* the replaced (lost) hold's nests stay counted */
 #endif
-        hk[o] = 1; hcnt[o] = cnt; htok[o] = tok; hlost[o] = 0; hw[o] = WATCHED(t);
+        hk[o] = 1; hcnt[o] = cnt; htok[o] = tok; hlost[o] = 0; hw[o] = WATCHED(t); hq[o] = uq;
         hid[o] = (hid[o] + 1) % 8
     :: else ->
 #if defined(FIX_E) && !defined(CODE_076F0CF)
@@ -608,11 +621,11 @@ inline holdsAcquired(o, t, cnt, tok) {
 #ifdef ZERO_WAIT_TRIES
 #define ZW(t) ((t) == 1)
 #define ZERO_WAIT_BRANCH(t) if :: ZW(t) -> goto zeroTry :: else fi
-/* acquire.lua with ARGV[3] = 0 and ARGV[6] = '0' (a try that does not wait): takes a free lock (or
+/* acquire.lua without ARGV[4] and with flag 2 '0' (a try that does not wait): takes a free lock (or
  * re-enters), else changes nothing: no queue place, no 'waiters' field. Sets ok, cnt, tok. */
 inline tryLua(o, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:74 "if keepPlace > 0 or ARGV[6] == '1' then" */
+    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:80 "if keepPlace > 0 or flag(2) then" */
     :: else ->
         if
         :: first -> rc[o] = 1; cnt = 1
@@ -645,15 +658,16 @@ byte cancels = ASYNC_CANCELS;
  * HeldLocks.java "static long keepMillis(Hold hold, Duration holdAtLeast) {"); else it releases. */
 #define RELEASE_OR_KEEP(o, t, token, rem, final) \
     if :: (t) == 2 && final -> keepLua(o, token, rem) :: else -> releaseLua(o, 0, token, rem, final) fi
+#define MAY_KEEP(t) ((t) == 2)
 /* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */
 inline keepLua(o, rt, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:89 "if not fields[1] then" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
     :: else ->
 #ifdef BROKEN_KEEP_DELETES
         rc[o] = 0; rw = 0;                                /* broken: deleted at once, as by a plain release */
 #else
-        rc[o] = 0; rk = 1;                                /* release.lua:103 "redis.call('hset', hash, 'kept', owner)" */
+        rc[o] = 0; rk = 1;                                /* release.lua:117 "redis.call('hset', hash, 'kept', owner)" */
 #endif
         keeping = 1; sj = 0;
         rem = 0
@@ -662,6 +676,14 @@ inline keepLua(o, rt, rem) {
 }
 #else
 #define RELEASE_OR_KEEP(o, t, token, rem, final) releaseLua(o, 0, token, rem, final)
+#define MAY_KEEP(t) 0
+#endif
+/* HeldLocks.java "first.takenUncontended);": a final release of a hold its wait's first try took, which no
+ * holdAtLeast keeps, sends the short release first (today's protocol only: the historic variants predate it). */
+#if defined(FIX_RETRY) && defined(FIX_H) && defined(FIX_I) && !defined(CODE_6825C2C) && !defined(CODE_076F0CF)
+#define SHORT_FIRST(o, t, final) (final && hq[o] && !MAY_KEEP(t))
+#else
+#define SHORT_FIRST(o, t, final) 0
 #endif
 
 proctype Client(byte t) {
@@ -747,7 +769,7 @@ trySettles:                                               /* the try's reply is 
             fi;
 #endif
             queued[t] = 0;
-            holdsAcquired(o, t, cnt, tok);
+            holdsAcquired(o, t, cnt, tok, !tq[t]);        /* LockAttempts.java "leaseMillis, !triedWhileQueued);" */
             ENDED_WAIT_CHECK(t);
             bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
             printf("T%d lock() returns true (hold %d, token %d)\n", t, cnt, tok);
@@ -850,7 +872,7 @@ confirmed:
         :: else
         fi;
 #endif
-        holdsAcquired(o, t, 1, token);                    /* LockAttempts.java "holds.acquired(keys, owner, kind, 1, token, leaseMillis);" */
+        holdsAcquired(o, t, 1, token, 0);                 /* LockAttempts.java "holds.acquired(keys, owner, kind, 1, token, leaseMillis, false);" */
         if :: bel[t] == 0 -> GRANTED(t, 1) :: else fi;
         ENDED_WAIT_CHECK(t);
         bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
@@ -965,15 +987,20 @@ unlock:
 releaseHold:
     atomic {
         RUNNING(L);
-        RELEASE_OR_KEEP(o, t, token, rem, final);         /* HeldLocks.releasePlain */
+        if
+        :: SHORT_FIRST(o, t, final) -> shortReleaseLua(o, rem)
+        :: else -> RELEASE_OR_KEEP(o, t, token, rem, final)   /* HeldLocks.releasePlain */
+        fi;
         GIVE_BACK_RAN(rem);
         printf("T%d  release.lua owner %d token %d: %d\n", t, o, token, rem);
         loseReply(lost);
         check()
     }
+settleRelease:
     atomic {
         RUNNING(L);
         if
+        :: !lost && rem == 254 -> goto fullRelease        /* LockCommands.java "number(reply, 0) != -2" */
         :: lost ->                                        /* HeldLocks.java "forgetFinal(hold);" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0
 #ifdef FIX_I
@@ -992,7 +1019,7 @@ releaseHold:
         :: !lost && rem == 0 ->                           
             if :: hid[o] == myHid -> hk[o] = 0; hw[o] = 0 :: else fi;
             printf("T%d unlock() released\n", t)
-        :: !lost && rem != 255 && rem > 0 ->              
+        :: !lost && rem < 254 && rem > 0 ->               
             if
             :: hid[o] == myHid ->
 #if defined(FIX_E) && !defined(CODE_076F0CF)
@@ -1006,6 +1033,17 @@ releaseHold:
             printf("T%d unlock(): %d holds left in Redis\n", t, rem)
         fi
     }
+    goto unlocked;
+fullRelease:                                              /* the short release found a waiter's mark: the full one now */
+    atomic {
+        RUNNING(L);
+        releaseLua(o, 0, token, rem, final);
+        GIVE_BACK_RAN(rem);
+        printf("T%d  release.lua (full) owner %d token %d: %d\n", t, o, token, rem);
+        loseReply(lost);
+        check()
+    }
+    goto settleRelease;
 unlocked:
     atomic {
         GIVEN_BACK_CHECK(o);
@@ -1039,7 +1077,7 @@ zeroTry:
 #endif
         :: !lost && closed[L] -> goto zeroGiveBack        /* LockAttempts.java "if (!fair && closing.getAsBoolean()) {" */
         :: !lost && !closed[L] && ok ->
-            holdsAcquired(o, t, cnt, tok);
+            holdsAcquired(o, t, cnt, tok, !tq[t]);
             bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
             printf("T%d tryLock() returns true (hold %d, token %d)\n", t, cnt, tok);
             ok = 0; cnt = 0; tok = 0; first = 0; qb = 0;
@@ -1075,7 +1113,7 @@ cancelGiveBack:
         RUNNING(L) && GIVE_BACK_TURN(o);
         cancelled[t] = 0;
         queued[t] = 0;
-        holdsAcquired(o, t, cnt, tok);
+        holdsAcquired(o, t, cnt, tok, !tq[t]);
         ENDED_WAIT_CHECK(t);
         waiting[t] = 0;
         ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;

@@ -80,7 +80,7 @@ public class RedlockLocker extends RedisLocker {
                         long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
                         return new Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(pause)));
                     }
-                    holds.acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis);
+                    holds.acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis, true); // no Redlock master marks waiters
                     return null;
                 });
             }

@@ -104,7 +104,7 @@ class FencingTokenTest extends TwoInstances {
             // The releasing owner's token an hour ahead of the Redis clock, as after a clock step back: the next one must still be higher.
             long ahead = first.locker.fencingToken(key) + TimeUnit.HOURS.toMicros(1);
             assertThat(first.commands.await(first.commands.releaseAsync(List.of(LockKeys.of(LockerFixture.PREFIX, key)),
-                    first.locker.getClientId() + ":" + Thread.currentThread().getId(), new long[] {1000}, new long[] {ahead}, null))[0]).isZero();
+                    first.locker.getClientId() + ":" + Thread.currentThread().getId(), new long[] {1000}, new long[] {ahead}, null, false))[0]).isZero();
             assertThat(handedOver.get(5, TimeUnit.SECONDS)).isEqualTo(ahead + 1);
             waiter.join(5000);
             assertThatThrownBy(() -> first.locker.unlock(key)).as("the hold went with the release above").isInstanceOf(LockLostException.class);

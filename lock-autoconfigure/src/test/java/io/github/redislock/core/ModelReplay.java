@@ -164,6 +164,11 @@ final class ModelReplay implements AutoCloseable {
                     }
                     return r[1] == 0 ? null : granted(r[1], r[2]);
                 }
+                case 'S' -> { // the short release: the lock hash and the owner only
+                    List<Object> reply = eval(release, 1, new byte[][] {keys.name().getBytes(StandardCharsets.UTF_8), owner(a[0]).getBytes(StandardCharsets.UTF_8)});
+                    long expected = r[0] == 255 ? -1 : r[0] == 254 ? -2 : r[0];
+                    return (Long) reply.get(0) != expected ? "release.lua (short) answered " + reply.get(0) + ", the model " + expected : null;
+                }
                 case 'K' -> {
                     // a final release keeping the lock (holdAtLeast): release.lua's ARGV[3+2n+i] after the per-lock arguments
                     Long released = a[1] == 0 ? Long.valueOf(0) : tokens.redis(a[1]);

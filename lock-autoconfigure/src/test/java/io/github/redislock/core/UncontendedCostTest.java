@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +80,47 @@ class UncontendedCostTest {
 
             assertThat(taken).isFalse();
             assertThat(calls).isEqualTo(Map.of("evalsha", 1L, "pttl", 1L, "hexists", 1L));
+        }
+    }
+
+    @Test
+    void anUncontendedFinalReleaseSendsOnlyTheLockAndItsOwner() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            instance.locker.lock("short");
+
+            List<Object> release = scriptCallOf(() -> instance.locker.unlock("short"));
+
+            assertThat(release).as("EVALSHA, its sha, the key count, then KEYS and ARGV").hasSize(5);
+            assertThat(release.subList(2, 4)).containsExactly("1", "lock:short");
+            assertThat(redis.command("KEYS", "*")).as("keys left after the release").asList().isEmpty();
+        }
+    }
+
+    @Test
+    void anUncontendedAcquisitionSendsItsFlagsInOneArgument() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            List<Object> acquire = scriptCallOf(() -> instance.locker.lock("flags"));
+            instance.locker.unlock("flags");
+
+            // lease, owner, flags (no queue place to give up, waits, first hold), then what a blocked try queues with
+            assertThat(acquire).as("EVALSHA, its sha, the key count, 3 KEYS, then ARGV").hasSize(11);
+            assertThat(acquire.get(8)).isEqualTo("011");
+        }
+    }
+
+    /** The arguments of the one script call {@code action} makes, from the slow log with every command logged. */
+    @SuppressWarnings("unchecked")
+    private static List<Object> scriptCallOf(Runnable action) {
+        redis.command("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        try {
+            redis.command("SLOWLOG", "RESET");
+            action.run();
+            List<List<Object>> calls = ((List<?>) redis.command("SLOWLOG", "GET", "100")).stream().map(entry -> (List<Object>) ((List<?>) entry).get(3))
+                    .filter(call -> "evalsha".equalsIgnoreCase((String) call.get(0))).toList();
+            assertThat(calls).as("script calls").hasSize(1);
+            return calls.get(0);
+        } finally {
+            redis.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
         }
     }
 

@@ -136,7 +136,7 @@ class WaitersMarkTest extends TwoInstances {
         assertThat(hasMark()).as("mark for the waiter left behind").isTrue();
 
         long releasedAt = System.nanoTime();
-        assertThat(first.commands.await(first.commands.releaseAsync(group, earlier, new long[] {30_000}, new long[1], null))[0]).isZero();
+        assertThat(first.commands.await(first.commands.releaseAsync(group, earlier, new long[] {30_000}, new long[1], null, false))[0]).isZero();
         assertThat(TimeUnit.NANOSECONDS.toMillis(heldAt.get(10, TimeUnit.SECONDS) - releasedAt)).as("ms from the release until the waiter held it")
                 .isLessThan(LockerFixture.WOKEN_WITHIN.toMillis());
         assertThat(queueLength()).isZero();

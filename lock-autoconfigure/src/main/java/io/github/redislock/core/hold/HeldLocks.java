@@ -98,7 +98,7 @@ public final class HeldLocks {
         lostEvents.shutdown();
     }
 
-    public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis) {
+    public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis, boolean uncontended) {
         boolean threadOwned = owner.equals(currentOwner.get());
         Hold[] replaced = new Hold[1];
         boolean[] leasedReentry = new boolean[1];
@@ -106,7 +106,7 @@ public final class HeldLocks {
         Hold hold = holds.compute(new Hold.Id(keys.name(), owner, kind.holdSlot()), (held, known) -> {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
-                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
+                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this::publishLost);
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }
@@ -426,7 +426,7 @@ public final class HeldLocks {
                     leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog); // 0: the owner's last hold, freed whatever Redis counts
                     tokens[i] = hold.token;
                 }
-                yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null);
+                yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null, first.takenUncontended);
             }
             case FAIR, READ, WRITE -> commands.releaseAsync(first.kind, first.keys, first.owner, first.restoreLease(watchdog))
                     .thenApply(left -> new long[] {left});

@@ -22,6 +22,8 @@ public final class Hold implements WatchedLock {
     /** Names the hold among the thread's fencing tokens; both sides of a read-write lock share it. */
     final String tokenHolder;
     public final long token;
+    /** Taken by its first try (not after a blocked one, nor by a hand-off): its final release tries the short one. */
+    final boolean takenUncontended;
     final Instant since = Instant.now();
     final long sinceNanos = System.nanoTime();
     final String thread = Thread.currentThread().getName();
@@ -45,13 +47,14 @@ public final class Hold implements WatchedLock {
     private final BiConsumer<Hold, String> onLost;
 
     public Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,
-         BiConsumer<Hold, String> onLost) {
+         boolean takenUncontended, BiConsumer<Hold, String> onLost) {
         this.keys = keys;
         this.owner = owner;
         this.kind = kind;
         this.id = new Id(keys.name(), owner, kind.holdSlot());
         this.tokenHolder = keys.name() + " " + owner;
         this.token = token;
+        this.takenUncontended = takenUncontended;
         this.count = count;
         this.leaseMillis = leaseMillis;
         this.onLost = onLost;
@@ -80,7 +83,7 @@ public final class Hold implements WatchedLock {
 
     @Override
     public String leaseSet() {
-        return kind.readWrite() ? keys.leases() : null;
+        return kind == LockKind.READ || kind == LockKind.WRITE ? keys.leases() : null;
     }
 
     @Override

@@ -133,7 +133,7 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     private CompletableFuture<Void> undoOn(int index, LockKeys keys, String owner, long undoLease) {
-        return send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null))
+        return send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
                 .handle((left, failure) -> {
                     if (failure != null) {
                         log.debug("Redlock master " + names.get(index) + " could not undo " + keys.name() + "; it expires with its lease: " + failure);
@@ -149,8 +149,8 @@ public final class RedlockQuorum extends LockCommands {
      *         fails with {@link LockRedisException} when too few answered to tell
      */
     @Override
-    public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps)).thenApply(answers -> {
+    public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps, boolean takenUncontended) {
+        return this.<long[]>onEvery((node, index) -> node.releaseAsync(group, owner, restoreLeases, tokens, keeps, takenUncontended)).thenApply(answers -> {
             long unanswered = answers.stream().filter(Objects::isNull).count();
             long[] left = new long[group.size()];
             for (int i = 0; i < group.size(); i++) {

@@ -104,21 +104,22 @@ public class LockCommands implements RenewalClient {
                                        String queueMember, boolean queuedBefore, boolean waits) {
         int locks = group.size();
         int keyCount = acquireKeyCount(locks, keepPlaceMillis);
-        byte[][] keysAndArgs = new byte[keyCount + 6 + locks][];
+        byte[][] keysAndArgs = new byte[keyCount + (keepPlaceMillis > 0 ? 5 : 3)][];
+        byte[] flags = keysAndArgs[keyCount + 2] = new byte[2 + locks];
+        flags[0] = flag(queuedBefore)[0];
+        flags[1] = flag(waits)[0];
         for (int i = 0; i < locks; i++) {
             keysAndArgs[i] = bytes(group.get(i).name());
-            keysAndArgs[keyCount + 6 + i] = flag(firstHolds[i]);
+            flags[2 + i] = flag(firstHolds[i])[0];
         }
         if (keepPlaceMillis > 0) {
             keysAndArgs[1] = bytes(group.get(0).waitQueue());
             keysAndArgs[2] = bytes(group.get(0).waitDeadlines());
+            keysAndArgs[keyCount + 3] = bytes(Long.toString(keepPlaceMillis));
+            keysAndArgs[keyCount + 4] = bytes(queueMember);
         }
         keysAndArgs[keyCount] = bytes(Long.toString(leaseMillis));
         keysAndArgs[keyCount + 1] = bytes(owner);
-        keysAndArgs[keyCount + 2] = bytes(Long.toString(keepPlaceMillis));
-        keysAndArgs[keyCount + 3] = keepPlaceMillis > 0 ? bytes(queueMember) : EMPTY;
-        keysAndArgs[keyCount + 4] = flag(queuedBefore);
-        keysAndArgs[keyCount + 5] = flag(waits);
         return keysAndArgs;
     }
 
@@ -145,7 +146,7 @@ public class LockCommands implements RenewalClient {
     /** Releases one hold of {@code kind}, a plain one through the group release (which Redlock overrides); returns the holds (of that mode) left, or -1. */
     public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
         if (kind == LockKind.PLAIN) {
-            return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null).thenApply(holdsLeft -> holdsLeft[0]);
+            return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null, false).thenApply(holdsLeft -> holdsLeft[0]);
         }
         return send(keys.name(), kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, ReturnType.INTEGER, 4,
                 () -> releaseKeys(kind, keys, owner, restoreLease));
@@ -173,10 +174,16 @@ public class LockCommands implements RenewalClient {
 
     /**
      * Releases one hold of every lock of {@code group} (one hash slot), each on its own; {@code keeps} (null for none): see
-     * {@code release.lua}. Returns per lock the holds left, or -1 when {@code owner} did not hold it.
+     * {@code release.lua}. Returns per lock the holds left, or -1 when {@code owner} did not hold it. The final plain release of
+     * a single lock its first try took ({@code takenUncontended}) is the short one, and the full one only when a waiter came.
      */
-    public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return release(group, owner, "", restoreLeases, tokens, keeps).thenApply(reply -> {
+    public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
+                                                  boolean takenUncontended) {
+        CompletableFuture<List<?>> released = takenUncontended && group.size() == 1 && restoreLeases[0] == 0 && keeps == null
+                ? this.<List<?>>send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+                        .thenCompose(reply -> number(reply, 0) != -2 ? CompletableFuture.completedFuture(reply) : release(group, owner, "", restoreLeases, tokens, null))
+                : release(group, owner, "", restoreLeases, tokens, keeps);
+        return released.thenApply(reply -> {
             long[] holdsLeft = new long[reply.size()];
             for (int i = 0; i < holdsLeft.length; i++) {
                 holdsLeft[i] = number(reply, i);
@@ -283,7 +290,7 @@ public class LockCommands implements RenewalClient {
     }
 
     public byte[] publishCommand(String redisKey) {
-        return ScriptTransport.guarded(redisKey, shardedChannels::publishCommand);
+        return ScriptTransport.guarded(redisKey, () -> shardedChannels.sharded() ? ShardedChannels.SPUBLISH : ShardedChannels.CLASSIC_PUBLISH);
     }
 
     public boolean exists(LockKeys keys) {
@@ -380,7 +387,6 @@ public class LockCommands implements RenewalClient {
         return lost;
     }
 
-    /** Waits for a call's reply (see {@link ScriptTransport#await}). */
     public <T> T await(CompletableFuture<T> reply) {
         return transport.await(reply);
     }
@@ -392,7 +398,6 @@ public class LockCommands implements RenewalClient {
 
     private static final byte[] ONE = {'1'};
     private static final byte[] ZERO = {'0'};
-    private static final byte[] EMPTY = {};
 
     private static byte[] flag(boolean set) {
         return set ? ONE : ZERO;

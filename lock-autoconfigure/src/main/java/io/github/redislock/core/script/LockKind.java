@@ -24,10 +24,6 @@ public enum LockKind {
         return this == FAIR ? PLAIN : this;
     }
 
-    public boolean readWrite() {
-        return this == READ || this == WRITE;
-    }
-
     public String metricName() {
         return metricName;
     }

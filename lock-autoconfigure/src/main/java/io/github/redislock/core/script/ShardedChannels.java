@@ -30,7 +30,7 @@ public final class ShardedChannels {
     private static final Log log = LogFactory.getLog(ShardedChannels.class);
     /** What the scripts publish with when the channels are classic. */
     public static final byte[] CLASSIC_PUBLISH = "publish".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] SPUBLISH = "spublish".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] SPUBLISH = "spublish".getBytes(StandardCharsets.US_ASCII);
     private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
 
     private final RedisConnectionFactory connectionFactory;
@@ -62,10 +62,6 @@ public final class ShardedChannels {
                     + " on this Redis Cluster");
         }
         return sharded;
-    }
-
-    byte[] publishCommand() {
-        return sharded() ? SPUBLISH : CLASSIC_PUBLISH;
     }
 
     /** The cluster client that opens the sharded subscriptions' connection; only when {@link #sharded()}. */

@@ -169,7 +169,7 @@ public final class LockAttempts {
         private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
             if (attempt.acquired()) {
                 unmarkQueued();
-                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis, !triedWhileQueued);
                 return null;
             }
             if (queue && !markQueued()) {
@@ -198,7 +198,7 @@ public final class LockAttempts {
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
             }
-            holds.acquired(keys, owner, kind, 1, token, leaseMillis);
+            holds.acquired(keys, owner, kind, 1, token, leaseMillis, false);
             return HandOff.HELD;
         }
 
@@ -283,7 +283,7 @@ public final class LockAttempts {
                 for (int g = 0; g < groups.size(); g++) {
                     for (int i = 0; i < groups.get(g).size(); i++) {
                         holds.acquired(groups.get(g).get(i), owner, LockKind.PLAIN, results.get(g).holdCounts()[i], results.get(g).tokens()[i],
-                                leaseMillis);
+                                leaseMillis, false);
                     }
                 }
                 return null;
@@ -329,7 +329,7 @@ public final class LockAttempts {
                 if (!attempt.acquired()) {
                     return new LockAttempt.Blocked(keys.channel(), recheckAfter(attempt.holderTtlMillis(), unqueuedRecheckMillis));
                 }
-                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis);
+                holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis, false);
                 return null;
             });
         };

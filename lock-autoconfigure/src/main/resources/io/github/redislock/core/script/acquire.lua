@@ -6,29 +6,30 @@
 -- is the blocked reply, and decides whether a re-entry or a restarted count lengthens the lease.
 -- KEYS[i]     lock hash i (<key-prefix><key>); one field per owner, value = hold count; a 'waiters'
 --             field (see below) once a waiter blocked on it
--- KEYS[2], KEYS[3]  only when ARGV[3] > 0 (then there is exactly one lock, KEYS[1]): its wait queue (a
+-- KEYS[2], KEYS[3]  only when queuing (ARGV[4]; then there is exactly one lock, KEYS[1]): its wait queue (a
 --             list of members, oldest first) and the members' deadlines (a sorted set, ms on the Redis
 --             clock); a release hands the lock to the queue's first live member (see release.lua)
 -- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive); a
 --             re-entry only ever lengthens the lock's remaining life, never shortens it
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
--- ARGV[3]     when blocked, how long (ms) to keep this owner's place in the wait queue unless it tries
---             again; 0 = do not queue (a single try, or a multi-lock)
--- ARGV[4]     with ARGV[3] > 0, the queue member: '<lease ms>|<n>|<inbox><wait id>:<owner>' (see
---             release.lua, which parses it, and LockCommands.queueMember); the wait id tells this
---             wait apart from the same owner's earlier ones, so a late hand-off message is not mistaken
---             for one to this wait
--- ARGV[5]     '1' when this wait may still have a place in the wait queue from an earlier try, which
---             it gives up when it gets the lock; '0' saves that work
--- ARGV[6]     '1' when the caller waits if blocked: the blocking lock's hash gets the field
---             'waiters', which tells its release to look at the queue and publish (a release of a lock
---             without it skips both); with ARGV[3] > 0 it is set in any case
--- ARGV[6+i]   '1' when the client knows of no hold of this owner on lock i: a count Redis still has
+-- ARGV[3]     the flags, one character each, '1' for yes and '0' for no; its length is 2 + the number of
+--             locks. Flag 1: when queuing, this wait may still have a place in the wait queue from an
+--             earlier try, which it gives up when it gets the lock ('0' saves that work).
+--             Flag 2: the caller waits if blocked: the blocking lock's hash gets the field 'waiters',
+--             which tells its release to look at the queue and publish (a release of a lock without it
+--             skips both); when queuing it is set in any case.
+--             Flag 2+i: the client knows of no hold of this owner on lock i: a count Redis still has
 --             for it was left by an acquisition whose reply never arrived (a timeout) or by a hand-off
 --             whose message was missed, so the count restarts at 1 and a new token is drawn, instead
 --             of a phantom re-entry the owner's single unlock would never undo; the key's remaining
 --             life is kept when longer than the lease. The client sends it for an owner that no other
 --             acquisition of is in flight (LockAttempt.turn): else two would both restart the count
+-- ARGV[4]     only to queue when blocked (a wait for a single lock): how long (ms) to keep this owner's
+--             place in the wait queue unless it tries again
+-- ARGV[5]     with ARGV[4], the queue member: '<lease ms>|<n>|<inbox><wait id>:<owner>' (see
+--             release.lua, which parses it, and LockCommands.queueMember); the wait id tells this
+--             wait apart from the same owner's earlier ones, so a late hand-off message is not mistaken
+--             for one to this wait
 -- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
 --               holdCount 1 = first acquisition, whose fencing token is the Redis clock in
 --               microseconds (TIME); a token taken over in a hand-off is at least one above the
@@ -37,10 +38,10 @@
 --               the hold it enters;
 --             {0, i, pttl} when lock i is held by another owner and nothing was taken; pttl is its
 --               remaining lease in ms (-1 when the key has no expiry, so the caller cannot know when it ends).
-local keepPlace = tonumber(ARGV[3])
-local locks = keepPlace > 0 and 1 or #KEYS
+local flags = ARGV[3]
+local locks = #flags - 2
 local owner = ARGV[2]
-local member = ARGV[4]
+local placeToGiveUp = ARGV[4] and string.sub(flags, 1, 1) == '1'
 local function clockMicros()
     local clock = redis.call('time')
     return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
@@ -48,11 +49,16 @@ end
 -- The everyday case first, with no table built for it: one free lock, and no queue place this wait
 -- must give up. It does what the loops below do for it (HSET, PEXPIRE, TIME).
 local firstPttl = redis.call('pttl', KEYS[1])
-if firstPttl == -2 and locks == 1 and not (keepPlace > 0 and ARGV[5] == '1') then
+if firstPttl == -2 and locks == 1 and not placeToGiveUp then
     redis.call('hset', KEYS[1], owner, 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     return {1, 1, clockMicros()}
 end
+local function flag(i)
+    return string.sub(flags, i, i) == '1'
+end
+local keepPlace = ARGV[4] and tonumber(ARGV[4]) or 0
+local member = ARGV[5]
 local pttls = {}
 for i = 1, locks do
     local hash = KEYS[i]
@@ -71,7 +77,7 @@ for i = 1, locks do
                 redis.call('pexpire', deadlines, keepPlace)
             end
         end
-        if keepPlace > 0 or ARGV[6] == '1' then
+        if keepPlace > 0 or flag(2) then
             redis.call('hset', hash, 'waiters', 1)
         end
         return {0, i, pttl}
@@ -80,7 +86,7 @@ for i = 1, locks do
 end
 -- A waiter that leaves the queue for a free lock leaves the others behind it: its release must look for them.
 local othersQueued = false
-if keepPlace > 0 and ARGV[5] == '1' then
+if placeToGiveUp then
     if redis.call('zrem', KEYS[3], member) == 1 then
         redis.call('lrem', KEYS[2], 1, member)
     end
@@ -92,9 +98,9 @@ local reply = {1}
 for i = 1, locks do
     local hash = KEYS[i]
     local holdCount = 1
-    -- Whether the count restarts over a hold Redis still had (see ARGV[6+i]): that hold's longer life is kept.
+    -- Whether the count restarts over a hold Redis still had (see flag 2+i): that hold's longer life is kept.
     local restarted = false
-    if ARGV[6 + i] == '1' then
+    if flag(2 + i) then
         restarted = redis.call('hset', hash, owner, 1) == 0
         if othersQueued then
             redis.call('hset', hash, 'waiters', 1)
