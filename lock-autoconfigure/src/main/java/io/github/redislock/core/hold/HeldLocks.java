@@ -6,6 +6,7 @@ import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,7 @@ public final class HeldLocks {
     public List<HeldLock> list() {
         return holds.values().stream()
                 .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), hold.kind.metricName(), hold.owner, hold.thread, hold.count,
-                        hold.since, hold.leaseMillis, hold.watched, hold.lost))
+                        Instant.now().minusNanos(System.nanoTime() - hold.sinceNanos), hold.leaseMillis, hold.watched, hold.lost))
                 .toList();
     }
 
@@ -162,9 +163,12 @@ public final class HeldLocks {
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
-        if (SLOTS.stream().noneMatch(slot -> holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot)))) {
-            FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
+        for (LockKind slot : SLOTS) {
+            if (holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot))) {
+                return;
+            }
         }
+        FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
     }
 
     private void publishLost(Hold hold, String reason) {

@@ -8,7 +8,6 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockNameScope;
 
 import java.lang.ref.WeakReference;
-import java.time.Instant;
 import java.util.function.BiConsumer;
 
 /** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
@@ -22,7 +21,7 @@ public final class Hold implements WatchedLock {
     /** Names the hold among the thread's fencing tokens; both sides of a read-write lock share it. */
     final String tokenHolder;
     public final long token;
-    final Instant since = Instant.now();
+    /** When it was taken, on the monotonic clock: the wall-clock time is only worked out for a diagnostic listing (see HeldLocks#list). */
     final long sinceNanos = System.nanoTime();
     final String thread = Thread.currentThread().getName();
     /** Null for a token owner, whose hold outlives the thread that took it; weak, so an ended thread is not kept alive. */
