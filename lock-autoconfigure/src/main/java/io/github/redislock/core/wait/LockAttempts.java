@@ -107,8 +107,8 @@ public final class LockAttempts {
         private final long keepPlace;
         private final long claimLease;
         /** Plain only: a release does not hand a fair lock over. */
-        private final String waitName;
-        private final String member;
+        private String waitName;
+        private String member;
         /** Whether a try asked for a place: every later one may find the member queued (also after a lost reply), and takes it out. */
         private volatile boolean placeSought;
         /**
@@ -133,8 +133,6 @@ public final class LockAttempts {
             long watchdogMillis = watchdog.timeout().toMillis();
             this.keepPlace = fair ? watchdogMillis : keepPlaceMillis(watchdogMillis);
             this.claimLease = Math.min(redisLease, watchdogMillis);
-            this.waitName = fair ? null : waitIds.incrementAndGet() + ":" + owner;
-            this.member = fair ? null : LockCommands.queueMember(inboxField, waitName, claimLease);
         }
 
         @Override
@@ -149,6 +147,7 @@ public final class LockAttempts {
             if (queue) {
                 triedWhileQueued |= queuedBefore;
                 placeSought = true;
+                member(); // this try sends it: it may queue
             }
             List<LockKeys> group = List.of(keys);
             boolean[] firstHolds = holds.firstHolds(group, owner);
@@ -182,7 +181,17 @@ public final class LockAttempts {
 
         @Override
         public String waitName() {
+            member();
             return waitName;
+        }
+
+        /** Named on first use, on the wait's step thread: a try that cannot queue (tryLock without a wait) needs no name. */
+        private String member() {
+            if (member == null && !fair) {
+                waitName = waitIds.incrementAndGet() + ":" + owner;
+                member = LockCommands.queueMember(inboxField, waitName, claimLease);
+            }
+            return member;
         }
 
         @Override
@@ -207,7 +216,7 @@ public final class LockAttempts {
             if (fair) {
                 return commands.leaveFairQueueAsync(keys, owner);
             }
-            return commands.withdrawAsync(keys, owner, member, redisLease).thenApply(handedOver -> null);
+            return commands.withdrawAsync(keys, owner, member(), redisLease).thenApply(handedOver -> null);
         }
 
         /**
@@ -224,7 +233,7 @@ public final class LockAttempts {
             if (unmarkQueued() || replyLost && lastTryFirstHold) {
                 return withdrawAsync();
             }
-            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member, redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
+            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member(), redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
         }
 
         /** @return false when the Locker closes: read after the add, as close() reads the waits after setting it */
