@@ -107,7 +107,7 @@ public final class HeldLocks {
         Hold hold = holds.compute(new Hold.Id(keys.name(), owner, kind.holdSlot()), (held, known) -> {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
-                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
+                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, this::publishLost);
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }

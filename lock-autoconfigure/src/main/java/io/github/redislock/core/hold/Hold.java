@@ -43,12 +43,12 @@ public final class Hold implements WatchedLock {
     final String name = LockNameScope.current();
     private final BiConsumer<Hold, String> onLost;
 
-    public Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,
-         BiConsumer<Hold, String> onLost) {
+    /** @param id what the holds map files it under ({@code keys}' name, the owner, {@code kind}'s slot), shared: one less object per acquisition */
+    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned, BiConsumer<Hold, String> onLost) {
         this.keys = keys;
-        this.owner = owner;
+        this.owner = id.owner();
         this.kind = kind;
-        this.id = new Id(keys.name(), owner, kind.holdSlot());
+        this.id = id;
         this.tokenHolder = keys.name() + " " + owner;
         this.token = token;
         this.count = count;
