@@ -6,7 +6,6 @@ import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +42,6 @@ public final class HeldLocks {
 
     /** The lockers' logger: their lines are documented under RedisLocker's name (docs/observability.md). */
     public static final Log LOCKER_LOG = LogFactory.getLog("io.github.redislock.core.RedisLocker");
-    private static final Log log = LOCKER_LOG;
 
     private static final List<LockKind> SLOTS = List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE);
     private static final Duration CENTURIES = Duration.ofNanos(Long.MAX_VALUE / 2);
@@ -88,7 +86,7 @@ public final class HeldLocks {
     public List<HeldLock> list() {
         return holds.values().stream()
                 .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), hold.kind.metricName(), hold.owner, hold.thread, hold.count,
-                        Instant.now().minusNanos(System.nanoTime() - hold.sinceNanos), hold.leaseMillis, hold.watched, hold.lost))
+                        java.time.Instant.now().minusNanos(System.nanoTime() - hold.sinceNanos), hold.leaseMillis, hold.watched, hold.lost))
                 .toList();
     }
 
@@ -137,8 +135,8 @@ public final class HeldLocks {
         if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
             FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
         }
-        if (log.isDebugEnabled()) {
-            log.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
+        if (LOCKER_LOG.isDebugEnabled()) {
+            LOCKER_LOG.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
                     + (leaseMillis == Locker.WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
         }
     }
@@ -182,11 +180,11 @@ public final class HeldLocks {
                 try {
                     events.publishEvent(event);
                 } catch (RuntimeException e) {
-                    log.warn("A listener of the " + event + " failed", e);
+                    LOCKER_LOG.warn("A listener of the " + event + " failed", e);
                 }
             });
         } catch (RejectedExecutionException e) {
-            log.error("Dropped the " + event + ": " + MAX_PENDING_LOST_EVENTS + " lost-lock events wait for a listener that does not return"
+            LOCKER_LOG.error("Dropped the " + event + ": " + MAX_PENDING_LOST_EVENTS + " lost-lock events wait for a listener that does not return"
                     + (lostEvents.isShutdown() ? " (the Locker is closed)" : ""));
         }
     }
@@ -394,7 +392,7 @@ public final class HeldLocks {
                 lostNestUnlocked(hold);
                 observer.lost(observed(hold), false);
                 LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
-                log.warn(lost.getMessage());
+                LOCKER_LOG.warn(lost.getMessage());
                 failures.add(lost);
                 continue;
             }
@@ -405,10 +403,10 @@ public final class HeldLocks {
                 if (observer != LockObserver.NONE) { // no observation built for nobody (see RedisLocker#observe)
                     observer.released(observed(hold), heldNanos);
                 }
-                if (log.isDebugEnabled()) {
-                    log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                if (LOCKER_LOG.isDebugEnabled()) {
+                    LOCKER_LOG.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
                     if (keepMillis > 0) {
-                        log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+                        LOCKER_LOG.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
                     }
                 }
             } else if (finalRelease && hold.watched) {

@@ -21,7 +21,6 @@ public final class Hold implements WatchedLock {
     /** Names the hold among the thread's fencing tokens; both sides of a read-write lock share it. */
     final String tokenHolder;
     public final long token;
-    /** When it was taken, on the monotonic clock: the wall-clock time is only worked out for a diagnostic listing (see HeldLocks#list). */
     final long sinceNanos = System.nanoTime();
     final String thread = Thread.currentThread().getName();
     /** Null for a token owner, whose hold outlives the thread that took it; weak, so an ended thread is not kept alive. */
@@ -43,7 +42,6 @@ public final class Hold implements WatchedLock {
     final String name = LockNameScope.current();
     private final BiConsumer<Hold, String> onLost;
 
-    /** @param id what the holds map files it under ({@code keys}' name, the owner, {@code kind}'s slot), shared: one less object per acquisition */
     Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned, BiConsumer<Hold, String> onLost) {
         this.keys = keys;
         this.owner = id.owner();

@@ -17,16 +17,12 @@ import java.util.function.BooleanSupplier;
 
 import io.github.redislock.LockRedisException;
 
-import org.apache.commons.logging.Log;
-
 /**
  * The {@link LockAttempt} of each lock kind: a single plain lock keeps a place in the lock's wait queue
  * (a release hands it over), a multi-lock takes its hash-slot groups all or nothing, a fair lock queues
  * in arrival order, and a read-write lock looks again on its own.
  */
 public final class LockAttempts {
-
-    private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
@@ -65,7 +61,7 @@ public final class LockAttempts {
                     commands.await(wait.withdrawAsync());
                 }
             } catch (RuntimeException e) {
-                log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
+                HeldLocks.LOCKER_LOG.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
             }
         }
     }
@@ -181,8 +177,7 @@ public final class LockAttempts {
 
         @Override
         public String waitName() {
-            member();
-            return waitName;
+            return member() == null ? null : waitName;
         }
 
         /** Named on first use, on the wait's step thread: a try that cannot queue (tryLock without a wait) needs no name. */
@@ -203,7 +198,7 @@ public final class LockAttempts {
             String requeued = triedWhileQueued ? member : null;
             triedWhileQueued = false;
             if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
-                log.warn("The hand-off of " + kind.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                HeldLocks.LOCKER_LOG.warn("The hand-off of " + kind.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
             }
@@ -308,7 +303,7 @@ public final class LockAttempts {
             try {
                 commands.await(commands.releaseAsync(LockKind.PLAIN, keys, owner, restore));
             } catch (LockRedisException e) {
-                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
+                HeldLocks.LOCKER_LOG.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);
             }
         }
