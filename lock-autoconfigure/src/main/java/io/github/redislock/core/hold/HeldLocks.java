@@ -42,7 +42,6 @@ public final class HeldLocks {
 
     /** The lockers' logger: their lines are documented under RedisLocker's name (docs/observability.md). */
     public static final Log LOCKER_LOG = LogFactory.getLog("io.github.redislock.core.RedisLocker");
-    private static final Log log = LOCKER_LOG;
 
     private static final List<LockKind> SLOTS = List.of(LockKind.PLAIN, LockKind.READ, LockKind.WRITE);
     private static final Duration CENTURIES = Duration.ofNanos(Long.MAX_VALUE / 2);
@@ -87,7 +86,7 @@ public final class HeldLocks {
     public List<HeldLock> list() {
         return holds.values().stream()
                 .map(hold -> new HeldLock(hold.keys.key(), hold.keys.name(), hold.kind.metricName(), hold.owner, hold.thread, hold.count,
-                        hold.since, hold.leaseMillis, hold.watched, hold.lost))
+                        java.time.Instant.now().minusNanos(System.nanoTime() - hold.sinceNanos), hold.leaseMillis, hold.watched, hold.lost))
                 .toList();
     }
 
@@ -106,7 +105,7 @@ public final class HeldLocks {
         Hold hold = holds.compute(new Hold.Id(keys.name(), owner, kind.holdSlot()), (held, known) -> {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
-                Hold taken = new Hold(keys, owner, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this::publishLost);
+                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this::publishLost);
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }
@@ -136,8 +135,8 @@ public final class HeldLocks {
         if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
             FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
         }
-        if (log.isDebugEnabled()) {
-            log.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
+        if (LOCKER_LOG.isDebugEnabled()) {
+            LOCKER_LOG.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
                     + (leaseMillis == Locker.WATCHDOG_LEASE ? "watchdog" : "lease " + leaseMillis + " ms") + ")");
         }
     }
@@ -162,9 +161,12 @@ public final class HeldLocks {
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
-        if (SLOTS.stream().noneMatch(slot -> holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot)))) {
-            FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
+        for (LockKind slot : SLOTS) {
+            if (holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot))) {
+                return;
+            }
         }
+        FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
     }
 
     private void publishLost(Hold hold, String reason) {
@@ -178,11 +180,11 @@ public final class HeldLocks {
                 try {
                     events.publishEvent(event);
                 } catch (RuntimeException e) {
-                    log.warn("A listener of the " + event + " failed", e);
+                    LOCKER_LOG.warn("A listener of the " + event + " failed", e);
                 }
             });
         } catch (RejectedExecutionException e) {
-            log.error("Dropped the " + event + ": " + MAX_PENDING_LOST_EVENTS + " lost-lock events wait for a listener that does not return"
+            LOCKER_LOG.error("Dropped the " + event + ": " + MAX_PENDING_LOST_EVENTS + " lost-lock events wait for a listener that does not return"
                     + (lostEvents.isShutdown() ? " (the Locker is closed)" : ""));
         }
     }
@@ -390,7 +392,7 @@ public final class HeldLocks {
                 lostNestUnlocked(hold);
                 observer.lost(observed(hold), false);
                 LockLostException lost = lostException(hold, hold.leaseMillis > 0 ? "its lease of " + hold.leaseMillis + " ms expired" : "it expired or was deleted");
-                log.warn(lost.getMessage());
+                LOCKER_LOG.warn(lost.getMessage());
                 failures.add(lost);
                 continue;
             }
@@ -401,10 +403,10 @@ public final class HeldLocks {
                 if (observer != LockObserver.NONE) { // no observation built for nobody (see RedisLocker#observe)
                     observer.released(observed(hold), heldNanos);
                 }
-                if (log.isDebugEnabled()) {
-                    log.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
+                if (LOCKER_LOG.isDebugEnabled()) {
+                    LOCKER_LOG.debug("Released " + hold.kind.describe(hold.keys.name()) + " after holding it " + TimeUnit.NANOSECONDS.toMillis(heldNanos) + " ms");
                     if (keepMillis > 0) {
-                        log.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
+                        LOCKER_LOG.debug("Kept " + hold.kind.describe(hold.keys.name()) + " for another " + keepMillis + " ms, owned by nobody (holdAtLeast)");
                     }
                 }
             } else if (finalRelease && hold.watched) {

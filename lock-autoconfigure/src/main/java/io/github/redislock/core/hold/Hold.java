@@ -8,7 +8,6 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockNameScope;
 
 import java.lang.ref.WeakReference;
-import java.time.Instant;
 import java.util.function.BiConsumer;
 
 /** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
@@ -24,7 +23,6 @@ public final class Hold implements WatchedLock {
     public final long token;
     /** Taken by its first try (not after a blocked one, nor by a hand-off): its final release tries the short one. */
     final boolean takenUncontended;
-    final Instant since = Instant.now();
     final long sinceNanos = System.nanoTime();
     final String thread = Thread.currentThread().getName();
     /** Null for a token owner, whose hold outlives the thread that took it; weak, so an ended thread is not kept alive. */
@@ -46,12 +44,12 @@ public final class Hold implements WatchedLock {
     final String name = LockNameScope.current();
     private final BiConsumer<Hold, String> onLost;
 
-    public Hold(LockKeys keys, String owner, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,
+    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,
          boolean takenUncontended, BiConsumer<Hold, String> onLost) {
         this.keys = keys;
-        this.owner = owner;
+        this.owner = id.owner();
         this.kind = kind;
-        this.id = new Id(keys.name(), owner, kind.holdSlot());
+        this.id = id;
         this.tokenHolder = keys.name() + " " + owner;
         this.token = token;
         this.takenUncontended = takenUncontended;

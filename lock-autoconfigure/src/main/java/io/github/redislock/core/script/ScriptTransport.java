@@ -119,10 +119,10 @@ public final class ScriptTransport {
         ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args))
-                .exceptionallyCompose(failure -> isNoScript(failure) // sent from the event loop: sending blocks nothing
-                        ? sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) : CompletableFuture.failedFuture(failure))
-                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
+        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args)) // a reply passes one stage here, not two
+                .exceptionallyCompose(failure -> !isNoScript(failure) ? CompletableFuture.failedFuture(named(redisKey, failure))
+                        : this.<T>sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) // sent from the event loop: sending blocks nothing
+                        .exceptionallyCompose(again -> CompletableFuture.failedFuture(named(redisKey, again))));
     }
 
     /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */

@@ -17,16 +17,12 @@ import java.util.function.BooleanSupplier;
 
 import io.github.redislock.LockRedisException;
 
-import org.apache.commons.logging.Log;
-
 /**
  * The {@link LockAttempt} of each lock kind: a single plain lock keeps a place in the lock's wait queue
  * (a release hands it over), a multi-lock takes its hash-slot groups all or nothing, a fair lock queues
  * in arrival order, and a read-write lock looks again on its own.
  */
 public final class LockAttempts {
-
-    private static final Log log = HeldLocks.LOCKER_LOG;
 
     private final LockCommands commands;
     private final LockWatchdog watchdog;
@@ -65,7 +61,7 @@ public final class LockAttempts {
                     commands.await(wait.withdrawAsync());
                 }
             } catch (RuntimeException e) {
-                log.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
+                HeldLocks.LOCKER_LOG.warn("Could not withdraw a queued wait of a closing Locker; its place expires by itself", e);
             }
         }
     }
@@ -107,8 +103,8 @@ public final class LockAttempts {
         private final long keepPlace;
         private final long claimLease;
         /** Plain only: a release does not hand a fair lock over. */
-        private final String waitName;
-        private final String member;
+        private String waitName;
+        private String member;
         /** Whether a try asked for a place: every later one may find the member queued (also after a lost reply), and takes it out. */
         private volatile boolean placeSought;
         /**
@@ -133,8 +129,6 @@ public final class LockAttempts {
             long watchdogMillis = watchdog.timeout().toMillis();
             this.keepPlace = fair ? watchdogMillis : keepPlaceMillis(watchdogMillis);
             this.claimLease = Math.min(redisLease, watchdogMillis);
-            this.waitName = fair ? null : waitIds.incrementAndGet() + ":" + owner;
-            this.member = fair ? null : LockCommands.queueMember(inboxField, waitName, claimLease);
         }
 
         @Override
@@ -149,6 +143,7 @@ public final class LockAttempts {
             if (queue) {
                 triedWhileQueued |= queuedBefore;
                 placeSought = true;
+                member(); // this try sends it: it may queue
             }
             List<LockKeys> group = List.of(keys);
             boolean[] firstHolds = holds.firstHolds(group, owner);
@@ -182,7 +177,16 @@ public final class LockAttempts {
 
         @Override
         public String waitName() {
-            return waitName;
+            return member() == null ? null : waitName;
+        }
+
+        /** Named on first use, on the wait's step thread: a try that cannot queue (tryLock without a wait) needs no name. */
+        private String member() {
+            if (member == null && !fair) {
+                waitName = waitIds.incrementAndGet() + ":" + owner;
+                member = LockCommands.queueMember(inboxField, waitName, claimLease);
+            }
+            return member;
         }
 
         @Override
@@ -194,7 +198,7 @@ public final class LockAttempts {
             String requeued = triedWhileQueued ? member : null;
             triedWhileQueued = false;
             if (!commands.await(commands.confirmHandOffAsync(keys, owner, redisLease, claimLease, requeued))) {
-                log.warn("The hand-off of " + kind.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
+                HeldLocks.LOCKER_LOG.warn("The hand-off of " + kind.describe(keys.name()) + " to " + owner + " ran out its claim lease of "
                         + claimLease + " ms before the waiter could extend it; waiting on");
                 return HandOff.EXPIRED;
             }
@@ -207,7 +211,7 @@ public final class LockAttempts {
             if (fair) {
                 return commands.leaveFairQueueAsync(keys, owner);
             }
-            return commands.withdrawAsync(keys, owner, member, redisLease).thenApply(handedOver -> null);
+            return commands.withdrawAsync(keys, owner, member(), redisLease).thenApply(handedOver -> null);
         }
 
         /**
@@ -224,7 +228,7 @@ public final class LockAttempts {
             if (unmarkQueued() || replyLost && lastTryFirstHold) {
                 return withdrawAsync();
             }
-            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member, redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
+            return replyLost && lastTryQueued ? commands.withdrawAsync(keys, "", member(), redisLease).thenApply(wasQueued -> null) : OwnerTurns.NOW;
         }
 
         /** @return false when the Locker closes: read after the add, as close() reads the waits after setting it */
@@ -299,7 +303,7 @@ public final class LockAttempts {
             try {
                 commands.await(commands.releaseAsync(LockKind.PLAIN, keys, owner, restore));
             } catch (LockRedisException e) {
-                log.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
+                HeldLocks.LOCKER_LOG.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);
             }
         }

@@ -10,8 +10,6 @@ import java.util.function.Supplier;
 import io.github.redislock.Locker;
 import io.github.redislock.LockRedisException;
 
-import org.apache.commons.logging.Log;
-
 /**
  * The wait for a lock, any kind, any owner: the one state machine of acquisition, queueing, hand-off,
  * claim, outage ride-out and withdrawal, its steps run by {@link ParkedWait} on the calling thread or
@@ -25,7 +23,6 @@ import org.apache.commons.logging.Log;
  */
 public abstract class LockWait {
 
-    private static final Log log = HeldLocks.LOCKER_LOG;
     /** How soon a waiter whose try failed on Redis tries again. */
     private static final long RETRY_AFTER_OUTAGE_MILLIS = 100;
 
@@ -309,7 +306,7 @@ public abstract class LockWait {
         boolean now = undone.isDone();
         undone.whenComplete((done, undoFailure) -> {
             if (undoFailure != null) {
-                log.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
+                HeldLocks.LOCKER_LOG.warn(givingBack ? "Could not give back " + what.get() + ", taken as its wait was stopped; it frees when its lease ends"
                         : "Could not withdraw the wait for " + what.get() + "; its place expires by itself", ScriptTransport.unwrap(undoFailure));
             }
             if (now) {

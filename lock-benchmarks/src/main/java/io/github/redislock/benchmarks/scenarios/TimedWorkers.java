@@ -43,6 +43,12 @@ final class TimedWorkers {
 
     static Outcome run(String name, int threads, Duration warmup, Duration measure, Iteration iteration,
                        Runnable atMeasureStart, Runnable atMeasureEnd) {
+        return run(name, threads, warmup, measure, iteration, atMeasureStart, () -> { }, atMeasureEnd);
+    }
+
+    /** @param beforeStop runs as the window closes, while the workers still run (a per-thread reading needs them alive) */
+    static Outcome run(String name, int threads, Duration warmup, Duration measure, Iteration iteration,
+                       Runnable atMeasureStart, Runnable beforeStop, Runnable atMeasureEnd) {
         AtomicInteger phase = new AtomicInteger(WARMING);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
@@ -76,6 +82,7 @@ final class TimedWorkers {
         long start = System.nanoTime();
         phase.set(MEASURING);
         sleep(measure);
+        beforeStop.run();
         phase.set(STOPPED);
         long measured = System.nanoTime() - start;
         atMeasureEnd.run();

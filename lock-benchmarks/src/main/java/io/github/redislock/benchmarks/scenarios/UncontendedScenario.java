@@ -2,12 +2,14 @@ package io.github.redislock.benchmarks.scenarios;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.LatencySamples;
 import io.github.redislock.benchmarks.measure.ProcessCpu;
+import io.github.redislock.benchmarks.measure.ThreadGroupCpu;
 import io.github.redislock.benchmarks.measure.RedisCommandStats;
 import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.report.Row;
@@ -71,6 +73,7 @@ final class UncontendedScenario implements Scenario {
         double[] redisCpu = new double[2];
         long[] clientCpu = new long[2];
         RedisCommandStats[] stats = new RedisCommandStats[2];
+        List<Map<String, Object[]>> split = new ArrayList<>();
         try (LockClient client = implementation.connect(context.settings())) {
             TimedWorkers.Outcome outcome = TimedWorkers.run("uncontended-" + implementation.id(), threads,
                     context.options().warmup(), context.options().measure(), (worker, measuring) -> {
@@ -85,6 +88,13 @@ final class UncontendedScenario implements Scenario {
                         stats[0] = RedisCommandStats.of(context.redis());
                         redisCpu[0] = RedisCpu.seconds(context.redis());
                         clientCpu[0] = ProcessCpu.nanosWithoutCompiler();
+                        if (ThreadGroupCpu.ENABLED) {
+                            split.add(ThreadGroupCpu.snapshot());
+                        }
+                    }, () -> {
+                        if (ThreadGroupCpu.ENABLED) {
+                            split.add(ThreadGroupCpu.snapshot());
+                        }
                     }, () -> {
                         clientCpu[1] = ProcessCpu.nanosWithoutCompiler();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
@@ -93,6 +103,9 @@ final class UncontendedScenario implements Scenario {
             row.redisCpuShare = (redisCpu[1] - redisCpu[0]) * 1e9 / outcome.measuredNanos();
             long[] sorted = LatencySamples.merge(samples);
             row.opsPerSecond = outcome.perSecond(sorted.length);
+            if (split.size() == 2) {
+                context.log("  " + ThreadGroupCpu.perPair(split.get(0), split.get(1), sorted.length));
+            }
             // Per pair rather than per second: CPU per pair stays comparable when a busy machine cuts the pairs/s.
             row.clientCpuMicrosPerOp = clientCpu[0] < 0 ? Double.NaN : (clientCpu[1] - clientCpu[0]) / 1e3 / sorted.length;
             row.redisCpuMicrosPerOp = (redisCpu[1] - redisCpu[0]) * 1e6 / sorted.length;
