@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,8 @@ import java.util.Properties;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import io.github.redislock.annotation.DistributedLock;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +33,11 @@ import org.springframework.core.Ordered;
  * one default for all of them or one each, in order: a value in backticks, or {@code (unset)} /
  * {@code (empty)} (also with a remark, {@code (unset: `watchdog-timeout`)}) for a property without one.
  * {@code Ordered.LOWEST_PRECEDENCE - 10} is read as the number it is.
+ *
+ * <p>Likewise the attribute table of docs/annotation.md is {@link DistributedLock}: a row per attribute, and
+ * a number or enum constant in backticks first in the default cell is the attribute's default; any other
+ * cell ({@code (required, or `keys`)}, {@code `Class#method`}, empty) stands for an attribute whose default is
+ * empty, its value then computed or required.
  */
 class DocumentedDefaultsTest {
 
@@ -36,6 +45,8 @@ class DocumentedDefaultsTest {
     private static final Pattern DEFAULT_VALUE = Pattern.compile("\"defaultValue\"\\s*:\\s*(\"[^\"]*\"|[^,}\\s]+)");
     private static final Pattern ROW = Pattern.compile("^\\|\\s*(`(?:redis-lock|sample)\\.[^|]+?)\\s*\\|\\s*([^|]+?)\\s*\\|.*");
     private static final Pattern DEFAULT = Pattern.compile("`([^`]+)`|\\((unset|empty)[^)]*\\)");
+    /** A row of the attribute table: the attribute, and its default cell (a value in backticks, or words for a computed or no default). */
+    private static final Pattern ATTRIBUTE_ROW = Pattern.compile("^\\|\\s*`([a-z][A-Za-z]*)`\\s*\\|\\s*([^|]*?)\\s*\\|.*");
     private static final Pattern ORDERED = Pattern.compile("Ordered\\.(LOWEST|HIGHEST)_PRECEDENCE\\s*([+-])\\s*(\\d+)");
     /** A property without a default, as the table writes it ({@code (unset)}, or words such as {@code a free port}). */
     private static final String NONE = "(none)";
@@ -81,6 +92,37 @@ class DocumentedDefaultsTest {
         undocumented.removeIf(property -> !property.startsWith("sample.") || documented.containsKey(property));
         assertThat(wrong).as("rows of docs/sample.md's property table that the sample's application.properties contradicts").isEmpty();
         assertThat(undocumented).as("sample properties without a row in docs/sample.md").isEmpty();
+    }
+
+    @Test
+    void everyAttributeOfDistributedLockHasARowInTheAnnotationPageWithItsDefault() throws IOException {
+        Map<String, String> documented = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(Manual.ROOT.resolve("docs/annotation.md"), StandardCharsets.UTF_8)) {
+            Matcher row = ATTRIBUTE_ROW.matcher(line);
+            if (row.matches()) {
+                documented.put(row.group(1), row.group(2));
+            }
+        }
+        List<String> wrong = new ArrayList<>();
+        TreeSet<String> undocumented = new TreeSet<>();
+        for (Method attribute : DistributedLock.class.getDeclaredMethods()) {
+            String cell = documented.remove(attribute.getName());
+            if (cell == null) {
+                undocumented.add(attribute.getName());
+                continue;
+            }
+            Object actual = attribute.getDefaultValue();
+            Matcher value = DEFAULT.matcher(cell);
+            String first = value.lookingAt() && value.group(1) != null ? value.group(1) : null;
+            boolean stated = first != null && (first.matches("-?\\d+") || actual instanceof Enum<?>);
+            String shown = actual instanceof Object[] array ? Arrays.toString(array) : String.valueOf(actual);
+            if (stated ? !first.equals(shown) : !(shown.isEmpty() || shown.equals("[]"))) {
+                wrong.add(attribute.getName() + ": documented default '" + cell + "', but the attribute's is '" + shown + "'");
+            }
+        }
+        assertThat(wrong).as("rows of docs/annotation.md's attribute table that DistributedLock contradicts").isEmpty();
+        assertThat(undocumented).as("attributes of DistributedLock without a row in docs/annotation.md").isEmpty();
+        assertThat(documented.keySet()).as("rows of docs/annotation.md naming no attribute of DistributedLock").isEmpty();
     }
 
     @Test
