@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,11 +21,16 @@ import org.junit.jupiter.api.Test;
  * {@code <!-- example: starts the sample and waits for requests -->}. The reason is required.
  *
  * <p>An example still names only what exists: the modules of {@code -pl}, the profiles of {@code -P},
- * the jar a {@code java -jar} runs (its module), and the benchmark options it passes.
+ * the jar a {@code java -jar} runs (its module), and the benchmark options it passes (either Boot line's jar),
+ * with the implementations and scenarios they name.
  */
 class DocumentedCommandsTest {
 
     private static final Set<String> SHELLS = Set.of("sh", "bash", "shell", "console");
+    /** Either Boot line's benchmark jar: both take the same options. */
+    private static final Pattern BENCHMARK_JAR = Pattern.compile("lock-benchmarks[\\w-]*\\.jar");
+    /** The benchmark options whose values are names the harness defines: implementations and scenarios. */
+    private static final Set<String> NAMING_OPTIONS = Set.of("implementations", "scenarios");
 
     @Test
     void everyDocumentedCommandIsRunByCiOrMarkedAsAnExample() throws IOException {
@@ -84,10 +90,16 @@ class DocumentedCommandsTest {
                             if (!Files.isRegularFile(Manual.ROOT.resolve(jar.substring(0, jar.indexOf('/'))).resolve("pom.xml"))) {
                                 wrong.add(block.where() + ": no module builds " + jar);
                             }
-                        } else if (word.startsWith("--") && command.contains("lock-benchmarks.jar")) {
-                            String option = word.substring(2).split("=")[0];
-                            if (benchmarkLiterals.stream().noneMatch(literal -> literal.equals(option) || literal.equals("--" + option))) {
-                                wrong.add(block.where() + ": the benchmarks have no option --" + option);
+                        } else if (word.startsWith("--") && BENCHMARK_JAR.matcher(command).find()) {
+                            String[] option = word.substring(2).split("=", 2);
+                            if (benchmarkLiterals.stream().noneMatch(literal -> literal.equals(option[0]) || literal.equals("--" + option[0]))) {
+                                wrong.add(block.where() + ": the benchmarks have no option --" + option[0]);
+                            } else if (option.length == 2 && NAMING_OPTIONS.contains(option[0])) {
+                                for (String name : option[1].split(",")) {
+                                    if (!benchmarkLiterals.contains(name)) {
+                                        wrong.add(block.where() + ": the benchmarks have no " + option[0] + " named " + name);
+                                    }
+                                }
                             }
                         }
                     }

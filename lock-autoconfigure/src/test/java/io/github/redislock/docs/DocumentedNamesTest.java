@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class DocumentedNamesTest {
 
-    private static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
+    static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
     private static final Pattern DOCUMENTED_PROPERTY = Pattern.compile("(?<![\\w.-])redis-lock\\.[a-z0-9<>*.\\[\\]-]*[a-z0-9>*\\]]");
     private static final Pattern METADATA_NAME = Pattern.compile("\"name\"\\s*:\\s*\"(redis-lock[^\"]*)\"");
     private static final Pattern CODE_SPAN = Pattern.compile("`([^`]+)`");

@@ -36,7 +36,8 @@ import redis.embedded.RedisServer;
  * {@code .sentinel.master}, {@code .sentinel.nodes}, {@code .cluster.nodes} is set: naming only a port
  * is how a second instance joins the first one's embedded Redis. The server listens on 127.0.0.1 and
  * {@code sample.embedded-redis.port} (a free port when unset), keeps nothing on disk, and stops when the
- * application context closes or fails to start, and at JVM exit.
+ * application context closes or fails to start, and at JVM exit after the application closed
+ * ({@link EmbeddedRedisServer}).
  */
 class EmbeddedRedisLauncher implements EnvironmentPostProcessor, Ordered {
 
@@ -75,7 +76,7 @@ class EmbeddedRedisLauncher implements EnvironmentPostProcessor, Ordered {
         }
         Binder binder = Binder.get(environment);
         int port = binder.bind(PORT_PROPERTY, Integer.class).orElseGet(EmbeddedRedisLauncher::freePort);
-        RedisServer server = start(port);
+        EmbeddedRedisServer server = start(port);
         application.addListeners(new StopWithApplication(server, port, log));
         environment.getPropertySources().addFirst(new MapPropertySource(PROPERTY_SOURCE_NAME,
                 Map.of("spring.data.redis.host", HOST, "spring.data.redis.port", port)));
@@ -94,17 +95,17 @@ class EmbeddedRedisLauncher implements EnvironmentPostProcessor, Ordered {
         return null;
     }
 
-    private RedisServer start(int port) {
+    private EmbeddedRedisServer start(int port) {
         try {
-            RedisServer server = RedisServer.newRedisServer()
+            List<String> args = RedisServer.newRedisServer()
                     .bind(HOST)
                     .port(port)
                     .setting("save \"\"")
                     .setting("appendonly no")
-                    // Drain the server's output into our debug log: an unread pipe would eventually block it.
-                    .soutListener(line -> log.debug("redis-server: " + line))
-                    .serrListener(line -> log.debug("redis-server: " + line))
-                    .build();
+                    .buildCommandArgs();
+            // Drain the server's output into our debug log: an unread pipe would eventually block it.
+            EmbeddedRedisServer server = new EmbeddedRedisServer(port, args,
+                    line -> log.debug("redis-server: " + line), line -> log.debug("redis-server: " + line));
             server.start();
             return server;
         }
@@ -131,11 +132,11 @@ class EmbeddedRedisLauncher implements EnvironmentPostProcessor, Ordered {
      */
     private static final class StopWithApplication implements SmartApplicationListener, DisposableBean {
 
-        private final RedisServer server;
+        private final EmbeddedRedisServer server;
         private final int port;
         private final Log log;
 
-        StopWithApplication(RedisServer server, int port, Log log) {
+        StopWithApplication(EmbeddedRedisServer server, int port, Log log) {
             this.server = server;
             this.port = port;
             this.log = log;
@@ -164,7 +165,7 @@ class EmbeddedRedisLauncher implements EnvironmentPostProcessor, Ordered {
                 return;
             }
             try {
-                server.stop();
+                server.stopNow();
                 log.info("Stopped the embedded redis-server at " + HOST + ":" + port);
             }
             catch (IOException ex) {

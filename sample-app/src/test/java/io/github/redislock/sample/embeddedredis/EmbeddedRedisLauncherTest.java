@@ -8,8 +8,16 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.sample.SampleApplication;
 import io.github.redislock.testsupport.TestRedis;
@@ -93,6 +101,58 @@ class EmbeddedRedisLauncherTest {
                 .hasStackTraceContaining("redis-lock.watchdog-timeout");
 
         assertThat(accepts(port)).isFalse();
+    }
+
+    /**
+     * Ctrl-C on {@code spring-boot:run}, or a container stop: the JVM is asked to exit, and Spring's shutdown hook
+     * closes the application, letting the order in flight finish (graceful shutdown), while embedded-redis's own
+     * hook would stop the server at once. The server must outlive the application's close, as on a context close.
+     */
+    @Test
+    void whenTheJvmIsAskedToExitAnOrderInFlightStillFinishesOnTheEmbeddedRedis() throws Exception {
+        int httpPort = freePort();
+        Path output = Files.createTempFile("sample-sigterm", ".log");
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Process sample = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classpath,
+                SampleApplication.class.getName(), "--server.port=" + httpPort, "--sample.read-write-delay=1500ms",
+                "--spring.main.banner-mode=off")
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + httpPort);
+            awaitOutput(sample, output, "Started SampleApplication");
+            assertThat(http.send(HttpRequest.newBuilder(base.resolve("/stock/widget?quantity=1"))
+                    .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            CompletableFuture<HttpResponse<String>> order = http.sendAsync(HttpRequest.newBuilder(base.resolve("/orders/locked"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"widget\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!http.send(HttpRequest.newBuilder(base.resolve("/actuator/locks")).build(), HttpResponse.BodyHandlers.ofString())
+                    .body().contains("stock:widget")) {
+                assertThat(System.nanoTime()).as("the order took its lock within 10 s").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+
+            sample.destroy(); // SIGTERM, while the order is between reading and writing the stock
+
+            assertThat(order.get(30, TimeUnit.SECONDS).statusCode()).as("the order in flight, output:%n%s", Files.readString(output))
+                    .isEqualTo(201);
+            assertThat(sample.waitFor(60, TimeUnit.SECONDS)).as("the sample exited").isTrue();
+            assertThat(Files.readString(output)).contains("Stopped the embedded redis-server");
+        }
+        finally {
+            sample.destroyForcibly();
+            Files.deleteIfExists(output);
+        }
+    }
+
+    private static void awaitOutput(Process process, Path output, String line) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!Files.readString(output).contains(line)) {
+            assertThat(process.isAlive()).as("the process is running; its output:%n%s", Files.readString(output)).isTrue();
+            assertThat(System.nanoTime()).as("'%s' within 90 s", line).isLessThan(deadline);
+            Thread.sleep(100);
+        }
     }
 
     @Test
