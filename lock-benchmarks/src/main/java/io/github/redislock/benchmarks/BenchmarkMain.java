@@ -52,6 +52,6 @@ public final class BenchmarkMain {
     }
 
     private static String commandLine(String[] args) {
-        return ("java -jar lock-benchmarks/target/lock-benchmarks.jar " + String.join(" ", args)).trim();
+        return ("java -jar " + BenchmarkOptions.JAR + " " + String.join(" ", args)).trim();
     }
 }

@@ -10,6 +10,8 @@ import java.util.Map;
 import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.scenarios.Scenarios;
 
+import org.springframework.boot.SpringBootVersion;
+
 /**
  * The command line. Defaults give a full run that finishes within 20 minutes on 2 cores (about 5 of them the scale scenarios);
  * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading).
@@ -24,8 +26,12 @@ public record BenchmarkOptions(
         Path baselineJar, String baselineLabel, int rounds,
         Path output, String note, boolean help) {
 
+    /** This jar, as the commands in docs/benchmarks.md name it: these sources also build the Boot 3.5 line's (lock-benchmarks-boot3). */
+    public static final String JAR = SpringBootVersion.getVersion().startsWith("3.")
+            ? "lock-benchmarks-boot3/target/lock-benchmarks-boot3.jar" : "lock-benchmarks/target/lock-benchmarks.jar";
+
     public static final String USAGE = """
-            java -jar lock-benchmarks/target/lock-benchmarks.jar [options]
+            java -jar %1$s [options]
               --seconds-per-row=S          measured seconds of each row (default 10)
               --warmup-seconds=S           unmeasured seconds before each row (default 1.5)
               --jvm-warmup-seconds=S       unmeasured seconds per implementation before the first row, half on own keys, half on one (default 3)
@@ -36,9 +42,9 @@ public record BenchmarkOptions(
               --threads=1,8,64             thread counts of scenario 1
               --contended-threads=8,64     thread counts of scenario 2
               --instances=N                client instances the spread rows of scenario 2 use (default 8)
-              --implementations=a,b        of: %s (default all)
+              --implementations=a,b        of: %2$s (default all)
                                            (ceiling also brings scenario 1's rows of redis-lock's scripts alone)
-              --scenarios=a,b              of: %s (default all)
+              --scenarios=a,b              of: %3$s (default all)
               --ceiling-connections=N      connections of the ceiling row (default 8)
               --ceiling-in-flight=N        pairs in flight in the ceiling row (default 256)
               --jmh-warmup-iterations=N    unmeasured JMH iterations per benchmark of scenario 4 (default 3)
@@ -50,18 +56,18 @@ public record BenchmarkOptions(
               --held-instances=N           client instances of the held-locks scenario (default 4)
               --held-seconds=S             how long the held-locks scenario holds them (default 10)
               --cluster-threads=8,64       thread counts of the cluster scenario
-              --baseline-jar=PATH          an earlier commit's lock-autoconfigure jar: implementation %s, and
-                                           the %s scenario (not run by default) alternates it with redis-lock
+              --baseline-jar=PATH          an earlier commit's lock-autoconfigure jar: implementation %4$s, and
+                                           the %5$s scenario (not run by default) alternates it with redis-lock
               --baseline-label=TEXT        how the report names that commit, e.g. its short hash (default: the jar's file name)
-              --rounds=N                   rounds of the %s scenario, each measuring both in turn (default 4)
+              --rounds=N                   rounds of the %6$s scenario, each measuring both in turn (default 4)
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
               --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
               --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s,
                                            2 x 50 waiters, 1,000 held locks on 2 instances for 2.5 s, cluster at T=8: a smoke run
               --help
-            java -jar lock-benchmarks/target/lock-benchmarks.jar --client-cost [iterations]
+            java -jar %1$s --client-cost [iterations]
                                            JMH with -prof gc: the client's own work per uncontended pair, no Redis
-            """.formatted(String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()),
+            """.formatted(JAR, String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()),
             Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW);
 
     /** @throws IllegalArgumentException naming the option that is unknown or malformed */

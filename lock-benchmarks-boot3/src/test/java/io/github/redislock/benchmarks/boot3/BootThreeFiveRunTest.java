@@ -39,4 +39,11 @@ class BootThreeFiveRunTest {
         List<String> uncontended = markdown.lines().filter(line -> line.matches("\\| .* \\| 2 \\| [0-9,]+ \\|.*")).toList();
         assertThat(uncontended).as("uncontended rows with pairs/s").hasSizeGreaterThanOrEqualTo(8);
     }
+
+    @Test
+    void theUsageAndTheReportedCommandNameTheBootThreeFiveJar() {
+        assertThat(BenchmarkOptions.USAGE).contains("java -jar lock-benchmarks-boot3/target/lock-benchmarks-boot3.jar [options]",
+                "java -jar lock-benchmarks-boot3/target/lock-benchmarks-boot3.jar --client-cost").doesNotContain("lock-benchmarks/target");
+        assertThat(BenchmarkOptions.JAR).isEqualTo("lock-benchmarks-boot3/target/lock-benchmarks-boot3.jar");
+    }
 }
