@@ -1,6 +1,7 @@
 package io.github.redislock.annotation;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,6 +53,8 @@ final class LockDefinitions {
     private final SpelExpressionParser parser;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, Optional<LockDefinition>> cache = new ConcurrentHashMap<>();
+    /** The classes {@link #requireInterceptable} passed. */
+    private final Set<Class<?>> interceptableClasses = ConcurrentHashMap.newKeySet();
     /**
      * The application's Locker, to be asked only once the singletons exist ({@link #requireOfferedBy}),
      * and only for a definition that some Locker may not serve; null before then.
@@ -69,7 +72,28 @@ final class LockDefinitions {
      */
     LockDefinition find(Method method, Class<?> targetClass) {
         Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
-        return cache.computeIfAbsent(new MethodClassKey(method, type), key -> Optional.ofNullable(parse(method, type))).orElse(NOT_ANNOTATED);
+        return cache.computeIfAbsent(new MethodClassKey(method, type), key -> {
+            if (!interceptableClasses.contains(type)) {
+                requireInterceptable(type);
+                interceptableClasses.add(type);
+            }
+            return Optional.ofNullable(parse(method, type));
+        }).orElse(NOT_ANNOTATED);
+    }
+
+    /**
+     * A proxy intercepts only the methods it can override, so a lock on a private, static or final method
+     * would never be taken, silently. Spring offers the proxy only some methods of a class, so the whole
+     * class is checked the first time any of its methods is.
+     */
+    private static void requireInterceptable(Class<?> type) {
+        ReflectionUtils.doWithMethods(type, method -> {
+            int modifiers = method.getModifiers();
+            String unreachable = Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static" : "final";
+            throw invalid(ClassUtils.getShortName(type) + "#" + method.getName(), "is " + unreachable + ": no proxy can intercept it, so its lock "
+                    + "would never be taken; make it a public or protected instance method that is not final, and call it through the bean");
+        }, method -> (Modifier.isPrivate(method.getModifiers()) || Modifier.isStatic(method.getModifiers()) || Modifier.isFinal(method.getModifiers()))
+                && !method.isSynthetic() && AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class));
     }
 
     private LockDefinition parse(Method method, Class<?> targetClass) {

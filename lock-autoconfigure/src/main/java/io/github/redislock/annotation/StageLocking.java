@@ -14,7 +14,9 @@ import io.github.redislock.LockNameScope;
  * Locking for methods returning a {@link CompletionStage}, through the {@link AsyncLocker}: the call
  * returns at once, the lock is waited for without a thread, the method body runs once it is held (on
  * the thread that learnt it, a {@code redis-lock-async} one) and the lock is released when the stage
- * the body returned completes. The lock belongs to a {@link LockHandle}, never to a thread.
+ * the body returned completes. The lock belongs to a {@link LockHandle}, never to a thread. A caller
+ * that cancels its future before the body runs withdraws the wait, as a cancelled {@code Mono} does:
+ * the body of a call given up on does not run later, and no queued place holds up the other waiters.
  */
 final class StageLocking {
 
@@ -28,8 +30,16 @@ final class StageLocking {
 
     static CompletableFuture<Object> lock(DistributedLockInterceptor.LockedCall call, AsyncLocker locker) {
         CompletableFuture<Object> result = new CompletableFuture<>();
-        acquire(call, locker).whenComplete((handle, failure) -> {
-            if (failure == null) {
+        CompletableFuture<LockHandle> acquiring = acquire(call, locker).toCompletableFuture();
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled()) { // the caller gave up: withdraw the wait (a grant on its way is given back)
+                acquiring.cancel(false);
+            }
+        });
+        acquiring.whenComplete((handle, failure) -> {
+            if (failure == null && result.isCancelled()) { // cancelled as the lock came: the body is not run
+                locker.release(handle);
+            } else if (failure == null) {
                 runHolding(call, locker, handle, result);
             } else if (unwrap(failure) instanceof LockAcquisitionException notAcquired) {
                 onFailure(call, notAcquired, result);

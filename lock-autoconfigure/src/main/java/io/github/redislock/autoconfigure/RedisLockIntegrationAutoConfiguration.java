@@ -81,7 +81,7 @@ public class RedisLockIntegrationAutoConfiguration {
             }
             return new LockerLockRegistry<>(locker);
         }
-        Function<String, Locker> lockers = key -> leader.getRoles().containsKey(key) ? leases.forLease(leader.leaseOf(key))
+        Function<String, Locker> lockers = key -> leader.hasSettings(key) ? leases.forLease(leader.leaseOf(key))
                 : lease == null ? locker : leases.forLease(lease);
         return new LockerLockRegistry<>(lockers);
     }

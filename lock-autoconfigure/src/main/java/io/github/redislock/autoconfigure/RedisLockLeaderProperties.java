@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * Settings of leader election ({@code redis-lock.leader.*}), for our {@code LeaderElection} and for the
  * roles that Spring Integration's {@code LockRegistryLeaderInitiator} elects on our {@code LockRegistry}.
  */
-@ConfigurationProperties(prefix = "redis-lock.leader")
+@ConfigurationProperties(prefix = "redis-lock.leader", ignoreUnknownFields = false) // a role name with a dot must not vanish unbound
 public class RedisLockLeaderProperties implements InitializingBean {
 
     /**
@@ -39,8 +39,25 @@ public class RedisLockLeaderProperties implements InitializingBean {
 
     /** The lease of {@code role}: its own, else the default. */
     public Duration leaseOf(String role) {
-        Role settings = roles.get(role);
+        Role settings = hasSettings(role) ? roles.get(role) : null;
         return settings != null && settings.getLease() != null ? settings.getLease() : lease;
+    }
+
+    /**
+     * Whether {@code role} has settings of its own. Spring Boot keeps only the letters, digits, '-' and '_' of a
+     * map key written without brackets, so a lock key such as {@code orders:poller} may be bound under another
+     * name: that is refused, naming the property to write, rather than leaving the role on the default lease.
+     *
+     * @throws IllegalStateException when the role's settings were bound under such a stripped name
+     */
+    public boolean hasSettings(String role) {
+        String bound = role.replaceAll("[^A-Za-z0-9_-]", "");
+        if (!roles.containsKey(role) && !bound.equals(role) && roles.containsKey(bound)) {
+            throw new IllegalStateException("Role '" + role + "' has no settings under redis-lock.leader.roles, but '" + bound + "' has: Spring Boot"
+                    + " keeps only the letters, digits, '-' and '_' of a key written without brackets. Write redis-lock.leader.roles["
+                    + role + "].lease (in YAML: \"[" + role + "]\":) to give the role its lease");
+        }
+        return roles.containsKey(role);
     }
 
     /** Checks each role's lease once bound: only here is the role's name, hence its property's, known. */

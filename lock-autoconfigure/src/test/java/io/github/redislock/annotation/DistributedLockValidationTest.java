@@ -39,7 +39,11 @@ class DistributedLockValidationTest {
                 Arguments.of(LeaseShorterThanHoldAtLeast.class, "LeaseShorterThanHoldAtLeast#run has a lease of 500 ms, shorter than its holdAtLeast of 2000 ms"),
                 Arguments.of(HoldAtLeastWithSeveralKeys.class, "HoldAtLeastWithSeveralKeys#run sets holdAtLeast with 2 keys"),
                 Arguments.of(NegativeHoldAtLeast.class, "NegativeHoldAtLeast#run has holdAtLeast \"-1s\", a negative time"),
-                Arguments.of(UnreadableHoldAtLeast.class, "UnreadableHoldAtLeast#run has holdAtLeast \"${job.hold:a while}\" (\"a while\" after placeholders)"));
+                Arguments.of(UnreadableHoldAtLeast.class, "UnreadableHoldAtLeast#run has holdAtLeast \"${job.hold:a while}\" (\"a while\" after placeholders)"),
+                Arguments.of(PrivateMethod.class, "PrivateMethod#run is private: no proxy can intercept it, so its lock would never be taken"),
+                Arguments.of(StaticMethod.class, "StaticMethod#run is static: no proxy can intercept it, so its lock would never be taken"),
+                Arguments.of(FinalMethod.class, "FinalMethod#run is final: no proxy can intercept it, so its lock would never be taken"),
+                Arguments.of(PrivateMethodNextToAPublicOne.class, "PrivateMethodNextToAPublicOne#runAlone is private"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -155,6 +159,39 @@ class DistributedLockValidationTest {
     static class UnreadableHoldAtLeast {
         @DistributedLock(key = "'job'", holdAtLeast = "${job.hold:a while}")
         public void run(String sku) {
+        }
+    }
+
+    static class PrivateMethod {
+        public void call(String sku) {
+            run(sku);
+        }
+
+        @DistributedLock(key = "'stock:' + #sku")
+        private void run(String sku) {
+        }
+    }
+
+    static class StaticMethod {
+        @DistributedLock(key = "'stock:' + #sku")
+        public static void run(String sku) {
+        }
+    }
+
+    static class FinalMethod {
+        @DistributedLock(key = "'stock:' + #sku")
+        public final void run(String sku) {
+        }
+    }
+
+    static class PrivateMethodNextToAPublicOne {
+        @DistributedLock(key = "'stock:' + #sku")
+        public void run(String sku) {
+            runAlone(sku);
+        }
+
+        @DistributedLock(key = "'stock-alone:' + #sku")
+        private void runAlone(String sku) {
         }
     }
 }

@@ -90,7 +90,12 @@ public final class LockerFixture implements AutoCloseable {
 
     /** An instance whose connection factory is a {@link JedisConnectionFactory}, as an application on Spring Boot's other client has. */
     public static LockerFixture connectJedis(String host, int port, Duration watchdogTimeout) {
-        JedisClientConfiguration client = JedisClientConfiguration.builder().readTimeout(Duration.ofSeconds(5)).usePooling().build();
+        return connectJedis(host, port, watchdogTimeout, Duration.ofSeconds(5));
+    }
+
+    /** @param readTimeout how long Jedis waits for a reply: its command timeout */
+    public static LockerFixture connectJedis(String host, int port, Duration watchdogTimeout, Duration readTimeout) {
+        JedisClientConfiguration client = JedisClientConfiguration.builder().readTimeout(readTimeout).usePooling().build();
         JedisConnectionFactory factory = new JedisConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
         factory.afterPropertiesSet();
         factory.start();

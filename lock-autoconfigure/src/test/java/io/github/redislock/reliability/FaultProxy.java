@@ -14,6 +14,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * A TCP proxy on the loopback interface between lock clients and Redis, for connection faults that a
@@ -29,6 +30,10 @@ final class FaultProxy implements AutoCloseable {
     private final int targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile long latencyMillis;
+    /** Added to {@link #latencyMillis} on the way back from Redis, on the connections open before {@link #delayReplies}. */
+    private volatile long replyLatencyMillis;
+    private volatile int repliesDelayedBelow;
+    private volatile int accepted;
     private volatile boolean refusing;
     private volatile boolean closed;
 
@@ -58,10 +63,20 @@ final class FaultProxy implements AutoCloseable {
         latencyMillis = millis;
     }
 
+    /**
+     * Delays every chunk from Redis on the connections open now by {@code millis}: their commands still run
+     * at once, only the replies are late. Connections opened later (a client replacing a broken one) are not slowed.
+     */
+    void delayReplies(long millis) {
+        repliesDelayedBelow = accepted;
+        replyLatencyMillis = millis;
+    }
+
     /** Accepts connections again and stops delaying; chunks still delayed are delivered at once. */
     void heal() {
         refusing = false;
         latencyMillis = 0;
+        replyLatencyMillis = 0;
     }
 
     int openConnections() {
@@ -87,15 +102,17 @@ final class FaultProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
-                pipe(client, upstream, "fault-proxy-up");
-                pipe(upstream, client, "fault-proxy-down");
+                int connection = accepted++;
+                pipe(client, upstream, "fault-proxy-up", () -> 0);
+                pipe(upstream, client, "fault-proxy-down", () -> connection < repliesDelayedBelow ? replyLatencyMillis : 0);
             } catch (IOException e) {
                 closeQuietly(client);
             }
         }
     }
 
-    private void pipe(Socket from, Socket to, String name) throws IOException {
+    /** @param extraLatency latency of this direction on top of {@link #latencyMillis}, in millis */
+    private void pipe(Socket from, Socket to, String name, LongSupplier extraLatency) throws IOException {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
         BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
@@ -104,7 +121,8 @@ final class FaultProxy implements AutoCloseable {
             try {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    chunks.put(new Chunk(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(latencyMillis), Arrays.copyOf(buffer, read)));
+                    long latency = latencyMillis + extraLatency.getAsLong();
+                    chunks.put(new Chunk(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(latency), Arrays.copyOf(buffer, read)));
                 }
             } catch (IOException | InterruptedException e) {
                 // connection dropped
@@ -119,7 +137,7 @@ final class FaultProxy implements AutoCloseable {
                     if (chunk == Chunk.END) {
                         break;
                     }
-                    while (latencyMillis > 0 && chunk.dueNanos - System.nanoTime() > 0) { // healing delivers what is still delayed at once
+                    while (latencyMillis + extraLatency.getAsLong() > 0 && chunk.dueNanos - System.nanoTime() > 0) { // healing delivers what is still delayed at once
                         TimeUnit.NANOSECONDS.sleep(Math.min(chunk.dueNanos - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5)));
                     }
                     out.write(chunk.bytes);

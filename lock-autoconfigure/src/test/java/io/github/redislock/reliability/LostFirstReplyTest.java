@@ -32,6 +32,8 @@ class LostFirstReplyTest {
     private FaultProxy proxy;
     private LockerFixture trying;
     private LockerFixture other;
+    /** Whether {@link #trying} is on Jedis ({@link #onJedis}). */
+    private boolean jedis;
 
     @BeforeEach
     void connect() {
@@ -82,6 +84,37 @@ class LostFirstReplyTest {
         assertFreeWithinASecond(other.locker.getReadWriteLock(key).writeLock());
     }
 
+    @Test
+    void aFairLockTryOnJedisWhoseReplyWasLostLeavesItFree() throws Exception {
+        onJedis();
+        warmUp(trying.locker.getFairLock(key + "-warm-up"));
+        tryWithALostReply(trying.locker.getFairLock(key));
+
+        assertFreeWithinASecond(other.locker.getFairLock(key));
+    }
+
+    @Test
+    void aMultiLockTryOnJedisWhoseReplyWasLostLeavesItsKeysFree() throws Exception {
+        onJedis();
+        String second = key + "-second";
+        warmUp(trying.locker.getMultiLock(key + "-warm-up", second + "-warm-up"));
+        tryWithALostReply(trying.locker.getMultiLock(key, second));
+
+        assertFreeWithinASecond(other.locker.getMultiLock(key, second));
+    }
+
+    /**
+     * The trying instance on Jedis with a 500 ms read timeout. Jedis breaks a pooled connection whose reply is
+     * late (Lettuce keeps it), so the give-back goes over another one, and a request delayed with the reply would
+     * die with the broken connection: only the replies are slowed ({@link FaultProxy#delayReplies}).
+     */
+    private void onJedis() {
+        trying.close();
+        trying = LockerFixture.connectJedis("127.0.0.1", proxy.port(), WATCHDOG_TIMEOUT, Duration.ofMillis(500));
+        jedis = true;
+        trying.locker.isLocked(key);
+    }
+
     /** Loads the lock kind's scripts into Redis: a lost reply then comes from a script that ran, not from a script Redis lacked. */
     private static void warmUp(Lock lock) {
         lock.lock();
@@ -90,7 +123,11 @@ class LostFirstReplyTest {
 
     /** The try runs in Redis; its reply comes after the 500 ms command timeout. */
     private void tryWithALostReply(Lock lock) {
-        proxy.delay(700);
+        if (jedis) {
+            proxy.delayReplies(700);
+        } else {
+            proxy.delay(700);
+        }
         assertThat(catchThrowable(lock::tryLock)).isInstanceOf(LockRedisException.class);
         proxy.heal();
     }
