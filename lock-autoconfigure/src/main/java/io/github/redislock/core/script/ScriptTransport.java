@@ -128,8 +128,8 @@ public final class ScriptTransport {
     /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
     <T> CompletableFuture<T> sendCommand(Supplier<RedisFuture<T>> command) {
         try {
-            CompletableFuture<T> reply = command.get().toCompletableFuture().copy();
-            return backstopPerCommand ? reply.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
+            CompletableFuture<T> reply = command.get().toCompletableFuture(); // Lettuce's own: a timer of ours goes on a copy
+            return backstopPerCommand ? reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
