@@ -1001,7 +1001,10 @@ settleRelease:
         RUNNING(L);
         if
         :: !lost && rem == 254 -> goto fullRelease        /* LockCommands.java "number(reply, 0) != -2" */
-        :: lost ->                                        /* HeldLocks.java "forgetFinal(hold);" */
+        :: lost ->
+            /* a lost -2 leaves the lock as a release that never reached Redis would: the hold, unwatched,
+               ends with its lease (no_orphan still holds), so a give-back is spent as far as the client can tell */
+            if :: rem == 254 -> gbc = 0 :: else fi;                                        /* HeldLocks.java "forgetFinal(hold);" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0
 #ifdef FIX_I
                :: !final && hid[o] == myHid -> hcnt[o]--      /* HeldLocks.java "if (hold.count-- <= 1) {": spent all the same */
