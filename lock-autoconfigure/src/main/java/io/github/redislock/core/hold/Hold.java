@@ -44,8 +44,7 @@ public final class Hold implements WatchedLock {
     final String name = LockNameScope.current();
     private final BiConsumer<Hold, String> onLost;
 
-    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned,
-         boolean takenUncontended, BiConsumer<Hold, String> onLost) {
+    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned, boolean takenUncontended, BiConsumer<Hold, String> onLost) {
         this.keys = keys;
         this.owner = id.owner();
         this.kind = kind;
