@@ -89,6 +89,6 @@ final class ScriptsAloneClient implements LockClient {
     private CeilingCalls.Call[] callsOf(String key) {
         String owner = clientId + ":" + Thread.currentThread().getId();
         return new CeilingCalls.Call[] {CeilingCalls.acquire(PREFIX, key, owner, leaseMillis),
-                CeilingCalls.release(PREFIX, key, owner, leaseMillis)};
+                CeilingCalls.release(PREFIX, key, owner)};
     }
 }

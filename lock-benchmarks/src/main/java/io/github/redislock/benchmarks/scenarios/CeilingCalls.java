@@ -3,7 +3,6 @@ package io.github.redislock.benchmarks.scenarios;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockScript;
-import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.core.wait.LockAttempts;
 import java.util.Arrays;
 import java.util.List;
@@ -41,12 +40,13 @@ public final class CeilingCalls {
         return split(LockScript.ACQUIRE, keysAndArgs, LockCommands.acquireKeyCount(1, keepPlaceMillis));
     }
 
-    /** What the final {@code unlock(key)} sends. */
-    public static Call release(String prefix, String key, String owner, long leaseMillis) {
-        List<LockKeys> group = List.of(LockKeys.of(prefix, key));
-        return split(LockScript.RELEASE, LockCommands.releaseKeysAndArgs(group, owner, "", new long[] {leaseMillis}, new long[] {TYPICAL_TOKEN}, null,
-                        ShardedChannels.CLASSIC_PUBLISH),
-                LockCommands.RELEASE_KEYS_PER_LOCK);
+    /**
+     * What the final {@code unlock(key)} of a hold its first try took sends: release.lua's short release, the lock
+     * and its owner (see LockCommands.releaseAsync; UncontendedCostTest checks the real call's shape).
+     */
+    public static Call release(String prefix, String key, String owner) {
+        return new Call(LockScript.RELEASE.sha1Hex(), new byte[][] {LockCommands.bytes(LockKeys.of(prefix, key).name())},
+                new byte[][] {LockCommands.bytes(owner)});
     }
 
     /** The script body, for loading it into Redis. */

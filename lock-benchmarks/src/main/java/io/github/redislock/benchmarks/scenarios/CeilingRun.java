@@ -74,14 +74,14 @@ final class CeilingRun {
         }
         CeilingCalls.Call sample = CeilingCalls.acquire("lock:", "ceiling", "ceiling:0", LEASE_MILLIS);
         connections.get(0).sync().scriptLoad(CeilingCalls.body(sample));
-        connections.get(0).sync().scriptLoad(CeilingCalls.body(CeilingCalls.release("lock:", "ceiling", "ceiling:0", LEASE_MILLIS)));
+        connections.get(0).sync().scriptLoad(CeilingCalls.body(CeilingCalls.release("lock:", "ceiling", "ceiling:0")));
         finished = new CountDownLatch(inFlight);
         acquireCalls = new CeilingCalls.Call[inFlight];
         releaseCalls = new CeilingCalls.Call[inFlight];
         for (int slot = 0; slot < inFlight; slot++) {
             // The library's own calls for lock(key) with the watchdog's lease (which may queue) and the final unlock(key).
             acquireCalls[slot] = CeilingCalls.acquire("lock:", "ceiling-" + slot, "ceiling:" + slot, LEASE_MILLIS);
-            releaseCalls[slot] = CeilingCalls.release("lock:", "ceiling-" + slot, "ceiling:" + slot, LEASE_MILLIS);
+            releaseCalls[slot] = CeilingCalls.release("lock:", "ceiling-" + slot, "ceiling:" + slot);
         }
         for (int slot = 0; slot < inFlight; slot++) {
             next(slot);
