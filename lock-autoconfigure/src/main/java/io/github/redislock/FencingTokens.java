@@ -11,8 +11,14 @@ import java.util.Map;
  */
 public final class FencingTokens {
 
-    /** key -> (Redis key and owner of a hold -> its token), latest acquisition last; several Lockers may share a thread. */
-    private static final ThreadLocal<Map<String, LinkedHashMap<String, Long>>> HELD = ThreadLocal.withInitial(HashMap::new);
+    /**
+     * key -> the thread's hold on it: a {@link Token}, or, while several Lockers hold the key on this thread, a map of
+     * Redis key and owner to token, latest acquisition last. One hold per key is the usual case, and it costs one object.
+     */
+    private static final ThreadLocal<Map<String, Object>> HELD = ThreadLocal.withInitial(HashMap::new);
+
+    private record Token(String hold, long token) {
+    }
 
     private FencingTokens() {
     }
@@ -24,14 +30,18 @@ public final class FencingTokens {
      * @throws IllegalStateException when the calling thread holds no lock on {@code key}, or one without a token (Redlock)
      */
     public static long current(String key) {
-        LinkedHashMap<String, Long> holds = HELD.get().get(key);
-        if (holds == null) {
+        Object held = HELD.get().get(key);
+        if (held == null) {
             throw new IllegalStateException("The current thread (" + Thread.currentThread().getName()
                     + ") holds no lock on '" + key + "', so it has no fencing token for it");
         }
-        Long token = null;
-        for (Long each : holds.values()) {
-            token = each; // the latest acquisition's
+        long token = 0;
+        if (held instanceof Token one) {
+            token = one.token();
+        } else {
+            for (Long each : several(held).values()) {
+                token = each; // the latest acquisition's
+            }
         }
         if (token == 0) { // recorded by a Locker that has no tokens
             throw new IllegalStateException("The current thread's lock on '" + key + "' has no fencing token: the Redlock Locker "
@@ -47,24 +57,41 @@ public final class FencingTokens {
      * @param hold names the hold among others on the same key (its Redis key and owner)
      */
     public static void record(String key, String hold, long token) {
-        // Sized for the usual one hold per key: the map is built anew by each first acquisition of the key.
-        LinkedHashMap<String, Long> holds = HELD.get().computeIfAbsent(key, k -> new LinkedHashMap<>(2));
-        holds.remove(hold);
-        holds.put(hold, token);
+        Map<String, Object> held = HELD.get();
+        Object known = held.get(key);
+        if (known == null || known instanceof Token one && one.hold().equals(hold)) {
+            held.put(key, new Token(hold, token));
+        } else if (known instanceof Token other) {
+            LinkedHashMap<String, Long> holds = new LinkedHashMap<>(4);
+            holds.put(other.hold(), other.token());
+            holds.put(hold, token);
+            held.put(key, holds);
+        } else {
+            LinkedHashMap<String, Long> holds = several(known);
+            holds.remove(hold);
+            holds.put(hold, token);
+        }
     }
 
-    /**
-     * For Locker implementations: the calling thread's final release of {@code hold} ended its token. The
-     * thread's map stays, empty, for its next acquisition: removing it cost a new map per lock and unlock.
-     */
+    /** For Locker implementations: the calling thread's final release of {@code hold} ended its token. */
     public static void forget(String key, String hold) {
-        Map<String, LinkedHashMap<String, Long>> held = HELD.get();
-        LinkedHashMap<String, Long> holds = held.get(key);
-        if (holds != null) {
+        Map<String, Object> held = HELD.get();
+        Object known = held.get(key);
+        if (known instanceof Token one) {
+            if (one.hold().equals(hold)) {
+                held.remove(key);
+            }
+        } else if (known != null) {
+            LinkedHashMap<String, Long> holds = several(known);
             holds.remove(hold);
             if (holds.isEmpty()) {
                 held.remove(key);
             }
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static LinkedHashMap<String, Long> several(Object held) {
+        return (LinkedHashMap<String, Long>) held;
     }
 }

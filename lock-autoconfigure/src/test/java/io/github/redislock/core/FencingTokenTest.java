@@ -59,6 +59,22 @@ class FencingTokenTest extends TwoInstances {
     }
 
     @Test
+    void twoInstancesHoldingOneKeyOnOneThreadGiveTheLatestTokenThenTheEarlierOne() {
+        RedisLock mine = first.locker.getReadWriteLock(key).readLock();
+        RedisLock theirs = second.locker.getReadWriteLock(key).readLock();
+        mine.lock();
+        theirs.lock();
+        assertThat(FencingTokens.current(key)).as("the latest acquisition's").isEqualTo(theirs.fencingToken());
+        theirs.unlock();
+        assertThat(FencingTokens.current(key)).as("the one still held").isEqualTo(mine.fencingToken());
+        theirs.lock();
+        mine.unlock();
+        assertThat(FencingTokens.current(key)).isEqualTo(theirs.fencingToken());
+        theirs.unlock();
+        assertThatThrownBy(() -> FencingTokens.current(key)).isInstanceOf(IllegalStateException.class).hasMessageContaining(key);
+    }
+
+    @Test
     void aHolderPausedPastItsLeaseIsRejectedByATokenCheckingResource() throws Exception {
         FencedStore store = new FencedStore();
         assertThat(first.locker.tryLock(key, 0, 300, TimeUnit.MILLISECONDS)).isTrue();
