@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 class DocumentedNamesTest {
 
     static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
-    private static final Pattern DOCUMENTED_PROPERTY = Pattern.compile("(?<![\\w.-])redis-lock\\.[a-z0-9<>*.\\[\\]-]*[a-z0-9>*\\]]");
+    private static final Pattern DOCUMENTED_PROPERTY = Pattern.compile("(?<![\\w.-])redis-lock\\.(?:[a-z0-9<>*.-]|\\[[^]\\s`]*])*[a-z0-9>*\\]]");
     private static final Pattern METADATA_NAME = Pattern.compile("\"name\"\\s*:\\s*\"(redis-lock[^\"]*)\"");
     private static final Pattern CODE_SPAN = Pattern.compile("`([^`]+)`");
     private static final Pattern JAVA_STRING = Pattern.compile("\"((?:[^\"\\\\\\n]|\\\\.)*)\"");
@@ -83,7 +83,9 @@ class DocumentedNamesTest {
         if (mapKey >= 0) {
             return known.contains(name.substring(0, mapKey));
         }
-        return known.contains(name) || known.stream().anyMatch(property -> property.startsWith(name + "."));
+        int bracket = documented.indexOf('[');
+        return known.contains(name) || known.stream().anyMatch(property -> property.startsWith(name + "."))
+                || bracket >= 0 && known.contains(documented.substring(0, bracket)); // a map key in brackets: roles[orders:poller].lease
     }
 
     @Test
