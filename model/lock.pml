@@ -692,6 +692,7 @@ proctype Client(byte t) {
     byte cycles = 0, reentries = 0;
     byte ok, cnt, tok, rem, token, myHid, cm;
     bool first, qb, lost, firstTry, final, was, rq;
+    bool wasShort, shortLost;   /* the last release call was the short one; a short one's reply was lost */
     byte gbc;                /* a give-back under way: the owner's count in Redis as it began (-DASYNC_CANCELS) */
 
     {
@@ -988,7 +989,7 @@ releaseHold:
     atomic {
         RUNNING(L);
         if
-        :: SHORT_FIRST(o, t, final) -> shortReleaseLua(o, rem)
+        :: SHORT_FIRST(o, t, final) -> shortReleaseLua(o, rem); wasShort = 1
         :: else -> RELEASE_OR_KEEP(o, t, token, rem, final)   /* HeldLocks.releasePlain */
         fi;
         GIVE_BACK_RAN(rem);
@@ -1001,17 +1002,16 @@ settleRelease:
         RUNNING(L);
         if
         :: !lost && rem == 254 -> goto fullRelease        /* LockCommands.java "number(reply, 0) != -2" */
-        :: lost ->
-            /* a lost -2 leaves the lock as a release that never reached Redis would: the hold, unwatched,
-               ends with its lease (no_orphan still holds), so a give-back is spent as far as the client can tell */
-            if :: rem == 254 -> gbc = 0 :: else fi;                                        /* HeldLocks.java "forgetFinal(hold);" */
+        :: lost && wasShort -> shortLost = 1; goto fullRelease   /* LockCommands.java "exceptionallyCompose(lost -> release(group, owner" */
+        /* a full release after a lost short one: its -1 proves nothing (the short one may have freed the lock), so the loss is reported */
+        :: (lost && !wasShort) || (!lost && shortLost && rem == 255) ->   /* HeldLocks.java "forgetFinal(hold);" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0
 #ifdef FIX_I
                :: !final && hid[o] == myHid -> hcnt[o]--      /* HeldLocks.java "if (hold.count-- <= 1) {": spent all the same */
 #endif
                :: else fi;                                /* without fix I a non-final hold keeps its count */
             printf("T%d unlock(): LockRedisException\n", t)
-        :: !lost && rem == 255 ->                         /* HeldLocks.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
+        :: !lost && !shortLost && rem == 255 ->           /* HeldLocks.java "private void settle(List<Hold> group, long[] remaining, long keepMillis, Failures failures) {" */
             if :: hid[o] == myHid ->
 #ifdef FIX_G
                   hlc[o] = hlc[o] + hcnt[o] - 1;          /* lostNestUnlocked; a give-back's owed nests stay (stillOwed) */
@@ -1040,7 +1040,7 @@ settleRelease:
 fullRelease:                                              /* the short release found a waiter's mark: the full one now */
     atomic {
         RUNNING(L);
-        releaseLua(o, 0, token, rem, final);
+        releaseLua(o, 0, token, rem, final); wasShort = 0;
         GIVE_BACK_RAN(rem);
         printf("T%d  release.lua (full) owner %d token %d: %d\n", t, o, token, rem);
         loseReply(lost);
@@ -1052,7 +1052,7 @@ unlocked:
         GIVEN_BACK_CHECK(o);
         REL_DONE(o);
         if :: bel[t] == 0 -> ended[t] = 0; GRANTED(t, 0) :: else fi;
-        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0; gbc = 0;
+        busy[t] = 0; lost = 0; rem = 0; token = 0; myHid = 0; final = 0; gbc = 0; wasShort = 0; shortLost = 0;
         check();
         goto idle
     }

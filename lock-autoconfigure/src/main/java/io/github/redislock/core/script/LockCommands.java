@@ -132,10 +132,7 @@ public class LockCommands implements RenewalClient {
         return inbox.getBytes(StandardCharsets.UTF_8).length + "|" + inbox;
     }
 
-    /**
-     * Takes a fair lock ({@code fair.lua}; a {@code keepPlaceMillis} of 0 tries without queueing) or a read or write hold of a
-     * read-write lock ({@code read-write.lua}; {@code firstOfKind}: the caller knows of no hold of {@code owner} of this kind).
-     */
+    /** A fair lock ({@code fair.lua}; {@code keepPlaceMillis} 0: no queueing) or a read or write hold ({@code read-write.lua}; {@code firstOfKind}: none known). */
     public CompletableFuture<Acquisition> acquireAsync(LockKind kind, LockKeys keys, String owner, long leaseMillis, long keepPlaceMillis,
                                                        boolean holdsNothing, boolean firstOfKind) {
         String action = kind == LockKind.FAIR ? "acquire" : kind == LockKind.READ ? "read" : "write";
@@ -174,13 +171,16 @@ public class LockCommands implements RenewalClient {
 
     /**
      * Releases one hold of every lock of {@code group} (one hash slot), each on its own; {@code keeps} (null for none): see
-     * {@code release.lua}. Returns per lock the holds left, or -1 when {@code owner} did not hold it. The final plain release of
-     * a single lock its first try took ({@code takenUncontended}) is the short one, and the full one only when a waiter came.
+     * {@code release.lua}. Returns per lock the holds left, or -1 when {@code owner} did not hold it. A single lock its first try took
+     * ({@code takenUncontended}) goes by the short release, then by the full one when a waiter marked it or the short reply was lost
+     * (which may have been that mark; a -1 of the full one then proves nothing, so the loss is what the caller gets).
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
                                                   boolean takenUncontended) {
         CompletableFuture<List<?>> released = takenUncontended && group.size() == 1 && restoreLeases[0] == 0 && keeps == null
                 ? this.<List<?>>send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+                        .exceptionallyCompose(lost -> release(group, owner, "", restoreLeases, tokens, null).thenCompose(full -> number(full, 0) >= 0
+                                ? CompletableFuture.completedFuture(full) : CompletableFuture.failedFuture(ScriptTransport.unwrap(lost))))
                         .thenCompose(reply -> number(reply, 0) != -2 ? CompletableFuture.completedFuture(reply) : release(group, owner, "", restoreLeases, tokens, null))
                 : release(group, owner, "", restoreLeases, tokens, keeps);
         return released.thenApply(reply -> {
