@@ -206,6 +206,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             }
 
             @Override
+            public long lastRenewalSentNanos() {
+                return watchdog.lastRenewalSentNanos();
+            }
+
+            @Override
             public int consecutiveFailures() {
                 return watchdog.consecutiveFailures();
             }

@@ -15,6 +15,9 @@ public interface WatchdogState {
     /** When the last renewal tick succeeded and found every lock it renewed still held, or null when none has. */
     Instant lastRenewal();
 
+    /** {@link System#nanoTime()} as the tick of {@link #lastRenewal} was sent, whose leases run from then; read it after a non-null lastRenewal. */
+    long lastRenewalSentNanos();
+
     /** Renewal ticks that failed in a row (Redis unreachable); 0 after a success. */
     int consecutiveFailures();
 

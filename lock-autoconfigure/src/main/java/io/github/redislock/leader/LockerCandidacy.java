@@ -1,7 +1,6 @@
 package io.github.redislock.leader;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -60,8 +59,8 @@ final class LockerCandidacy implements Candidacy, Runnable {
     private Phase phase = Phase.WAITING;
     private volatile boolean leader;
     private volatile long term;
-    /** When the current term was granted. */
-    private volatile Instant grantedAt;
+    /** {@link System#nanoTime()} as the current term was granted: a monotonic clock, which no wall-clock step moves. */
+    private volatile long grantedNanos;
     /**
      * Why the current leadership ends, once something ended it. Reset for a new term and set by
      * {@link #stop} under this object's monitor, so a stop racing a grant is never overwritten.
@@ -122,15 +121,18 @@ final class LockerCandidacy implements Candidacy, Runnable {
      * without a renewal (since the grant) mean this instance was paused or cut off from Redis, and the lock
      * may be another's already. Until the watchdog's next tick settles it, this instance does not count as
      * leader: a process resumed after a pause past its lease must not act on its old term even once.
+     * Measured on the monotonic clock from when the last renewal was sent, as its lease runs from then: a
+     * wall clock stepped back or forward, or a renewal's reply that came late, must not move it.
      */
     private boolean leaseInDoubt() {
         if (!(locker instanceof WatchdogState.Source source)) {
             return false;
         }
         WatchdogState watchdog = source.watchdogState();
-        Instant renewed = watchdog.lastRenewal();
-        Instant since = renewed == null || renewed.isBefore(grantedAt) ? grantedAt : renewed;
-        return Duration.between(since, Instant.now()).compareTo(watchdog.timeout().multipliedBy(2).dividedBy(3)) > 0;
+        boolean renewedEver = watchdog.lastRenewal() != null;
+        long renewed = watchdog.lastRenewalSentNanos();
+        long since = renewedEver && renewed - grantedNanos > 0 ? renewed : grantedNanos;
+        return System.nanoTime() - since > watchdog.timeout().toNanos() * 2 / 3;
     }
 
     @Override
@@ -284,7 +286,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
             release();
             return;
         }
-        grantedAt = Instant.now();
+        grantedNanos = System.nanoTime();
         leader = true;
         tell(true, null);
         String reason = awaitEnd();

@@ -41,6 +41,7 @@ public final class LockWatchdog implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
 
     private volatile Instant lastRenewal;
+    private volatile long lastRenewalSentNanos;
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
 
@@ -90,6 +91,10 @@ public final class LockWatchdog implements AutoCloseable {
         return lastRenewal;
     }
 
+    public long lastRenewalSentNanos() {
+        return lastRenewalSentNanos;
+    }
+
     public int consecutiveFailures() {
         return consecutiveFailures;
     }
@@ -102,6 +107,7 @@ public final class LockWatchdog implements AutoCloseable {
     public void renewNow() {
         List<WatchedLock> batch;
         RenewalClient.Sent sent;
+        long sentNanos = System.nanoTime();
         renewalGate.writeLock().lock();
         try {
             for (WatchedLock lock : watched) {
@@ -133,7 +139,8 @@ public final class LockWatchdog implements AutoCloseable {
             listener.renewed(batch.size() - lost.size(), lost.size());
             if (lost.isEmpty()) {
                 // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
-                // (a leader reading its lease through lastRenewal) it was renewed, before the loss reaches it.
+                // (a leader reading its lease from these stamps) it was renewed, before the loss reaches it.
+                lastRenewalSentNanos = sentNanos; // not the reply's arrival: a late reply must not extend the lease in the leader's eyes
                 lastRenewal = Instant.now();
             }
         }
