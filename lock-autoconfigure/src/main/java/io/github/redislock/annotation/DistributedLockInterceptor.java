@@ -126,8 +126,16 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 CallerTransaction.releaseOnCompletion(() -> release(null));
                 return;
             }
+            releaseAfter((String) null, methodFailure);
+        }
+
+        /**
+         * Releases after the method ran: a failed release (a lock lost meanwhile) fails a method that succeeded,
+         * and comes suppressed with the exception of one that failed, which it must not replace.
+         */
+        private void releaseAfter(String owner, Throwable methodFailure) {
             try {
-                release(null);
+                release(owner);
             } catch (RuntimeException releaseFailure) {
                 if (methodFailure == null) {
                     throw releaseFailure;
@@ -147,7 +155,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             try {
                 result = proceed();
             } catch (Throwable methodFailure) {
-                release(owner);
+                releaseAfter(owner, methodFailure);
                 throw methodFailure;
             }
             if (result == null) {

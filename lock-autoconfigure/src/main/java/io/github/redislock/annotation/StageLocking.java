@@ -79,7 +79,7 @@ final class StageLocking {
         try {
             stage = call.proceed();
         } catch (Throwable methodFailure) {
-            release(call, locker, handle).whenComplete((released, releaseFailure) -> result.completeExceptionally(methodFailure));
+            release(call, locker, handle).whenComplete((released, releaseFailure) -> settle(result, null, methodFailure, releaseFailure));
             return;
         }
         if (stage == null) {
@@ -95,10 +95,17 @@ final class StageLocking {
         return call.definition.holdAtLeast.isZero() ? locker.release(handle) : locker.release(handle, call.definition.holdAtLeast);
     }
 
-    /** The body's outcome; a failed release fails a body that succeeded, as the blocking path's release does. */
+    /**
+     * The body's outcome; a failed release fails a body that succeeded and comes suppressed with the failure
+     * of one that did not, as the blocking path's release does.
+     */
     private static void settle(CompletableFuture<Object> result, Object value, Throwable error, Throwable releaseFailure) {
         if (error != null) {
-            result.completeExceptionally(unwrap(error));
+            Throwable failure = unwrap(error);
+            if (releaseFailure != null && unwrap(releaseFailure) != failure) {
+                failure.addSuppressed(unwrap(releaseFailure));
+            }
+            result.completeExceptionally(failure);
         } else if (releaseFailure != null) {
             result.completeExceptionally(unwrap(releaseFailure));
         } else {
