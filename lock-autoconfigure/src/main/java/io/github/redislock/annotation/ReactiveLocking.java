@@ -3,6 +3,7 @@ package io.github.redislock.annotation;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.github.redislock.AsyncLocker;
@@ -54,13 +55,13 @@ final class ReactiveLocking {
             return Mono.defer(() -> {
                 LockedSubscription locked = new LockedSubscription(call);
                 return Mono.usingWhen(locked.acquired(), owner -> Mono.from(proceed(unproceeded)), owner -> locked.release(),
-                        (owner, error) -> locked.release(), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
+                        (owner, error) -> releaseAfter(locked.release(), error), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
             }).onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
         }
         return Flux.defer(() -> {
             LockedSubscription locked = new LockedSubscription(call);
             return Flux.usingWhen(locked.acquired(), owner -> proceed(unproceeded), owner -> locked.release(),
-                    (owner, error) -> locked.release(), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
+                    (owner, error) -> releaseAfter(locked.release(), error), owner -> locked.release()).doOnCancel(locked::releaseOnceTaken);
         }).onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
     }
 
@@ -70,12 +71,27 @@ final class ReactiveLocking {
         Mono<LockHandle> acquired = StageLocking.acquire(call, reactive::acquire).onErrorMap(LockAcquisitionException.class, NotAcquired::new);
         // A release is never cancelled half-way: Redis would still run it, and nobody learn how it went.
         Function<LockHandle, Mono<Void>> release = handle -> Mono.fromFuture(() -> StageLocking.release(call, locker, handle).toCompletableFuture(), true);
+        BiFunction<LockHandle, Throwable, Mono<Void>> releaseAfterError = (handle, error) -> releaseAfter(release.apply(handle), error);
         if (mono) {
-            return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, (handle, error) -> release.apply(handle), release)
+            return Mono.usingWhen(acquired, handle -> Mono.from(proceed(unproceeded)), release, releaseAfterError, release)
                     .onErrorResume(NotAcquired.class, notAcquired -> Mono.from(onFailure(call, notAcquired.failure)));
         }
-        return Flux.usingWhen(acquired, handle -> proceed(unproceeded), release, (handle, error) -> release.apply(handle), release)
+        return Flux.usingWhen(acquired, handle -> proceed(unproceeded), release, releaseAfterError, release)
                 .onErrorResume(NotAcquired.class, notAcquired -> onFailure(call, notAcquired.failure));
+    }
+
+    /**
+     * The release after the method's error: a failed release (a lock lost meanwhile) is added to that error
+     * as suppressed, as on the blocking path; left to fail, Reactor would replace the method's error by its
+     * own "Async resource cleanup failed after onError".
+     */
+    private static Mono<Void> releaseAfter(Mono<Void> release, Throwable error) {
+        return release.onErrorResume(releaseFailure -> {
+            if (releaseFailure != error) {
+                error.addSuppressed(releaseFailure);
+            }
+            return Mono.empty();
+        });
     }
 
     /**

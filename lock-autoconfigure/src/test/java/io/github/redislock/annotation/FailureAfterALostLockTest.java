@@ -19,6 +19,8 @@ import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -60,6 +62,16 @@ class FailureAfterALostLockTest {
         });
     }
 
+    @Test
+    void aMonoMethodThatErrorsErrorsWithItsOwnExceptionWithTheLossSuppressed() {
+        application.run(context -> assertOwnFailureWithTheLoss(catchThrowable(() -> context.getBean(Jobs.class).failingMono(id).block(Duration.ofSeconds(5)))));
+    }
+
+    @Test
+    void aFluxMethodOfSeveralKeysThatErrorsErrorsWithItsOwnExceptionWithTheLossSuppressed() {
+        application.run(context -> assertOwnFailureWithTheLoss(catchThrowable(() -> context.getBean(Jobs.class).failingFlux(id).blockLast(Duration.ofSeconds(5)))));
+    }
+
     private static void assertOwnFailureWithTheLoss(Throwable failure) {
         assertThat(failure).as("the method's own exception").isInstanceOf(IllegalStateException.class).hasMessage("the job failed");
         assertThat(failure.getSuppressed()).as("the loss of its lock, suppressed").hasAtLeastOneElementOfType(LockLostException.class);
@@ -87,6 +99,23 @@ class FailureAfterALostLockTest {
             return CompletableFuture.supplyAsync(() -> {
                 awaitExpired("lost-future:" + id);
                 throw new IllegalStateException("the job failed");
+            });
+        }
+
+        @DistributedLock(key = "'lost-mono:' + #id", leaseTime = LEASE_MILLIS)
+        public Mono<String> failingMono(String id) {
+            return Mono.fromCallable(() -> {
+                awaitExpired("lost-mono:" + id);
+                throw new IllegalStateException("the job failed");
+            });
+        }
+
+        @DistributedLock(keys = {"'lost-flux-a:' + #id", "'lost-flux-b:' + #id"}, leaseTime = LEASE_MILLIS)
+        public Flux<String> failingFlux(String id) {
+            return Flux.defer(() -> {
+                awaitExpired("lost-flux-a:" + id);
+                awaitExpired("lost-flux-b:" + id);
+                return Flux.error(new IllegalStateException("the job failed"));
             });
         }
 
