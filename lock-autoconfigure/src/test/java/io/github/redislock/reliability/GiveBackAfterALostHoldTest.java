@@ -13,12 +13,11 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockLostException;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
-import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An owner whose hold was lost while it held it twice tries again; the try replaces the lost hold
@@ -29,21 +28,15 @@ import org.junit.jupiter.api.Test;
  */
 class GiveBackAfterALostHoldTest {
 
-    private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "give-back-after-a-lost-hold-" + UUID.randomUUID();
     private final ScheduledExecutorService interrupter = Executors.newSingleThreadScheduledExecutor();
-    private ProxiedInstances instances;
-
-    @BeforeEach
-    void connect() {
-        instances = new ProxiedInstances(redis, Duration.ofSeconds(3), Duration.ofSeconds(5));
-    }
+    @RegisterExtension
+    final ProxiedInstances instances = new ProxiedInstances(TestRedis.shared(), Duration.ofSeconds(3), Duration.ofSeconds(5));
 
     @AfterEach
     void close() {
         interrupter.shutdownNow();
         Thread.interrupted();
-        instances.close();
     }
 
     @Test

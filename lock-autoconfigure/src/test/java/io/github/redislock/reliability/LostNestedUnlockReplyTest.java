@@ -11,12 +11,10 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
-import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A nested unlock whose reply is lost is spent all the same: its caller got the exception and will not
@@ -27,20 +25,10 @@ import org.junit.jupiter.api.Test;
  */
 class LostNestedUnlockReplyTest {
 
-    private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "lost-nested-unlock-reply-" + UUID.randomUUID();
-    private ProxiedInstances instances;
-
-    @BeforeEach
-    void connect() {
-        // A watchdog timeout long enough that no scheduled tick comes during the test: it ticks when told to.
-        instances = new ProxiedInstances(redis, Duration.ofSeconds(30), Duration.ofMillis(500));
-    }
-
-    @AfterEach
-    void close() {
-        instances.close();
-    }
+    // A watchdog timeout long enough that no scheduled tick comes during the test: it ticks when told to.
+    @RegisterExtension
+    final ProxiedInstances instances = new ProxiedInstances(TestRedis.shared(), Duration.ofSeconds(30), Duration.ofMillis(500));
 
     @Test
     void aNestedUnlockWithALostReplyCountsAsSpentSoTheNextHoldIsFreedByItsOwnUnlock() throws Exception {

@@ -9,12 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.LockerFixture;
-import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A wait whose first try goes out as a re-entry (its owner's hold ended in Redis unnoticed, and another
@@ -27,19 +25,9 @@ class LostQueuedReentryReplyTest {
     /** A queue place lives a third of it (3 s), the claim lease of a hand-off all of it. */
     private static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(9);
 
-    private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "lost-queued-reentry-reply-" + UUID.randomUUID();
-    private ProxiedInstances instances;
-
-    @BeforeEach
-    void connect() {
-        instances = new ProxiedInstances(redis, WATCHDOG_TIMEOUT, Duration.ofSeconds(1));
-    }
-
-    @AfterEach
-    void close() {
-        instances.close();
-    }
+    @RegisterExtension
+    final ProxiedInstances instances = new ProxiedInstances(TestRedis.shared(), WATCHDOG_TIMEOUT, Duration.ofSeconds(1));
 
     @Test
     void aWaitWhoseQueuedReentryReplyWasLostLeavesNoPlaceForTheNextRelease() throws Exception {

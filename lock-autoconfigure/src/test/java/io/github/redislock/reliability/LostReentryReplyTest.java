@@ -9,12 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.LockerFixture;
-import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A re-entry whose reply is lost after the script ran: Redis counts one hold more than the client,
@@ -24,19 +22,9 @@ import org.junit.jupiter.api.Test;
  */
 class LostReentryReplyTest {
 
-    private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "lost-reentry-reply-" + UUID.randomUUID();
-    private ProxiedInstances instances;
-
-    @BeforeEach
-    void connect() {
-        instances = new ProxiedInstances(redis, Duration.ofSeconds(3), Duration.ofMillis(500));
-    }
-
-    @AfterEach
-    void close() {
-        instances.close();
-    }
+    @RegisterExtension
+    final ProxiedInstances instances = new ProxiedInstances(TestRedis.shared(), Duration.ofSeconds(3), Duration.ofMillis(500));
 
     @Test
     void theLastUnlockFreesALockThatAReentryWithALostReplyCountedOnceMore() throws Exception {
