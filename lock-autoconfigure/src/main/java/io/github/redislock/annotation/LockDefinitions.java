@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.core.RedlockLocker;
+import io.github.redislock.core.script.LockKeys;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -111,7 +112,7 @@ final class LockDefinitions {
             expressions.add(parseKey(text, specific, argumentIndexes, where));
         }
         long waitMillis = waitMillis(annotation, where);
-        long leaseMillis = leaseMillis(annotation, where);
+        long leaseMillis = leaseMillis(annotation, keyTexts.get(0), where);
         Duration holdAtLeast = holdAtLeast(annotation, keyTexts.size(), leaseMillis, where);
         LockDefinition.ReturnKind returnKind = returnKind(specific.getReturnType());
         LockDefinition.Fallback fallback = fallback(annotation, specific, targetClass, where);
@@ -221,7 +222,7 @@ final class LockDefinitions {
         return wait.toMillis();
     }
 
-    private long leaseMillis(DistributedLock annotation, String where) {
+    private long leaseMillis(DistributedLock annotation, String keyText, String where) {
         Duration lease;
         if (annotation.leaseTimeString().isEmpty()) {
             if (annotation.leaseTime() == Locker.WATCHDOG_LEASE) {
@@ -240,7 +241,11 @@ final class LockDefinitions {
         if (lease.toMillis() <= 0) {
             throw invalid(where, "has a lease of " + lease + "; use a positive lease, or -1 (the default) for the watchdog");
         }
-        return lease.toMillis();
+        try {
+            return LockKeys.leaseMillis(keyText, lease.toMillis(), TimeUnit.MILLISECONDS); // the Locker's limits, at startup rather than at every call
+        } catch (IllegalArgumentException beyondTheLimit) {
+            throw invalid(where, "has a lease of " + lease + " (" + beyondTheLimit.getMessage() + ")");
+        }
     }
 
     private Duration holdAtLeast(DistributedLock annotation, int keys, long leaseMillis, String where) {

@@ -2,6 +2,7 @@ package io.github.redislock.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
@@ -35,6 +36,8 @@ class DistributedLockValidationTest {
                 Arguments.of(UnreadableWait.class, "UnreadableWait#run has waitTimeString \"soon\", which is neither a duration"),
                 Arguments.of(NegativeWait.class, "NegativeWait#run has waitTime -5"),
                 Arguments.of(ZeroLease.class, "ZeroLease#run has a lease of PT0S"),
+                Arguments.of(LeaseBeyondAYear.class, "LeaseBeyondAYear#run has a lease of PT9600H"),
+                Arguments.of(LeaseStringBeyondAYear.class, "LeaseStringBeyondAYear#run has a lease of PT9600H"),
                 Arguments.of(SkipAndFallback.class, "SkipAndFallback#run sets both onFailure = SKIP and fallbackMethod"),
                 Arguments.of(LeaseShorterThanHoldAtLeast.class, "LeaseShorterThanHoldAtLeast#run has a lease of 500 ms, shorter than its holdAtLeast of 2000 ms"),
                 Arguments.of(HoldAtLeastWithSeveralKeys.class, "HoldAtLeastWithSeveralKeys#run sets holdAtLeast with 2 keys"),
@@ -123,6 +126,18 @@ class DistributedLockValidationTest {
 
     static class ZeroLease {
         @DistributedLock(key = "#sku", leaseTime = 0)
+        public void run(String sku) {
+        }
+    }
+
+    static class LeaseBeyondAYear {
+        @DistributedLock(key = "#sku", leaseTime = 400, timeUnit = TimeUnit.DAYS)
+        public void run(String sku) {
+        }
+    }
+
+    static class LeaseStringBeyondAYear {
+        @DistributedLock(key = "#sku", leaseTimeString = "${job.lease:400d}")
         public void run(String sku) {
         }
     }
