@@ -280,19 +280,43 @@ final class LockerCandidacy implements Candidacy, Runnable {
     }
 
     private void lead() {
+        long confirmedNanos = System.nanoTime();
         try {
+            if (!reentered()) {
+                release();
+                return;
+            }
             term = locker.fencingToken(role);
         } catch (IllegalMonitorStateException e) { // lost already
             release();
             return;
         }
-        grantedNanos = System.nanoTime();
+        grantedNanos = confirmedNanos;
         leader = true;
         tell(true, null);
         String reason = awaitEnd();
         leader = false;
         tell(false, reason); // before the release: the work stops before another instance may lead
         release();
+    }
+
+    /**
+     * Enters the lock once more, and leaves that hold again, before the grant: the lease is then known to
+     * run from now, not from when Redis gave the lock, which a pause of this process in between (a GC, a
+     * SIGSTOP) may have put past its end, the lock another instance's already; the re-entry then fails.
+     * Two round trips per grant.
+     */
+    private boolean reentered() {
+        try {
+            if (!locker.tryLock(role, 0, Locker.WATCHDOG_LEASE, TimeUnit.MILLISECONDS)) {
+                return false; // another owner holds it
+            }
+            locker.unlock(role);
+            return true;
+        } catch (InterruptedException | RuntimeException e) {
+            log.warn("Could not confirm the lock of role '" + role + "' before leading; it is given back", e);
+            return false;
+        }
     }
 
     private String awaitEnd() {

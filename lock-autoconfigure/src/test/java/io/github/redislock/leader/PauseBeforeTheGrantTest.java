@@ -1,0 +1,111 @@
+package io.github.redislock.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.redislock.Candidacy;
+import io.github.redislock.LeadershipListener;
+import io.github.redislock.Locker;
+import io.github.redislock.core.LockerFixture;
+import io.github.redislock.core.WatchdogState;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A candidate paused after Redis gave it the role's lock and before it was granted the role (a GC pause,
+ * a SIGSTOP of the process, a frozen VM) may resume past the lock's lease, with the lock another
+ * instance's already. It must not lead on it: never granted, never reading as leader while the other
+ * instance holds the role. The pause is played by stopping Redis (its clock runs on, the lease runs out)
+ * as the candidate's lock attempt returns, and letting another instance take the expired lock then.
+ */
+class PauseBeforeTheGrantTest {
+
+    private static final Duration LEASE = Duration.ofMillis(900);
+    /** The other instance's owner token: it takes the role on the candidate's thread, in the middle of its lock attempt. */
+    private static final String OTHER_INSTANCE = "other-instance";
+
+    private final String role = "role-" + UUID.randomUUID();
+
+    @Test
+    void aCandidatePausedPastItsLeaseBeforeTheGrantNeverLeadsWhileAnotherInstanceHoldsTheRole() throws Exception {
+        try (RedisServerProcess server = TestRedis.startNew();
+             LockerFixture candidate = LockerFixture.connect(server.host(), server.port(), LEASE);
+             LockerFixture other = LockerFixture.connect(server.host(), server.port(), LEASE)) {
+            AtomicBoolean otherHolds = new AtomicBoolean();
+            Locker pausedAsItAcquires = pausingOnceAfterTheLockCame(candidate.locker, () -> {
+                server.pause();
+                LockSupport.parkNanos(LEASE.plusMillis(200).toNanos()); // the scenario itself: the lease runs out during the pause
+                server.resume();
+                try {
+                    otherHolds.set(other.locker.tryLockAs(OTHER_INSTANCE, role, 0, 10_000, TimeUnit.MILLISECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            LockerLeaderElection election = new LockerLeaderElection(key -> pausedAsItAcquires, event -> {
+            });
+            AtomicInteger leaderReadsWhileTheOtherHolds = new AtomicInteger();
+            CountDownLatch granted = new CountDownLatch(1);
+            try {
+                Candidacy candidacy = election.join(role, new LeadershipListener() {
+                    @Override
+                    public void granted(Candidacy leader, long term) {
+                        granted.countDown();
+                        if (otherHolds.get() && leader.isLeader()) {
+                            leaderReadsWhileTheOtherHolds.incrementAndGet();
+                        }
+                    }
+
+                    @Override
+                    public void revoked(Candidacy leader, long term, String reason) {
+                    }
+                });
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (System.nanoTime() < until) {
+                    if (otherHolds.get() && candidacy.isLeader()) {
+                        leaderReadsWhileTheOtherHolds.incrementAndGet();
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+
+                assertThat(otherHolds).as("the other instance took the expired lock").isTrue();
+                assertThat(leaderReadsWhileTheOtherHolds).as("reads of isLeader() true while the other instance held the role").hasValue(0);
+                assertThat(granted.getCount()).as("never granted while the other instance holds the role").isEqualTo(1);
+            } finally {
+                election.close();
+                if (otherHolds.get()) {
+                    other.locker.unlockAs(OTHER_INSTANCE, role);
+                }
+            }
+        }
+    }
+
+    /** {@code locker}, whose first successful {@code tryLock} runs {@code afterAcquiring} before it returns. */
+    private static Locker pausingOnceAfterTheLockCame(Locker locker, Runnable afterAcquiring) {
+        AtomicBoolean paused = new AtomicBoolean();
+        return (Locker) Proxy.newProxyInstance(Locker.class.getClassLoader(), new Class<?>[] {Locker.class, WatchdogState.Source.class},
+                (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(locker, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("tryLock") && Boolean.TRUE.equals(result) && !paused.getAndSet(true)) {
+                        afterAcquiring.run();
+                    }
+                    return result;
+                });
+    }
+}
