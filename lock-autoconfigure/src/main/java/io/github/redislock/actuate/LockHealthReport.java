@@ -12,7 +12,8 @@ import io.github.redislock.core.WatchdogState;
  * both Boot lines: Boot 4 and Boot 3.5 keep {@code HealthIndicator} in different packages, and each
  * line's indicator only turns this report into its own {@code Health}.
  *
- * <p>DOWN once the watchdog has failed to renew for longer than its timeout. By then the locks it
+ * <p>DOWN once the watchdog has failed to renew for longer than its timeout (measured from when its last
+ * renewal was sent, see {@link #unrenewedFor}). By then the locks it
  * keeps alive have expired in Redis (or are about to), so other instances may take them while this one
  * still runs its critical sections: a failure of this instance's dependency, hence DOWN rather than
  * OUT_OF_SERVICE, which Spring Boot reserves for deliberately withdrawn instances. Failures shorter
@@ -29,8 +30,7 @@ public record LockHealthReport(boolean down, Map<String, Object> details) {
     public static LockHealthReport of(WatchdogState watchdog) {
         Instant failingSince = watchdog.failingSince();
         int watched = watchdog.watchedCount();
-        boolean atRisk = failingSince != null && watched > 0
-                && Duration.between(failingSince, Instant.now()).compareTo(watchdog.timeout()) > 0;
+        boolean atRisk = failingSince != null && watched > 0 && unrenewedFor(watchdog, failingSince).compareTo(watchdog.timeout()) > 0;
         Map<String, Object> details = new LinkedHashMap<>();
         if (atRisk) {
             details.put("error", "The watchdog has not renewed " + watched + " lock(s) since " + failingSince
@@ -47,5 +47,15 @@ public record LockHealthReport(boolean down, Map<String, Object> details) {
             details.put("failingSince", failingSince);
         }
         return new LockHealthReport(atRisk, details);
+    }
+
+    /**
+     * How long the watched locks have gone without renewal: on the monotonic clock since the last renewal was
+     * sent (their leases run from then), so that a step of the wall clock neither raises nor hides an outage.
+     * Only an instance that never renewed falls back to the wall clock, since its first failed tick.
+     */
+    private static Duration unrenewedFor(WatchdogState watchdog, Instant failingSince) {
+        return watchdog.lastRenewal() == null ? Duration.between(failingSince, Instant.now())
+                : Duration.ofNanos(System.nanoTime() - watchdog.lastRenewalSentNanos());
     }
 }
