@@ -124,19 +124,25 @@ public final class LockWatchdog implements AutoCloseable {
             renewalGate.writeLock().unlock();
         }
         if (sent != null) {
-            Set<WatchedLock> lost = Set.of();
+            Set<WatchedLock> lost;
+            RenewalClient.PartialRenewalException partial = null;
             try {
                 lost = sent.lost();
             } catch (RenewalClient.PartialRenewalException e) {
                 lost = e.lost(); // found by the batches that did answer
-                throw e;
-            } finally {
-                for (WatchedLock lock : lost) {
-                    stopRenewing(lock, "is no longer held by " + lock.ownerField()
-                            + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
-                }
+                partial = e;
             }
-            listener.renewed(batch.size() - lost.size(), lost.size());
+            for (WatchedLock lock : lost) {
+                stopRenewing(lock, "is no longer held by " + lock.ownerField()
+                        + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
+            }
+            int unrenewed = partial == null ? 0 : partial.unrenewed();
+            if (unrenewed < batch.size()) { // the calls that answered count as they went; renewSafely counts the others as failed
+                listener.renewed(batch.size() - unrenewed - lost.size(), lost.size());
+            }
+            if (partial != null) {
+                throw partial;
+            }
             if (lost.isEmpty()) {
                 // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
                 // (a leader reading its lease from these stamps) it was renewed, before the loss reaches it.
@@ -167,9 +173,10 @@ public final class LockWatchdog implements AutoCloseable {
             if (consecutiveFailures++ == 0) {
                 failingSince = Instant.now();
             }
-            log.warn("Watchdog could not renew " + watched.size() + " lock(s) (" + consecutiveFailures
+            int unrenewed = e instanceof RenewalClient.PartialRenewalException partial ? partial.unrenewed() : watched.size();
+            log.warn("Watchdog could not renew " + unrenewed + " lock(s) (" + consecutiveFailures
                     + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
-            listener.renewalFailed(watched.size(), e);
+            listener.renewalFailed(unrenewed, e);
         }
     }
 

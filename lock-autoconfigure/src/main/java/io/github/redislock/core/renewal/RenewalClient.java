@@ -20,10 +20,17 @@ public interface RenewalClient {
     class PartialRenewalException extends RuntimeException {
 
         private final transient Set<WatchedLock> lost;
+        /** The locks whose call failed: neither renewed nor known lost. */
+        private final int unrenewed;
 
-        public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost) {
+        public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost, int unrenewed) {
             super(message, cause);
             this.lost = Set.copyOf(lost);
+            this.unrenewed = unrenewed;
+        }
+
+        public int unrenewed() {
+            return unrenewed;
         }
 
         public Set<WatchedLock> lost() {

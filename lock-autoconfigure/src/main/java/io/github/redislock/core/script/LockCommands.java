@@ -382,7 +382,7 @@ public class LockCommands implements RenewalClient {
         if (failure != null) {
             String which = unrenewed == lockCount ? "None of the " + lockCount + " lock(s) could be renewed: "
                     : unrenewed + " of " + lockCount + " lock(s) could not be renewed (the others were): ";
-            throw new PartialRenewalException(which + failure.getMessage(), failure, lost);
+            throw new PartialRenewalException(which + failure.getMessage(), failure, lost, unrenewed);
         }
         return lost;
     }
