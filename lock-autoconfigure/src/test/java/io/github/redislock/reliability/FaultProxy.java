@@ -33,6 +33,9 @@ final class FaultProxy implements AutoCloseable {
     /** Added to {@link #latencyMillis} on the way back from Redis, on the connections open before {@link #delayReplies}. */
     private volatile long replyLatencyMillis;
     private volatile int repliesDelayedBelow;
+    /** Added to {@link #latencyMillis} on the way back from Redis, on the connections opened after {@link #delayRepliesOfNewConnections}. */
+    private volatile long newConnectionReplyLatencyMillis;
+    private volatile int repliesDelayedFrom = Integer.MAX_VALUE;
     private volatile int accepted;
     private volatile boolean refusing;
     private volatile boolean closed;
@@ -72,11 +75,18 @@ final class FaultProxy implements AutoCloseable {
         replyLatencyMillis = millis;
     }
 
+    /** Delays every chunk from Redis on the connections opened from now on (a pub/sub connection, say) by {@code millis}. */
+    void delayRepliesOfNewConnections(long millis) {
+        repliesDelayedFrom = accepted;
+        newConnectionReplyLatencyMillis = millis;
+    }
+
     /** Accepts connections again and stops delaying; chunks still delayed are delivered at once. */
     void heal() {
         refusing = false;
         latencyMillis = 0;
         replyLatencyMillis = 0;
+        newConnectionReplyLatencyMillis = 0;
     }
 
     int openConnections() {
@@ -104,7 +114,8 @@ final class FaultProxy implements AutoCloseable {
                 sockets.add(upstream);
                 int connection = accepted++;
                 pipe(client, upstream, "fault-proxy-up", () -> 0);
-                pipe(upstream, client, "fault-proxy-down", () -> connection < repliesDelayedBelow ? replyLatencyMillis : 0);
+                pipe(upstream, client, "fault-proxy-down", () -> connection < repliesDelayedBelow ? replyLatencyMillis
+                        : connection >= repliesDelayedFrom ? newConnectionReplyLatencyMillis : 0);
             } catch (IOException e) {
                 closeQuietly(client);
             }
