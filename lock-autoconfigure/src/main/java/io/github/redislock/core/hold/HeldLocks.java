@@ -155,14 +155,14 @@ public final class HeldLocks {
         }
     }
 
-    /** Forgets a hold that ended; the thread's fencing token goes once it holds nothing else on the key. */
+    /** Forgets a hold that ended; the thread's token goes once it holds nothing else on the key (only that thread refills this slot, later). */
     private void forgetFinal(Hold hold) {
         holds.remove(hold.id, hold);
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
         for (LockKind slot : SLOTS) {
-            if (holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot))) {
+            if (slot != hold.id.slot() && holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot))) {
                 return;
             }
         }

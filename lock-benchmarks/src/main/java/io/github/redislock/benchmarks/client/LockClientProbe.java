@@ -11,16 +11,25 @@ import io.github.redislock.core.script.ShardedChannels;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.LockObserver;
-import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisAsyncCommandsImpl;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 /**
  * A test hook for measuring the client's own work per lock and unlock, without Redis: a
@@ -28,8 +37,8 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * the {@code LockCommands} that encode every script call), whose script calls are answered in memory
  * instead of being sent: every acquire as an uncontended first hold, every release as freeing the
  * lock, every watchdog renewal as nothing lost. What a benchmark of it times is everything between
- * the caller and the Redis client (argument encoding, hold bookkeeping, script dispatch up to the
- * client's {@code EVALSHA} call and the wait for its reply) and nothing of the network or of Redis,
+ * the caller and the network (argument encoding, hold bookkeeping, Lettuce's building and encoding
+ * of each {@code EVALSHA}, the wait for its reply) and nothing of the network or of Redis,
  * so a regression of the client shows without Redis's noise. lock-benchmarks' {@code ClientCostBenchmark}
  * uses it.
  *
@@ -42,9 +51,13 @@ public final class LockClientProbe implements AutoCloseable {
     /** The fencing token every acquisition gets: a clock value in microseconds, as Redis would give. */
     public static final long TOKEN = 1_795_435_892_693_675L;
 
-    private static final RedisFuture<List<Object>> ACQUIRED = completed(List.of(1L, 1L, TOKEN));
-    private static final RedisFuture<List<Object>> FREED = completed(List.of(0L));
-    private static final RedisFuture<List<Object>> NOTHING_LOST = completed(List.of());
+    private static final List<Object> ACQUIRED = List.of(1L, 1L, TOKEN);
+    private static final List<Object> FREED = List.of(0L);
+    private static final List<Object> NOTHING_LOST = List.of();
+    /** Where each call's arguments are encoded, as the event loop would, to read its script: one buffer per thread, kept. */
+    private static final ThreadLocal<ByteBuf> ENCODED = ThreadLocal.withInitial(() -> Unpooled.buffer(512));
+    private static final Map<LockScript, ByteBuf> SHA1 = new EnumMap<>(Map.of(LockScript.ACQUIRE, sha1(LockScript.ACQUIRE),
+            LockScript.RELEASE, sha1(LockScript.RELEASE), LockScript.RENEW, sha1(LockScript.RENEW)));
 
     private final AtomicLong scriptCalls = new AtomicLong();
     private final AtomicLong renewalCalls = new AtomicLong();
@@ -92,34 +105,54 @@ public final class LockClientProbe implements AutoCloseable {
         locker.close(); // closes its watchdog and subscriptions too
     }
 
-    /** Lettuce's asynchronous commands, as far as the lock scripts use them: EVALSHA, and the connection's open state. */
-    @SuppressWarnings("unchecked")
+    /**
+     * Lettuce's own asynchronous commands over a connection that answers every command it is handed in memory, so what the
+     * client builds for a script call (Lettuce's arguments, output and future) and their encoding are measured, as they are
+     * paid against Redis; the network is not.
+     */
     private RedisAsyncCommands<byte[], byte[]> answeringInMemory() {
-        StatefulRedisConnection<byte[], byte[]> open = proxy(StatefulRedisConnection.class, (p, method, args) -> switch (method.getName()) {
+        StatefulRedisConnection<byte[], byte[]> inMemory = proxy(StatefulRedisConnection.class, (p, method, args) -> switch (method.getName()) {
             case "isOpen" -> true;
+            case "dispatch" -> args[0] instanceof RedisCommand<?, ?, ?> command ? answer(command) : unsupported(method);
             default -> unsupported(method);
         });
-        return proxy(RedisAsyncCommands.class, (p, method, args) -> switch (method.getName()) {
-            case "evalsha" -> answer((String) args[0]);
-            case "getStatefulConnection" -> open;
-            default -> unsupported(method);
-        });
+        return new RedisAsyncCommandsImpl<>(inMemory, ByteArrayCodec.INSTANCE);
     }
 
-    private RedisFuture<List<Object>> answer(String sha1) {
-        if (sha1.equals(LockScript.ACQUIRE.sha1Hex())) {
+    @SuppressWarnings("unchecked")
+    private RedisCommand<?, ?, ?> answer(RedisCommand<?, ?, ?> command) {
+        if (command.getType() != CommandType.EVALSHA || !(command instanceof CompletableFuture<?> reply)) {
+            throw new UnsupportedOperationException("LockClientProbe answers EVALSHA only, not " + command.getType());
+        }
+        ((CompletableFuture<Object>) reply).complete(answer(command.getArgs()));
+        return command;
+    }
+
+    /** Reads the script's SHA-1 where Lettuce sends it, after {@code $40\r\n}. */
+    private List<Object> answer(CommandArgs<?, ?> evalsha) {
+        ByteBuf encoded = ENCODED.get().clear();
+        evalsha.encode(encoded);
+        if (isScript(encoded, LockScript.ACQUIRE)) {
             scriptCalls.incrementAndGet();
             return ACQUIRED;
         }
-        if (sha1.equals(LockScript.RELEASE.sha1Hex())) {
+        if (isScript(encoded, LockScript.RELEASE)) {
             scriptCalls.incrementAndGet();
             return FREED;
         }
-        if (sha1.equals(LockScript.RENEW.sha1Hex())) {
+        if (isScript(encoded, LockScript.RENEW)) {
             renewalCalls.incrementAndGet();
             return NOTHING_LOST;
         }
-        throw new UnsupportedOperationException("LockClientProbe answers the acquire, release and renew scripts only, not script " + sha1);
+        throw new UnsupportedOperationException("LockClientProbe answers the acquire, release and renew scripts only, not " + evalsha.toCommandString());
+    }
+
+    private static ByteBuf sha1(LockScript script) {
+        return Unpooled.wrappedBuffer(script.sha1Hex().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static boolean isScript(ByteBuf encoded, LockScript script) {
+        return encoded.readableBytes() > 45 && ByteBufUtil.equals(encoded, 5, SHA1.get(script), 0, 40);
     }
 
     private static Object unsupported(Method method) {
@@ -140,25 +173,5 @@ public final class LockClientProbe implements AutoCloseable {
             return handler.invoke(proxy, method, args);
         };
         return (T) Proxy.newProxyInstance(LockClientProbe.class.getClassLoader(), new Class<?>[] {type}, withObjectMethods);
-    }
-
-    private static RedisFuture<List<Object>> completed(List<Object> reply) {
-        CompletedReply<List<Object>> future = new CompletedReply<>();
-        future.complete(reply);
-        return future;
-    }
-
-    /** A reply that is in before anyone asks; shared by all calls, as completed futures never change. */
-    private static final class CompletedReply<T> extends CompletableFuture<T> implements RedisFuture<T> {
-
-        @Override
-        public String getError() {
-            return null;
-        }
-
-        @Override
-        public boolean await(long timeout, TimeUnit unit) {
-            return true;
-        }
     }
 }

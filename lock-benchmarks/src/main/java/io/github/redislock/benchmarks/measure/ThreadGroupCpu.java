@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * This JVM's CPU time and context switches by thread group, from {@code /proc/self/task} (Linux only): where a
- * client's CPU per pair goes (workers, the Redis client's event loops, GC, JIT, redis-lock's own threads), which
+ * client's CPU per pair goes (workers, the Redis client's event loops, GC, JIT, redis-lock's or the registry's own threads), which
  * {@link ProcessCpu} only gives as one sum. Switched on with {@code -Dbench.cpu-split=true} (issue 33).
  */
 public final class ThreadGroupCpu {
@@ -24,6 +24,7 @@ public final class ThreadGroupCpu {
             new String[] {"jit", "C1 CompilerThre", "C2 CompilerThre"},
             new String[] {"gc", "GC Thread", "G1 ", "VM Periodic", "VM Thread"},
             new String[] {"lettuce/netty", "lettuce-", "nioEventLoop", "epollEventLoop", "globalEventExec"},
+            new String[] {"registry", "redis-lock-regi"}, // RedisLockRegistry 7's unlock threads, "redis-lock-registry-N"
             new String[] {"redis-lock", "redis-lock-"});
 
     /** Per live thread (by id): its group, CPU nanoseconds (utime + stime), voluntary and involuntary context switches. */
