@@ -19,8 +19,8 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A queued waiter keeps its place in the lock's wait queue while Redis has not yet confirmed the subscription to
@@ -34,26 +34,24 @@ import org.junit.jupiter.api.Test;
  * made {@code AsyncLockerTest.threadsAndHandlesOfBothInstancesAreServedInTheOrderTheyQueued} fail on the 6.2 leg
  * in a cold test JVM (the first queued async handle served second).
  */
-@Disabled("Defect: a waiter whose channel subscription is unconfirmed does not refresh its queue place (core/wait/LockWait, perf7's file)")
 class QueuePlaceWhileSubscribingTest {
 
     private static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(1);
 
     private final RedisServerProcess redis = TestRedis.shared();
     private final String key = "queue-place-while-subscribing-" + UUID.randomUUID();
-    private final ExecutorService threads = Executors.newCachedThreadPool();
-    private ProxiedInstances instances;
+    private final ExecutorService secondWaiter = Executors.newSingleThreadExecutor(); // its hold is its thread's: it unlocks there too
+    @RegisterExtension
+    final ProxiedInstances instances = new ProxiedInstances(redis, WATCHDOG_TIMEOUT, Duration.ofSeconds(5));
 
     @BeforeEach
     void connect() {
-        instances = new ProxiedInstances(redis, WATCHDOG_TIMEOUT, Duration.ofSeconds(5));
         instances.slowed.locker.isLocked(key); // its script connection is open: only the pub/sub one opens later
     }
 
     @AfterEach
     void close() {
-        threads.shutdownNow();
-        instances.close();
+        secondWaiter.shutdownNow();
     }
 
     @Test
@@ -65,7 +63,7 @@ class QueuePlaceWhileSubscribingTest {
         CompletableFuture<LockHandle> first = slowlySubscribing.async.acquire(key, Duration.ofSeconds(10), null);
         await().atMost(Duration.ofSeconds(5)).until(() -> queue().size() == 1);
         double firstDeadline = redis("ZSCORE", deadlinesKey(), queue().get(0));
-        Future<Boolean> second = threads.submit(() -> holder.locker.tryLock(key, 10, 1, TimeUnit.SECONDS));
+        Future<Boolean> second = secondWaiter.submit(() -> holder.locker.tryLock(key, 10, 1, TimeUnit.SECONDS));
         await().atMost(Duration.ofSeconds(5)).until(() -> queue().size() == 2);
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> redisMillis() > firstDeadline + 100);
 
@@ -76,7 +74,7 @@ class QueuePlaceWhileSubscribingTest {
         instances.proxy.heal();
         slowlySubscribing.async.release(first.get(10, TimeUnit.SECONDS)).get(5, TimeUnit.SECONDS);
         assertThat(second.get(10, TimeUnit.SECONDS)).isTrue();
-        holder.locker.unlock(key);
+        secondWaiter.submit(() -> holder.locker.unlock(key)).get(5, TimeUnit.SECONDS);
     }
 
     private List<String> queue() {

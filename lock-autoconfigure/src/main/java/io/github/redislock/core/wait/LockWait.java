@@ -146,7 +146,7 @@ public abstract class LockWait {
             return;
         }
         if (joining != null) {
-            if (!joined()) {
+            if (!joined(answered)) {
                 return;
             }
         } else if (blocked.channel() == null) { // nothing announces the lock's release (a Redlock): look again after the pause it asks for
@@ -234,19 +234,19 @@ public abstract class LockWait {
         }
         joining = locker.join(blocked.channel(), attempt.waitName(), what.get(), this::signal);
         waitingOn = blocked.channel();
-        if (waitNanos == Locker.WAIT_FOREVER) {
-            cancelTimer();
-        } else {
-            wakeAfter(Math.max(0, remainingNanos())); // the deadline holds while Redis confirms the channel
-        }
+        sleep(); // the deadline holds while Redis confirms the channel, and the queue place is refreshed in time
         joining.whenComplete((joined, failure) -> signal());
     }
 
     /** Whether the step goes on to take a hand-off or try again: not when no release can have been missed and nothing came since. */
-    private boolean joined() {
+    private boolean joined(boolean answered) {
         if (!joining.isDone()) {
             if (remainingNanos() <= 0) {
                 end(null, false); // ran out while the channel's master had not confirmed it
+            } else if (answered) {
+                sleep();
+            } else {
+                send(true); // woken before Redis confirmed the channel (a slow connection): the try keeps the queue place
             }
             return false;
         }
