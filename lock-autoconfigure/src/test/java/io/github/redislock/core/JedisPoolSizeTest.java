@@ -16,7 +16,6 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
@@ -32,12 +31,8 @@ import redis.clients.jedis.JedisPoolConfig;
  * naming the setting to raise, and the calls keep their connection.
  *
  * <p>Fails on 65b3147: the blocked try never comes back within 10 s (TimeoutException), the watchdog cannot renew the
- * held lock, and the holder's unlock waits for a connection. The fix belongs in {@code core/pubsub/ClassicSubscription}
- * (count the subscriptions that keep a connection of each pooling {@code JedisConnectionFactory}, refuse the one that
- * would keep the pool's last); about 20 lines that core's 5,500-line budget has no room for in this area.
+ * held lock, and the holder's unlock waits for a connection.
  */
-@Disabled("Defect: a Jedis pool with no connection left besides redis-lock's pub/sub ones hangs every lock call; "
-        + "the fix (core/pubsub/ClassicSubscription, ~20 lines) needs room in core's line budget")
 class JedisPoolSizeTest {
 
     private static final Duration BOUND = Duration.ofSeconds(10);

@@ -2,7 +2,9 @@ package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,6 +32,8 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
     private static final Duration CONNECTING = Duration.ofSeconds(10);
     private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicSubscription.class.getClassLoader());
+    /** The Jedis subscriptions that keep a pooled connection, and their factories. */
+    private static final Map<ClassicSubscription, RedisConnectionFactory> KEEPING_JEDIS = new ConcurrentHashMap<>();
 
     private final RedisConnectionFactory connectionFactory;
     private final ReleaseSubscriptions listener;
@@ -67,6 +71,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private void run(byte[] inbox) {
         boolean subscribed = false;
         try {
+            keepJedisPooledConnection();
             connection = connectionFactory.getConnection();
             connection.subscribe(this, inbox);
             subscribed = connection.isSubscribed(); // Lettuce returns here subscribed; Jedis once the subscription ended
@@ -148,7 +153,27 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         closeConnection();
     }
 
+    /**
+     * A Jedis subscription keeps a pooled connection while it lives: one that took the pool's last would leave every lock call,
+     * unlocks too, waiting for a connection (for ever, by the pool's default max-wait). It is refused, naming the setting.
+     */
+    private void keepJedisPooledConnection() {
+        if (JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis && jedis.getUsePool() && jedis.getPoolConfig() != null) {
+            synchronized (KEEPING_JEDIS) {
+                long keeping = 1 + KEEPING_JEDIS.values().stream().filter(connectionFactory::equals).count();
+                int max = jedis.getPoolConfig().getMaxTotal();
+                if (max >= 0 && keeping >= max) {
+                    throw new IllegalStateException("The Jedis pool allows " + max + " connection(s) (spring.data.redis.jedis.pool.max-active) "
+                            + "and redis-lock's pub/sub subscriptions would keep " + keeping + ", leaving none for lock calls; allow at least "
+                            + (keeping + 1));
+                }
+                KEEPING_JEDIS.put(this, connectionFactory);
+            }
+        }
+    }
+
     private void closeConnection() {
+        KEEPING_JEDIS.remove(this);
         state = State.ENDED;
         sender.shutdown(); // after a close's pending commands
         RedisConnection current = connection;
