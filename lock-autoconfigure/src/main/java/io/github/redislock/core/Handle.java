@@ -6,10 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.LockHandle;
 
-/**
- * The {@link LockHandle} a {@link RedisAsyncLocker} issues: its key, its owner id, the locker whose client id
- * its owner field carries, and the fencing token of its current hold (0 before its first acquisition).
- */
+/** The {@link LockHandle} a {@link RedisAsyncLocker} issues; {@code issuer}'s client id is in its owner field. */
 record Handle(String key, String id, RedisLocker issuer, AtomicLong token) implements LockHandle {
 
     Handle(String key, RedisLocker issuer) {

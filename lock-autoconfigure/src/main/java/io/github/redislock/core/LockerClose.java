@@ -18,7 +18,6 @@ final class LockerClose implements WaitHost {
 
     /** How long {@link #close()} lets waits in flight settle (a try in flight ends within the command timeout). */
     private static final long WAITS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How long at most {@link #close()} lets holders still running release their locks, while the connection works. */
     private static final Duration RELEASE_GRACE = Duration.ofSeconds(2);
 
     private final RedisLocker locker;
@@ -26,7 +25,6 @@ final class LockerClose implements WaitHost {
     volatile boolean closing;
     /** Set once the holds are cleared: nothing goes through any more. */
     volatile boolean closed;
-    /** Every wait in progress, parked or on an executor: a closing locker stops them and waits for them. */
     final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
 
     LockerClose(RedisLocker locker) {

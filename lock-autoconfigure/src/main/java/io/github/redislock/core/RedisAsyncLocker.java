@@ -33,14 +33,11 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  */
 public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
-    /** Threads doing the bookkeeping and timers of all waits; they wait neither for a lock nor, mostly, for Redis. */
     public static final int DEFAULT_THREADS = 2;
-    /** How long {@link #close()} lets releases in flight finish, and its threads stop. */
     private static final long CLOSE_GRACE_SECONDS = 10;
 
     private final RedisLocker locker;
     private final ScheduledThreadPoolExecutor executor;
-    /** Releases whose Redis call or settling has not finished; a closing locker waits for them. */
     private final AtomicInteger releasing = new AtomicInteger();
 
     public RedisAsyncLocker(RedisLocker locker) {
@@ -98,13 +95,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
                 // Ended before the caller's code runs on the result, which may close the locker (it still waits for a give-back below).
                 locker.lifecycle.ended(acquisition);
             }
-            if (acquired) {
-                // Cancelled as it was granted: nobody gets the handle, so the grant goes back (HeldLocks.giveBack).
-                if (!result.complete(handle)) {
-                    giveBack.get();
-                }
-            } else {
+            if (!acquired) {
                 result.completeExceptionally(cause != null ? cause : new LockAcquisitionException(key, Duration.ofNanos(waitNanos)));
+            } else if (!result.complete(handle)) { // cancelled as it was granted: nobody gets the handle, so the grant goes back
+                giveBack.get();
             }
         });
         acquisition.begin(); // a close that came first ends it (see WaitHost#started)

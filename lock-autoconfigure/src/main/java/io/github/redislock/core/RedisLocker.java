@@ -40,11 +40,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-/**
- * The {@link Locker} of one application instance: the facade over its parts ({@link LockAttempts},
- * {@link HeldLocks}, {@link LockWatchdog}, {@link ReleaseSubscriptions}), which
- * it owns and closes ({@link LockerClose}).
- */
+/** The {@link Locker} of one application instance: the facade over its parts, which it owns and closes ({@link LockerClose}). */
 public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable {
 
     private final String keyPrefix;
@@ -69,7 +65,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         LockInternals.install(RedisLocker::new); // the benchmarks' seam builds lockers from parts, see LockInternals
     }
 
-    /** The parts and settings as {@link RedisLockerBuilder} describes them; it takes ownership of the parts. */
     RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                 String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
         if (keyPrefix == null || keyPrefix.isBlank()) {
@@ -89,7 +84,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return clientId;
     }
 
-    /** The prefix of every lock's Redis key. */
     public String getKeyPrefix() {
         return keyPrefix;
     }
@@ -227,7 +221,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return subscriptions.waiterCount();
     }
 
-    /** The Redis-side state of any lock under this Locker's prefix, and a force-release, for operators. */
     public LockAdmin admin() {
         return new LockAdmin(commands, keyPrefix);
     }
@@ -242,7 +235,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         subscriptions.reconnect();
     }
 
-    /** Locks this instance holds now, for diagnostics. */
     public int heldLockCount() {
         return holds.count();
     }
@@ -252,13 +244,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return holds.list();
     }
 
-    /** The one close protocol of every locker of this instance: see {@link LockerClose#close()}. */
     @Override
     public void close() {
         lifecycle.close();
     }
 
-    /** Last step of {@link #close()}: stops renewing, listening and counting holds. */
     void stopRenewalAndSubscriptions() {
         holds.closeAll();
         subscriptions.close();
@@ -414,7 +404,6 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         }
     }
 
-    /** Releases the holds an acquisition just took, for a wait told to stop as it got them. */
     CompletableFuture<Void> giveBack(LockKind kind, List<LockKeys> keys, String owner, Executor settleOn) {
         List<Hold> taken = keys.stream().map(lock -> holds.get(lock.name(), owner, kind.holdSlot())).filter(Objects::nonNull).toList();
         return holds.giveBack(taken, settleOn);

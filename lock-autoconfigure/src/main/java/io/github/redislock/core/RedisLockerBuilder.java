@@ -29,19 +29,16 @@ public final class RedisLockerBuilder {
         this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
     }
 
-    /** Prepended to every key to form its Redis key ({@code redis-lock.key-prefix}). */
     public RedisLockerBuilder keyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
         return this;
     }
 
-    /** Lease of a lock taken without one, renewed every third of it ({@code redis-lock.watchdog-timeout}). */
     public RedisLockerBuilder watchdogTimeout(Duration watchdogTimeout) {
         this.watchdogTimeout = Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
         return this;
     }
 
-    /** How long an acquisition waits for a replica to confirm it ({@code redis-lock.replica-sync}); null = no wait. */
     public RedisLockerBuilder replicaSync(Duration replicaSync) {
         this.replicaSync = replicaSync;
         return this;

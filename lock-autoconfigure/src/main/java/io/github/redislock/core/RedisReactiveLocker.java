@@ -51,17 +51,12 @@ public final class RedisReactiveLocker implements ReactiveLocker {
             } finally {
                 LockNameScope.exit(previousName);
             }
-        }, false).doOnDiscard(LockHandle.class, this::releaseDropped);
-    }
-
-    /** A handle Reactor dropped: its acquisition completed as its subscriber cancelled. */
-    private void releaseDropped(LockHandle handle) {
-        async.release(handle).whenComplete((released, failure) -> {
+        }, false).doOnDiscard(LockHandle.class, handle -> async.release(handle).whenComplete((released, failure) -> {
             if (failure != null) {
                 log.warn("Could not release " + handle + ", acquired as its subscriber cancelled; it frees when its lease ends",
                         ScriptTransport.unwrap(failure));
             }
-        });
+        }));
     }
 
     /** A release is never cancelled half-way: Redis would still run it, and the caller not know it. */

@@ -54,7 +54,6 @@ public class RedlockLocker extends RedisLocker {
         this.retryDelay = retryDelay;
     }
 
-    /** How many masters must agree. */
     public int getQuorum() {
         return quorum.quorum();
     }

@@ -8,11 +8,7 @@ import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import org.springframework.context.ApplicationEventPublisher;
 
-/**
- * The benchmarks' seam into the library (see the package-info), so that they need no class in its
- * packages: facts the scale scenarios check against, read from the code, and a {@link RedisLocker}
- * built from given parts, which the client-cost probe wires over script calls answered in memory.
- */
+/** The benchmarks' seam into the library (see the package-info), so that they need no class in its packages. */
 public final class LockInternals {
 
     private static volatile LockerParts lockers;

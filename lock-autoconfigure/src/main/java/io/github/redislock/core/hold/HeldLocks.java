@@ -236,7 +236,6 @@ public final class HeldLocks {
         return outerLease;
     }
 
-    /** Whether Redis may still have {@code owner}'s hold in {@code slot} ({@link Hold#live()}). */
     public boolean holdsLive(LockKeys keys, String owner, LockKind slot) {
         Hold known = get(keys.name(), owner, slot);
         return known != null && known.live();
@@ -316,7 +315,6 @@ public final class HeldLocks {
         });
     }
 
-    /** Keeps the unlocks owed to a lost hold after a give-back released the hold that replaced it (see {@link Hold#owedToLost}). */
     private void stillOwed(Hold released, long owed) {
         boolean[] putBack = new boolean[1];
         Hold now = holds.computeIfAbsent(released.id, id -> {
@@ -435,7 +433,6 @@ public final class HeldLocks {
         };
     }
 
-    /** The first failure of a release of several holds, with the later ones attached. */
     private static final class Failures {
         private RuntimeException first;
 

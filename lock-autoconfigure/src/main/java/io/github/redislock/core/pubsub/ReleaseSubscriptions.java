@@ -88,7 +88,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         });
     }
 
-    /** Runs {@code work} on the unsubscriber's thread after {@code delayNanos}; false (and never) when it is closed. */
     private boolean later(Runnable work, long delayNanos) {
         try {
             unsubscriber.schedule(work, delayNanos, TimeUnit.NANOSECONDS);
@@ -232,7 +231,9 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         String name = name(channel);
         ReleaseChannel entry = entry(name);
         if (entry != null) {
-            entry.confirmed();
+            entry.confirmedAt = System.nanoTime();
+            entry.wakeAll();
+            entry.confirmation.complete(null);
         } else {
             // An unsubscribe lost in an outage, which the reconnect undid; sent only while no join registers the channel.
             later(() -> channels.computeIfAbsent(name, unused -> {
@@ -316,12 +317,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
             } else {
                 wakeNext();
             }
-        }
-
-        void confirmed() {
-            confirmedAt = System.nanoTime();
-            wakeAll();
-            confirmation.complete(null);
         }
 
         void wakeAll() {

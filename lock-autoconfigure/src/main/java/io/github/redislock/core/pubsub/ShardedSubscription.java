@@ -53,7 +53,6 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     private final Map<String, byte[]> wanted = new ConcurrentHashMap<>();
     /** The node id of the master that confirmed each channel; none once Redis unsubscribed it by itself. */
     private final Map<String, String> confirmedBy = new ConcurrentHashMap<>();
-    /** Pub/sub connections of this client that dropped and have not come back. */
     private final Set<RedisChannelHandler<?, ?>> down = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean reattachScheduled = new AtomicBoolean();
     private final AtomicInteger reattachPasses = new AtomicInteger();

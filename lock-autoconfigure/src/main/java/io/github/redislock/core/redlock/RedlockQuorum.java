@@ -85,11 +85,9 @@ public final class RedlockQuorum extends LockCommands {
         long start = System.nanoTime();
         String id = id(keys.name(), owner);
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
-        List<LockKeys> group = List.of(keys);
-        boolean[] firstHolds = {firstHold};
         List<CompletableFuture<Acquisition>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> undoing != null && !undoing.get(i).isDone()
                 ? CompletableFuture.<Acquisition>completedFuture(null)
-                : send(i, (node, index) -> node.acquireAsync(group, owner, leaseMillis, firstHolds, 0, null, false, false))).toList();
+                : send(i, (node, index) -> node.acquireAsync(List.of(keys), owner, leaseMillis, new boolean[] {firstHold}, 0, null, false, false))).toList();
         return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
             List<Acquisition> took = answers.stream().filter(answer -> answer != null && answer.acquired()).toList();
@@ -99,10 +97,8 @@ public final class RedlockQuorum extends LockCommands {
                 return CompletableFuture.completedFuture(new Acquisition(true, new long[] {holdCount}, new long[1], -1, 0));
             }
             List<CompletableFuture<Void>> undos = undo(id, keys, owner, firstHold, undoLease, calls, undoing);
-            if (log.isDebugEnabled()) {
-                log.debug("Redlock attempt on " + keys.name() + " reached " + took.size() + " of " + nodes.size()
-                        + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
-            }
+            log.debug("Redlock attempt on " + keys.name() + " reached " + took.size() + " of " + nodes.size()
+                    + " masters (quorum " + quorum + "), validity " + validity + " ms; undone");
             // The round ends once the masters that answered in time have undone it (a late one's undo runs on).
             List<CompletableFuture<Void>> undoneInTime = IntStream.range(0, undos.size())
                     .mapToObj(i -> answers.get(i) != null ? undos.get(i) : OwnerTurns.NOW).toList();
@@ -124,22 +120,20 @@ public final class RedlockQuorum extends LockCommands {
             int index = i;
             CompletableFuture<Void> undo = calls.get(i)
                     .handle((answer, failure) -> answer != null && answer.acquired() || failure != null && firstHold)
-                    .thenCompose(took -> took ? undoOn(index, keys, owner, undoLease) : OwnerTurns.NOW);
+                    .thenCompose(took -> !took ? OwnerTurns.NOW
+                            : send(index, (node, n) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
+                            .handle((left, failure) -> {
+                                if (failure != null) {
+                                    log.debug("Redlock master " + names.get(index) + " could not undo " + keys.name()
+                                            + "; it expires with its lease: " + failure);
+                                }
+                                return null;
+                            }));
             undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
         }
         pendingUndos.put(id, undos);
         CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
         return undos;
-    }
-
-    private CompletableFuture<Void> undoOn(int index, LockKeys keys, String owner, long undoLease) {
-        return send(index, (node, i) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
-                .handle((left, failure) -> {
-                    if (failure != null) {
-                        log.debug("Redlock master " + names.get(index) + " could not undo " + keys.name() + "; it expires with its lease: " + failure);
-                    }
-                    return null;
-                });
     }
 
     /**
@@ -189,7 +183,6 @@ public final class RedlockQuorum extends LockCommands {
                 .sorted(Comparator.reverseOrder()).toList().get(quorum - 1);
     }
 
-    /** Sends the round to every master without waiting; {@link Sent#lost()} waits for each answer up to the node timeout. */
     @Override
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
@@ -240,7 +233,6 @@ public final class RedlockQuorum extends LockCommands {
         return lost;
     }
 
-    /** Lets the undos still running finish, up to the node timeout, before the masters' threads stop. */
     public void close() {
         List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
         answersBy(undoing, System.nanoTime() + nodeTimeout.toNanos()).join();
@@ -248,13 +240,11 @@ public final class RedlockQuorum extends LockCommands {
         threads.forEach(ExecutorService::shutdownNow);
     }
 
-    /** Sends {@code command} to every master at once; its answers as {@link #answersBy} gives them. */
     private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
         List<CompletableFuture<T>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> send(i, command)).toList();
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
-    /** Runs a blocking {@code command} on every master at once, each on its master's thread (skipped there once past the node timeout). */
     private <T> CompletableFuture<List<T>> onEveryThread(Function<LockCommands, T> command) {
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
         return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,

@@ -154,7 +154,6 @@ public final class LockWatchdog implements AutoCloseable {
         failingSince = null;
     }
 
-    /** Stops renewing {@code lock}, once, and tells its holder why. */
     private void stopRenewing(WatchedLock lock, String why, String reason) {
         if (watched.remove(lock)) {
             log.warn("Lock " + lock.redisKey() + " " + why);

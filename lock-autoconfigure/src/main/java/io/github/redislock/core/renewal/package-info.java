@@ -1,6 +1,4 @@
 /**
  * The watchdog that keeps locks without a lease alive: {@link io.github.redislock.core.renewal.LockWatchdog} renews every watched lock in one batched tick through a {@link io.github.redislock.core.renewal.RenewalClient}, and reports the locks a tick found gone.
- *
- * <p><b>Internal</b>, public only for the other sub-packages of {@link io.github.redislock.core} (see there): no API.
  */
 package io.github.redislock.core.renewal;

@@ -61,7 +61,6 @@ public final class ScriptTransport {
                 .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
     }
 
-    /** Runs a lock script and waits for its reply; failures name the key. */
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
         return guarded(redisKey, () -> await(runAsync(BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs)));
     }
@@ -105,7 +104,6 @@ public final class ScriptTransport {
         });
     }
 
-    /** Runs blocking Redis work on a connection of its own on a thread of {@code executor}. */
     <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
             return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
@@ -171,7 +169,6 @@ public final class ScriptTransport {
         }
     }
 
-    /** A failure as the call threw it, without the wrapper a future adds. */
     public static Throwable unwrap(Throwable failure) {
         return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
                 ? failure.getCause() : failure;
@@ -186,7 +183,6 @@ public final class ScriptTransport {
         return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 
-    /** Runs one Redis interaction on a connection of its own. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
         return guarded(redisKey, () -> {
             try (RedisConnection connection = openConnection()) {

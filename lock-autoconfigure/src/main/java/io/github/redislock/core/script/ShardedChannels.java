@@ -28,7 +28,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 public final class ShardedChannels {
 
     private static final Log log = LogFactory.getLog(ShardedChannels.class);
-    /** What the scripts publish with when the channels are classic. */
     public static final byte[] CLASSIC_PUBLISH = "publish".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SPUBLISH = "spublish".getBytes(StandardCharsets.US_ASCII);
     private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
