@@ -39,7 +39,7 @@ public final class LockAttempts {
     private final String inboxField;
     /** How long a waiter without a queue place parks at most: a hand-off to a queued waiter and an expiry publish nothing. */
     private final long unqueuedRecheckMillis;
-    /** Per bucket of lock names, until when (nanoTime; 0: never) a plain wait's first try queues at once: one was blocked within a second. */
+    /** Per bucket of lock names, until when (nanoTime; 0: never) a plain wait's first try queues at once: one was blocked, a queue place's time ago at most. */
     private final AtomicLongArray contendedUntil = new AtomicLongArray(64);
 
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
@@ -177,7 +177,7 @@ public final class LockAttempts {
             if (queue && !markQueued()) {
                 giveBackClosing();
             }
-            contendedUntil.set(keys.name().hashCode() & 63, System.nanoTime() + 1_000_000_000L);
+            contendedUntil.set(keys.name().hashCode() & 63, System.nanoTime() + keepPlace * 1_000_000);
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
             String channel = fair ? keys.turnChannelPrefix() + owner : keys.channel();
             return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
