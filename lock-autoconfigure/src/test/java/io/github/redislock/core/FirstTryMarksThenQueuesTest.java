@@ -74,7 +74,7 @@ class FirstTryMarksThenQueuesTest {
     }
 
     @Test
-    void aWaitForAKeyBlockedWithinASecondQueuesWithItsFirstCall() throws Exception {
+    void aWaitForAKeyBlockedLatelyQueuesWithItsFirstCall() throws Exception {
         holder.locker.lock(KEY);
         acquireKeyCountsOfAWaitForTheHeldLock();
         holder.locker.unlock(KEY);
