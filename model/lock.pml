@@ -159,13 +159,23 @@
 /* Every try after the wait's first sends queuedBefore (the model's waits all queue): an earlier one may
  * have queued the member, also one whose reply was lost, which the wait never marked queued. */
 #ifdef FIX_RETRY
-#define NOTE_TRY(t) if :: qb -> tq[t] = 1 :: else fi   /* LockAttempts.java "triedWhileQueued |= queuedBefore;" */
+#define NOTE_TRY(t) if :: qb -> tq[t] = 1 :: else fi   /* LockAttempts.java "triedWhileQueued |= queue && queuedBefore;" */
 #define QB_FIRST(t) 0
 #define QB_RETRY(t) 1
 #else
 #define NOTE_TRY(t) skip
 #define QB_FIRST(t) queued[t]
 #define QB_RETRY(t) queued[t]
+#endif
+/* A wait's first try sends acquire.lua without ARGV[4] first, which takes a free lock or marks a held one
+ * ('waiters': flag 2) and queues nothing; only a blocked reply sends the call that queues, on the reply's
+ * thread (LockAttempts.java "CompletableFuture.completedFuture(marked) : acquire(group, firstHolds, true))"):
+ * both calls are the one try the wait settles; a wait for a key blocked lately sends the queuing call at once.
+ * The historic variants always queue with the first call. */
+#if defined(FIX_RETRY) && defined(FIX_H) && defined(FIX_I) && !defined(CODE_6825C2C) && !defined(CODE_076F0CF)
+#define FIRST_MARKS 1
+#else
+#define FIRST_MARKS 0
 #endif
 
 /* ---------------------------------------------------------------- Redis state */
@@ -621,11 +631,17 @@ inline holdsAcquired(o, t, cnt, tok, uq) {
 #ifdef ZERO_WAIT_TRIES
 #define ZW(t) ((t) == 1)
 #define ZERO_WAIT_BRANCH(t) if :: ZW(t) -> goto zeroTry :: else fi
-/* acquire.lua without ARGV[4] and with flag 2 '0' (a try that does not wait): takes a free lock (or
- * re-enters), else changes nothing: no queue place, no 'waiters' field. Sets ok, cnt, tok. */
-inline tryLua(o, first, ok, cnt, tok) {
+#else
+#define ZERO_WAIT_BRANCH(t) skip
+#endif
+/* acquire.lua without ARGV[4] (a try that does not queue): takes a free lock (or re-enters), else
+ * queues nothing and, with flag 2 (marks: a wait's first try), writes the 'waiters' field; without
+ * it (a try that does not wait) changes nothing. Sets ok, cnt, tok. */
+inline tryLua(o, first, marks, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 -> ok = 0; cnt = 0; tok = 0   /* acquire.lua:80 "if keepPlace > 0 or flag(2) then" */
+    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:80 "if keepPlace > 0 or flag(2) then" */
+        if :: marks -> rw = 1 :: else fi;
+        ok = 0; cnt = 0; tok = 0
     :: else ->
         if
         :: first -> rc[o] = 1; cnt = 1
@@ -639,9 +655,6 @@ inline tryLua(o, first, ok, cnt, tok) {
         ok = 1
     fi
 }
-#else
-#define ZERO_WAIT_BRANCH(t) skip
-#endif
 
 #ifdef ASYNC_CANCELS
 bool cancelled[NT];          /* the caller cancelled thread t's async acquisition (RedisAsyncLocker) */
@@ -692,6 +705,7 @@ proctype Client(byte t) {
     byte cycles = 0, reentries = 0;
     byte ok, cnt, tok, rem, token, myHid, cm;
     bool first, qb, lost, firstTry, final, was, rq;
+    bool mk;                 /* the try's call is the marking one (FIRST_MARKS): it asks for no place */
     bool wasShort, shortLost;   /* the last release call was the short one; a short one's reply was lost */
     byte gbc;                /* a give-back under way: the owner's count in Redis as it began (-DASYNC_CANCELS) */
 
@@ -716,6 +730,7 @@ lock:
         ACQ_TAKE(o);
         waiting[t] = 1; wid[t]++; assert(wid[t] < 8);
         firstTry = 1;
+        if :: FIRST_MARKS -> mk = 1 :: true -> mk = 0 fi;   /* a key blocked lately queues at once (LockAttempts.java "contendedUntil") */
         qb = QB_FIRST(t);                                 /* LockAttempts.java "boolean queuedBefore = placeSought;" */
         tq[t] = 0; NOTE_TRY(t);                           /* a new wait: a new QueuedLock */
         first = !(hk[o] && !hlost[o]);                    /* HeldLocks.java "boolean[] firstHolds(List<LockKeys> group, String owner)" */
@@ -726,13 +741,19 @@ lock:
 try:
     atomic {
         RUNNING(L);
-        acquireLua(o, MEMBER(t), qb, first, ok, cnt, tok);
-        printf("@A %d %d %d %d = %d %d %d ", o, MEMBER(t), qb, first, ok, cnt, tok); REDIS_STATE;
+        if
+        :: mk -> tryLua(o, first, 1, ok, cnt, tok);
+            printf("@M %d %d = %d %d %d ", o, first, ok, cnt, tok)
+        :: else -> acquireLua(o, MEMBER(t), qb, first, ok, cnt, tok);
+            printf("@A %d %d %d %d = %d %d %d ", o, MEMBER(t), qb, first, ok, cnt, tok)
+        fi;
+        REDIS_STATE;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  acquire.lua owner %d: %d (count %d, token %d)\n", t, o, ok, cnt, tok);
         loseReply(lost);
         if :: lost -> printf("T%d  ...reply LOST\n", t) :: else fi;
-        check()
+        check();
+        if :: mk && !lost && !ok -> mk = 0; goto try :: else fi   /* blocked: the call that queues follows */
     }
 #ifdef ASYNC_CANCELS
 trySettles:                                               /* the try's reply is in flight: an async caller may cancel now */
@@ -774,7 +795,7 @@ trySettles:                                               /* the try's reply is 
             ENDED_WAIT_CHECK(t);
             bel[t]++; waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
             printf("T%d lock() returns true (hold %d, token %d)\n", t, cnt, tok);
-            ok = 0; cnt = 0; tok = 0; first = 0; qb = 0;
+            ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; mk = 0;
             check();
             goto idle
 #ifdef FIX_H
@@ -902,8 +923,8 @@ abandon:
         was = queued[t]; queued[t] = 0;                   /* unmarkQueued */
 #ifdef FIX_H
         if                                                /* LockAttempts.java "if (unmarkQueued() || replyLost && lastTryFirstHold) {" */
-        :: !was && lost && !first && LOST_REENTRY_LEAVES -> goto withdrawPlace   /* a lost re-entry try (it asked for a place) */
-        :: !was && !(lost && first) && !(lost && LOST_REENTRY_LEAVES) -> goto endWait   /* nothing queued, no first hold a lost reply may have taken */
+        :: !was && lost && !first && LOST_REENTRY_LEAVES && !mk -> goto withdrawPlace   /* a lost re-entry try (it asked for a place) */
+        :: !was && !(lost && first) && !(lost && LOST_REENTRY_LEAVES && !mk) -> goto endWait   /* nothing queued, no first hold a lost reply may have taken */
         :: else -> was = 0                                /* withdraws with the member */
         fi
 #elif defined(FIXED)
@@ -955,7 +976,7 @@ endWait:
     atomic {
         ENDED_WAIT_CHECK(t);
         waiting[t] = 0; busy[t] = 0; ACQ_DONE(o);
-        ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
+        ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0; mk = 0;
         printf("T%d lock() fails\n", t);
         goto idle
     }
@@ -1057,11 +1078,11 @@ unlocked:
         goto idle
     }
 #ifdef ZERO_WAIT_TRIES
-    /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "firstHolds, queue ? keepPlace : 0, member" */
+    /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "firstHolds, queue ? keepPlace : 0, queue ? member() : null" */
 zeroTry:
     atomic {
         RUNNING(L);
-        tryLua(o, first, ok, cnt, tok);
+        tryLua(o, first, 0, ok, cnt, tok);
         printf("@A %d 0 0 %d = %d %d %d ", o, first, ok, cnt, tok); REDIS_STATE;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  acquire.lua (no queue) owner %d: %d (count %d, token %d)\n", t, o, ok, cnt, tok);
@@ -1119,7 +1140,7 @@ cancelGiveBack:
         holdsAcquired(o, t, cnt, tok, !tq[t]);
         ENDED_WAIT_CHECK(t);
         waiting[t] = 0;
-        ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0;
+        ok = 0; cnt = 0; tok = 0; first = 0; qb = 0; firstTry = 0; was = 0; mk = 0;
         printf("T%d acquisition cancelled as it took the lock: gives it back\n", t);
         if                                                /* HeldLocks.java "private boolean beforeRelease(Hold hold, Failures failures) {" */
         :: hk[o] && hlost[o] ->                           /* it re-entered a hold found lost: lostNestUnlocked, Redis untouched */

@@ -132,11 +132,12 @@ final class ModelReplay implements AutoCloseable {
             int[] a = step.args();
             int[] r = step.reply();
             switch (step.op()) {
-                case 'A' -> {
-                    boolean queues = a[1] != 0; // member 0: a try with no wait, which does not queue
+                case 'A', 'M' -> { // M: a wait's first try, which only marks a lock it finds held (owner, first hold)
+                    boolean marks = step.op() == 'M';
+                    boolean queues = !marks && a[1] != 0; // member 0: a try with no wait, which does not queue
                     long keepPlace = queues ? KEEP_PLACE : 0;
-                    byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[3] == 1},
-                            keepPlace, queues ? member(a[1]) : "", a[2] == 1, queues);
+                    byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[marks ? 1 : 3] == 1},
+                            keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks);
                     List<Object> reply = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
                     long ok = (Long) reply.get(0);
                     if (ok != r[0]) {

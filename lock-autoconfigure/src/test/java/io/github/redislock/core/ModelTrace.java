@@ -24,7 +24,8 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
     static final Path MODEL = Path.of("..", "model");
 
     /**
-     * One step: {@code op} is A (acquire.lua; member 0: a try that does not queue), R (release.lua), K (release.lua
+     * One step: {@code op} is A (acquire.lua; member 0: a try that does not queue), M (acquire.lua marking, not queuing: a
+     * wait's first try), R (release.lua), K (release.lua
      * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), E (the key's lease ended), L (a queue place's
      * deadline passed) or X (the queue's keys expired).
      *

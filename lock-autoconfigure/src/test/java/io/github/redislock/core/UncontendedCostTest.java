@@ -97,14 +97,15 @@ class UncontendedCostTest {
     }
 
     @Test
-    void anUncontendedAcquisitionSendsItsFlagsInOneArgument() {
+    void anUncontendedLockSendsTheLockAndItsLeaseOwnerAndFlagsOnly() {
         try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
             List<Object> acquire = scriptCallOf(() -> instance.locker.lock("flags"));
             instance.locker.unlock("flags");
 
-            // lease, owner, flags (no queue place to give up, waits, first hold), then what a blocked try queues with
-            assertThat(acquire).as("EVALSHA, its sha, the key count, 3 KEYS, then ARGV").hasSize(11);
-            assertThat(acquire.get(8)).isEqualTo("011");
+            // lease, owner, flags (no queue place to give up, waits, first hold): the first try of a wait queues nothing
+            assertThat(acquire).as("EVALSHA, its sha, the key count, 1 KEY, then ARGV").hasSize(7);
+            assertThat(acquire.subList(2, 4)).containsExactly("1", "lock:flags");
+            assertThat(acquire.get(6)).isEqualTo("011");
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 
 import io.github.redislock.LockRedisException;
@@ -38,6 +39,8 @@ public final class LockAttempts {
     private final String inboxField;
     /** How long a waiter without a queue place parks at most: a hand-off to a queued waiter and an expiry publish nothing. */
     private final long unqueuedRecheckMillis;
+    /** Per bucket of lock names, until when (nanoTime; 0: never) a plain wait's first try queues at once: one was blocked, a queue place's time ago at most. */
+    private final AtomicLongArray contendedUntil = new AtomicLongArray(64);
 
     public LockAttempts(LockCommands commands, LockWatchdog watchdog, HeldLocks holds, String inbox, OwnerTurns turns, BooleanSupplier closing) {
         this.commands = commands;
@@ -139,25 +142,29 @@ public final class LockAttempts {
         /** A close that withdrew a plain wait before its try ran lets the try re-add the place or take the lock: it gives that back. */
         @Override
         public CompletableFuture<LockAttempt.Try> send(boolean queue) {
-            boolean queuedBefore = placeSought;
-            if (queue) {
-                triedWhileQueued |= queuedBefore;
-                placeSought = true;
-                member(); // this try sends it: it may queue
-            }
             List<LockKeys> group = List.of(keys);
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
-            lastTryQueued = queue;
-            CompletableFuture<LockCommands.Acquisition> reply = fair
-                    ? commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, lastTryFirstHold, false)
-                    : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, member, queuedBefore, queue);
+            // Unless contended lately, a wait's first try sends what a tryLock sends, marking a lock it finds held, and queues only when blocked
+            CompletableFuture<LockCommands.Acquisition> reply = queue && !fair && !placeSought && contendedUntil.get(keys.name().hashCode() & 63) - System.nanoTime() < 0
+                    ? commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, true).thenCompose(marked -> marked.acquired()
+                            ? CompletableFuture.completedFuture(marked) : acquire(group, firstHolds, true))
+                    : acquire(group, firstHolds, queue);
             return reply.thenApply(answer -> () -> {
                 if (!fair && closing.getAsBoolean()) {
                     giveBackClosing();
                 }
                 return settle(queue, answer);
             });
+        }
+
+        private CompletableFuture<LockCommands.Acquisition> acquire(List<LockKeys> group, boolean[] firstHolds, boolean queue) {
+            boolean queuedBefore = placeSought;
+            triedWhileQueued |= queue && queuedBefore;
+            placeSought |= queue;
+            lastTryQueued = queue;
+            return fair ? commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, firstHolds[0], false)
+                    : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, queue ? member() : null, queuedBefore, queue);
         }
 
         /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see. */
@@ -170,6 +177,7 @@ public final class LockAttempts {
             if (queue && !markQueued()) {
                 giveBackClosing();
             }
+            contendedUntil.set(keys.name().hashCode() & 63, System.nanoTime() + keepPlace * 1_000_000);
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
             String channel = fair ? keys.turnChannelPrefix() + owner : keys.channel();
             return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
@@ -180,7 +188,7 @@ public final class LockAttempts {
             return member() == null ? null : waitName;
         }
 
-        /** Named on first use, on the wait's step thread: a try that cannot queue (tryLock without a wait) needs no name. */
+        /** Named on first use, by the call that queues or as the wait listens: a try that cannot queue (tryLock without a wait) needs no name. */
         private String member() {
             if (member == null && !fair) {
                 waitName = waitIds.incrementAndGet() + ":" + owner;
