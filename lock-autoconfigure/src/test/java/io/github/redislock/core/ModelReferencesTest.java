@@ -23,8 +23,10 @@ class ModelReferencesTest {
     private static final Pattern REFERENCE = Pattern.compile("([A-Za-z][A-Za-z-]*\\.(?:lua|java))(?::(\\d+))? \"([^\"]+)\"");
     /** A line number with no quoted text after it, which nothing could check. */
     private static final Pattern UNCHECKED = Pattern.compile("[A-Za-z-]+\\.(?:lua|java):\\d++(?! \")|/\\*\\s*\\d+(?:-\\d+)?(?:,\\s*\\d+)*[:\\s*]");
-    private static final Path SCRIPTS = Path.of("src/main/resources/io/github/redislock/core/script");
-    private static final Path SOURCES = Path.of("src/main/java");
+    /** The library's module, seen from the module the test runs in (lock-autoconfigure-boot3 runs it too). */
+    private static final Path LIBRARY = ModelTrace.MODEL.resolveSibling("lock-autoconfigure");
+    private static final Path SCRIPTS = LIBRARY.resolve("src/main/resources/io/github/redislock/core/script");
+    private static final Path SOURCES = LIBRARY.resolve("src/main/java");
 
     private static final List<String> MODELS = List.of("lock.pml", "rwlock.pml");
 
