@@ -146,7 +146,7 @@ public final class LockAttempts {
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             // Unless contended lately, a wait's first try sends what a tryLock sends, marking a lock it finds held, and queues only when blocked
-            CompletableFuture<LockCommands.Acquisition> reply = queue && !fair && !placeSought && contendedUntil.get(keys.name().hashCode() & 63) - System.nanoTime() < 0
+            CompletableFuture<LockCommands.Acquisition> reply = queue && !fair && !placeSought && contendedUntil.get(contendedBucket()) - System.nanoTime() < 0
                     ? commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, true).thenCompose(marked -> marked.acquired()
                             ? CompletableFuture.completedFuture(marked) : acquire(group, firstHolds, true))
                     : acquire(group, firstHolds, queue);
@@ -156,6 +156,10 @@ public final class LockAttempts {
                 }
                 return settle(queue, answer);
             });
+        }
+
+        private int contendedBucket() {
+            return keys.name().hashCode() & (contendedUntil.length() - 1);
         }
 
         private CompletableFuture<LockCommands.Acquisition> acquire(List<LockKeys> group, boolean[] firstHolds, boolean queue) {
@@ -177,7 +181,7 @@ public final class LockAttempts {
             if (queue && !markQueued()) {
                 giveBackClosing();
             }
-            contendedUntil.set(keys.name().hashCode() & 63, System.nanoTime() + keepPlace * 1_000_000);
+            contendedUntil.set(contendedBucket(), System.nanoTime() + keepPlace * 1_000_000);
             // Come back before the place in the queue lapses, as the watchdog does for a lease.
             String channel = fair ? keys.turnChannelPrefix() + owner : keys.channel();
             return new LockAttempt.Blocked(channel, recheckAfter(attempt.holderTtlMillis(), keepPlace / 3));
