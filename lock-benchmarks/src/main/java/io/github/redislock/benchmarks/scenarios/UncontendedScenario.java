@@ -75,7 +75,7 @@ final class UncontendedScenario implements Scenario {
         RedisCommandStats[] stats = new RedisCommandStats[2];
         List<Map<String, Object[]>> split = new ArrayList<>();
         try (LockClient client = implementation.connect(context.settings())) {
-            TimedWorkers.Outcome outcome = TimedWorkers.run("uncontended-" + implementation.id(), threads,
+            TimedWorkers.Outcome outcome = TimedWorkers.runReadingAtRest("uncontended-" + implementation.id(), threads,
                     context.options().warmup(), context.options().measure(), (worker, measuring) -> {
                         String key = "bench:own:" + threads + ":" + worker;
                         long start = System.nanoTime();
@@ -95,7 +95,6 @@ final class UncontendedScenario implements Scenario {
                         if (ThreadGroupCpu.ENABLED) {
                             split.add(ThreadGroupCpu.snapshot());
                         }
-                    }, () -> {
                         clientCpu[1] = ProcessCpu.nanosWithoutCompiler();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
                         stats[1] = RedisCommandStats.of(context.redis());
