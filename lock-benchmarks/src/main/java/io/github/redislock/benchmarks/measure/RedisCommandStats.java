@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 import io.github.redislock.testsupport.RedisServerProcess;
 
@@ -40,13 +41,19 @@ public record RedisCommandStats(Map<String, Long> calls) {
 
     /** Commands run since {@code earlier}, without the INFO calls that took the snapshots. */
     public long commandsSince(RedisCommandStats earlier) {
-        long total = 0;
+        return growthSince(earlier).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Calls of each command that ran since {@code earlier}, by name, without the INFO calls that took the snapshots. */
+    public Map<String, Long> growthSince(RedisCommandStats earlier) {
+        Map<String, Long> growth = new TreeMap<>();
         for (Map.Entry<String, Long> entry : calls.entrySet()) {
-            if (!entry.getKey().equals("info")) {
-                total += entry.getValue() - earlier.calls.getOrDefault(entry.getKey(), 0L);
+            long since = entry.getValue() - earlier.calls.getOrDefault(entry.getKey(), 0L);
+            if (!entry.getKey().equals("info") && since != 0) {
+                growth.put(entry.getKey(), since);
             }
         }
-        return total;
+        return growth;
     }
 
     /** Lua script calls (EVAL, EVALSHA and their read-only forms) since {@code earlier}. */

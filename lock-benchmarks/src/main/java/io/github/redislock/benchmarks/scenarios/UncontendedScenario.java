@@ -2,6 +2,7 @@ package io.github.redislock.benchmarks.scenarios;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import io.github.redislock.benchmarks.clients.Implementations;
@@ -109,6 +110,7 @@ final class UncontendedScenario implements Scenario {
             row.clientCpuMicrosPerOp = clientCpu[0] < 0 ? Double.NaN : (clientCpu[1] - clientCpu[0]) / 1e3 / sorted.length;
             row.redisCpuMicrosPerOp = (redisCpu[1] - redisCpu[0]) * 1e6 / sorted.length;
             row.commandsPerOp = (double) (stats[1].commandsSince(stats[0]) - stats[1].scriptCallsSince(stats[0])) / sorted.length;
+            context.log("  calls per pair: " + perPair(stats[1].growthSince(stats[0]), sorted.length));
             row.p50Micros = LatencySamples.percentileMicros(sorted, 50);
             row.p99Micros = LatencySamples.percentileMicros(sorted, 99);
             Runs.noteProblems(row, outcome);
@@ -116,5 +118,12 @@ final class UncontendedScenario implements Scenario {
             Runs.failed(context, row, e);
         }
         return row;
+    }
+
+    /** Calls of each command per pair, e.g. {@code evalsha=2.000 hset=1.000}: what a pair sends, and beside it what runs on a timer or once per row. */
+    private static String perPair(Map<String, Long> calls, long pairs) {
+        StringBuilder line = new StringBuilder();
+        calls.forEach((command, count) -> line.append(line.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%s=%.3f", command, (double) count / pairs)));
+        return line.toString();
     }
 }

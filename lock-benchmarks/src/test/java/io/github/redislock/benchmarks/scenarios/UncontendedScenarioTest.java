@@ -2,8 +2,10 @@ package io.github.redislock.benchmarks.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -34,18 +36,28 @@ class UncontendedScenarioTest {
 
     @Test
     void aPairOfSixCommandsReadsSixCommandsPerPairAtOneThread() {
-        assertThat(commandsPerPair(1)).isEqualTo(2.0 * COMMANDS_PER_CALL);
+        assertThat(commandsPerPair(1, OutputStream.nullOutputStream())).isEqualTo(2.0 * COMMANDS_PER_CALL);
     }
 
     @Test
     void aPairOfSixCommandsReadsSixCommandsPerPairAtEightThreads() {
-        assertThat(commandsPerPair(8)).isEqualTo(2.0 * COMMANDS_PER_CALL);
+        assertThat(commandsPerPair(8, OutputStream.nullOutputStream())).isEqualTo(2.0 * COMMANDS_PER_CALL);
     }
 
-    private static double commandsPerPair(int threads) {
+    @Test
+    void theProgressGivesTheCallsOfEachCommandPerPair() {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+
+        commandsPerPair(2, progress);
+
+        assertThat(progress.toString(StandardCharsets.UTF_8))
+                .contains("  calls per pair: del=1.000 exists=1.000 get=1.000 pexpire=1.000 pttl=1.000 set=1.000\n");
+    }
+
+    private static double commandsPerPair(int threads, OutputStream progress) {
         BenchmarkOptions options = BenchmarkOptions.parse("--seconds-per-row=0.5", "--warmup-seconds=0.3");
         try (RedisServerProcess redis = RedisServerProcess.start()) {
-            BenchmarkContext context = new BenchmarkContext(options, redis, List.of(), false, new PrintStream(OutputStream.nullOutputStream()));
+            BenchmarkContext context = new BenchmarkContext(options, redis, List.of(), false, new PrintStream(progress, true, StandardCharsets.UTF_8));
             LockImplementation fake = new LockImplementation("known-commands", "a pair of " + 2 * COMMANDS_PER_CALL + " commands",
                     KnownCommandsClient::new, Optional.empty());
 
