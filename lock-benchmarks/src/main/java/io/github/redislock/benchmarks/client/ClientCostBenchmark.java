@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * The client's own work for one uncontended lock+unlock pair, Redis left out: argument encoding, hold
  * bookkeeping (holds map, watchdog registration, fencing-token thread-local) and Lettuce's building and
- * encoding of each {@code EVALSHA}, over {@link LockClientProbe}'s in-memory answers. One thread,
- * time per pair; run with the GC profiler for the bytes allocated per pair.
+ * encoding of each {@code EVALSHA}, over {@link LockClientProbe}'s in-memory answers (a reply built once, so
+ * not the decoding of a reply). One thread, time per pair; run with the GC profiler for the bytes allocated per pair.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
