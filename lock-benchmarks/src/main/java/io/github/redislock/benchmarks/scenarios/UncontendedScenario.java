@@ -42,7 +42,9 @@ final class UncontendedScenario implements Scenario {
                 + "client's I/O threads, GC; on Linux not the JIT compiler's, which a busy machine delays into the window) divided by "
                 + "the pairs completed in it, in core-µs; Redis CPU per pair likewise from INFO cpu. "
                 + "Commands per pair: every command Redis ran in the measured window (INFO commandstats), those inside Lua "
-                + "scripts included and the script calls themselves not, divided by the pairs completed in it.";
+                + "scripts included and the script calls themselves not, divided by the pairs completed in it. The window's "
+                + "snapshots (commands, client and Redis CPU) are taken while every thread rests between two pairs, so they "
+                + "span exactly the pairs counted.";
     }
 
     @Override
@@ -86,19 +88,20 @@ final class UncontendedScenario implements Scenario {
                             samples.get(worker).add(System.nanoTime() - start);
                         }
                     }, () -> {
+                        // Nested, client CPU innermost: no snapshot's own work falls into the client CPU window.
+                        if (ThreadGroupCpu.ENABLED) {
+                            split.add(ThreadGroupCpu.snapshot());
+                        }
                         stats[0] = RedisCommandStats.of(context.redis());
                         redisCpu[0] = RedisCpu.seconds(context.redis());
                         clientCpu[0] = ProcessCpu.nanosWithoutCompiler();
-                        if (ThreadGroupCpu.ENABLED) {
-                            split.add(ThreadGroupCpu.snapshot());
-                        }
                     }, () -> {
-                        if (ThreadGroupCpu.ENABLED) {
-                            split.add(ThreadGroupCpu.snapshot());
-                        }
                         clientCpu[1] = ProcessCpu.nanosWithoutCompiler();
                         redisCpu[1] = RedisCpu.seconds(context.redis());
                         stats[1] = RedisCommandStats.of(context.redis());
+                        if (ThreadGroupCpu.ENABLED) {
+                            split.add(ThreadGroupCpu.snapshot());
+                        }
                     });
             row.redisCpuShare = (redisCpu[1] - redisCpu[0]) * 1e9 / outcome.measuredNanos();
             long[] sorted = LatencySamples.merge(samples);
