@@ -18,8 +18,10 @@ class ThreadGroupCpuTest {
         assumeThat(Files.isDirectory(Path.of("/proc/self/task"))).as("a Linux /proc").isTrue();
         long registryBefore = count(ThreadGroupCpu.snapshot(), "registry");
         long oursBefore = count(ThreadGroupCpu.snapshot(), "redis-lock");
+        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
         Thread registryThread = new Thread(() -> {
+            running.countDown(); // the JVM gave the kernel thread its name before run(): a snapshot now sees it
             try {
                 done.await();
             } catch (InterruptedException e) {
@@ -27,6 +29,7 @@ class ThreadGroupCpuTest {
             }
         }, "redis-lock-registry-1"); // as Spring Integration 7's RedisLockRegistry names the threads its unlocks run on
         registryThread.start();
+        running.await();
         try {
             Map<String, Object[]> during = ThreadGroupCpu.snapshot();
             assertThat(count(during, "registry")).isEqualTo(registryBefore + 1);
