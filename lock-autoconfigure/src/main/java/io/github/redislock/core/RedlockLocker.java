@@ -37,11 +37,7 @@ public class RedlockLocker extends RedisLocker {
     private final RedlockQuorum quorum;
     private final Duration retryDelay;
 
-    /**
-     * @param nodes       one connection factory per independent master (3 or more), named in logs by {@code nodeNames}
-     * @param nodeTimeout how long one node may take to answer before it counts as failed
-     * @param retryDelay  the average pause between two attempts of a waiting caller
-     */
+    /** @param nodes one connection factory per independent master (3 or more), named in logs by {@code nodeNames} */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
         this(new RedlockQuorum(nodes, nodeNames, nodeTimeout, keyPrefix), retryDelay, watchdogTimeout, keyPrefix, events);
@@ -67,8 +63,6 @@ public class RedlockLocker extends RedisLocker {
         LockKeys lock = keys.get(0);
         boolean sharedOwner = !owner.equals(currentOwner());
         return new LockAttempt() {
-            private OwnerTurns.Turn turn;
-
             @Override
             public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
@@ -86,10 +80,7 @@ public class RedlockLocker extends RedisLocker {
 
             @Override
             public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
-                if (turn == null) {
-                    turn = turns.take(lock.name(), owner, sharedOwner);
-                }
-                return turn;
+                return turns.take(lock.name(), owner, sharedOwner);
             }
         };
     }
