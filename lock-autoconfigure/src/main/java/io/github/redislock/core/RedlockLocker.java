@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -69,9 +68,8 @@ public class RedlockLocker extends RedisLocker {
                 boolean firstHold = known == null || known.lost;
                 return quorum.acquire(lock, owner, redisLease, firstHold, firstHold ? 0 : known.restoreLease(watchdog)).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
-                        long average = retryDelay.toNanos();
-                        long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
-                        return new Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(pause)));
+                        long average = retryDelay.toMillis();
+                        return new Blocked(null, Math.max(1, average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average))));
                     }
                     holds.acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis, true); // no Redlock master marks waiters
                     return null;

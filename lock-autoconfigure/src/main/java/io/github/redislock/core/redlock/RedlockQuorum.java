@@ -209,9 +209,8 @@ public final class RedlockQuorum extends LockCommands {
                 continue;
             }
             Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
-            boolean goneOnAMajority = renewed + unanswered < quorum;
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
-            if (goneOnAMajority || leftNanos <= 0) {
+            if (renewed + unanswered < quorum || leftNanos <= 0) { // gone on a majority, or no longer valid
                 lost.add(lock);
                 confirmedAt.remove(id(lock.redisKey(), lock.ownerField()));
             } else {
