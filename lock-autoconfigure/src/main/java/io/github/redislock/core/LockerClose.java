@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** The one close protocol of every locker of an instance, and the {@link WaitHost} of its waits, kept out of the public lockers. */
@@ -94,11 +95,8 @@ final class LockerClose implements WaitHost {
     static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
         boolean interrupted = false;
         while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
-            }
+            LockSupport.parkNanos(2_000_000);
+            interrupted |= Thread.interrupted(); // the close goes on: stopping half-way would leave queued waits and holds behind
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
