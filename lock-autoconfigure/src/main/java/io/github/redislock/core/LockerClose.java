@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** The one close protocol of every locker of an instance, and the {@link WaitHost} of its waits, kept out of the public lockers. */
@@ -58,8 +60,10 @@ final class LockerClose implements WaitHost {
     public CompletableFuture<Waiting> join(String channel, String waitName, String what, Runnable onWake) {
         return locker.subscriptions.join(channel, waitName, onWake).exceptionallyCompose(failure -> {
             Throwable cause = ScriptTransport.unwrap(failure);
+            String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout"
+                    : ScriptTransport.rootMessage(cause);
             return CompletableFuture.failedFuture(
-                    new LockRedisException("Cannot subscribe to the release channel of " + what + ": " + ScriptTransport.rootMessage(cause), cause));
+                    new LockRedisException("Cannot subscribe to the release channel " + channel + " of " + what + ": " + why, cause));
         });
     }
 
@@ -91,11 +95,8 @@ final class LockerClose implements WaitHost {
     static void awaitUntil(BooleanSupplier done, long deadlineNanos) {
         boolean interrupted = false;
         while (!done.getAsBoolean() && deadlineNanos - System.nanoTime() > 0) {
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                interrupted = true; // the close goes on: stopping half-way would leave queued waits and holds behind
-            }
+            LockSupport.parkNanos(2_000_000);
+            interrupted |= Thread.interrupted(); // the close goes on: stopping half-way would leave queued waits and holds behind
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

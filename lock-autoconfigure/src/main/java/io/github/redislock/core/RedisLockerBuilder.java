@@ -60,9 +60,8 @@ public final class RedisLockerBuilder {
     public RedisLocker build() {
         ShardedChannels shardedChannels = new ShardedChannels(connectionFactory);
         LockCommands commands = new LockCommands(connectionFactory, replicaSync, shardedChannels);
-        LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, observer);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, shardedChannels),
                 keyPrefix + "__anchor");
-        return new RedisLocker(commands, watchdog, subscriptions, keyPrefix, events, observer);
+        return new RedisLocker(commands, new LockWatchdog(watchdogTimeout, commands, observer), subscriptions, keyPrefix, events, observer);
     }
 }

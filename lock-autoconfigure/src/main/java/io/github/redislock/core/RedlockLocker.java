@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -37,11 +36,7 @@ public class RedlockLocker extends RedisLocker {
     private final RedlockQuorum quorum;
     private final Duration retryDelay;
 
-    /**
-     * @param nodes       one connection factory per independent master (3 or more), named in logs by {@code nodeNames}
-     * @param nodeTimeout how long one node may take to answer before it counts as failed
-     * @param retryDelay  the average pause between two attempts of a waiting caller
-     */
+    /** @param nodes one connection factory per independent master (3 or more), named in logs by {@code nodeNames} */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
         this(new RedlockQuorum(nodes, nodeNames, nodeTimeout, keyPrefix), retryDelay, watchdogTimeout, keyPrefix, events);
@@ -67,17 +62,14 @@ public class RedlockLocker extends RedisLocker {
         LockKeys lock = keys.get(0);
         boolean sharedOwner = !owner.equals(currentOwner());
         return new LockAttempt() {
-            private OwnerTurns.Turn turn;
-
             @Override
             public CompletableFuture<Try> send(boolean queue) {
                 Hold known = holds.get(lock.name(), owner, LockKind.PLAIN);
                 boolean firstHold = known == null || known.lost;
                 return quorum.acquire(lock, owner, redisLease, firstHold, firstHold ? 0 : known.restoreLease(watchdog)).thenApply(answer -> () -> {
                     if (!answer.acquired()) {
-                        long average = retryDelay.toNanos();
-                        long pause = average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average));
-                        return new Blocked(null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(pause)));
+                        long average = retryDelay.toMillis();
+                        return new Blocked(null, Math.max(1, average / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, average))));
                     }
                     holds.acquired(lock, owner, LockKind.PLAIN, answer.holdCounts()[0], 0, leaseMillis, true); // no Redlock master marks waiters
                     return null;
@@ -86,10 +78,7 @@ public class RedlockLocker extends RedisLocker {
 
             @Override
             public OwnerTurns.Turn turn() { // taken when the wait begins: an attempt that never waits holds no one up
-                if (turn == null) {
-                    turn = turns.take(lock.name(), owner, sharedOwner);
-                }
-                return turn;
+                return turns.take(lock.name(), owner, sharedOwner);
             }
         };
     }

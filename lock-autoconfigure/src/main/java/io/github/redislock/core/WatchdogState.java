@@ -9,7 +9,6 @@ public interface WatchdogState {
     /** How long a watched lock lives in Redis without renewal; also the lease each renewal sets. */
     Duration timeout();
 
-    /** How many locks are renewed now. */
     int watchedCount();
 
     /** When the last renewal tick succeeded and found every lock it renewed still held, or null when none has. */

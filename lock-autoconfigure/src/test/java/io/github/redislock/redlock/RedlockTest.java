@@ -1,6 +1,7 @@
 package io.github.redislock.redlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -388,6 +389,25 @@ class RedlockTest {
         await().pollDelay(Duration.ofMillis(1000)).atMost(Duration.ofMillis(2500)).pollInterval(Duration.ofMillis(50))
                 .until(() -> Long.valueOf(0).equals(masters.get(0).command("EXISTS", "lock:" + key)));
         assertThat(masters.get(4).command("EXISTS", "lock:" + key)).as("the copy of the master that granted in time").isEqualTo(0L);
+    }
+
+    /** Each failed round's undo waits for the replies of the masters that did not answer in time; a close must not trip over them. */
+    @Test
+    void aLockerClosesCleanlyWhileTheUndosOfTwoFailedRoundsStillWaitForSilentMasters() {
+        RedlockLocker client = locker(Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        client.lock(key); // connected to every master, the scripts loaded
+        client.unlock(key);
+        try {
+            for (int i = 0; i < client.getQuorum(); i++) {
+                masters.get(i).command("CLIENT", "PAUSE", "1500");
+            }
+            assertThat(client.tryLock(key)).as("a round only a minority answers").isFalse();
+            assertThat(client.tryLock(key + "-second")).as("another key's round only a minority answers").isFalse();
+
+            assertThatCode(client::close).as("closing while both rounds' undos wait for the paused masters").doesNotThrowAnyException();
+        } finally {
+            masters.list().forEach(master -> master.command("CLIENT", "UNPAUSE"));
+        }
     }
 
     @Test

@@ -5,7 +5,6 @@ import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.pubsub.ReleaseSubscriptions;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
-import io.github.redislock.core.script.LockKeys;
 import org.springframework.context.ApplicationEventPublisher;
 
 /** The benchmarks' seam into the library (see the package-info), so that they need no class in its packages. */
@@ -14,16 +13,6 @@ public final class LockInternals {
     private static volatile LockerParts lockers;
 
     private LockInternals() {
-    }
-
-    /** Most locks one renewal script call renews ({@code LockCommands.MAX_RENEWAL_BATCH}); in a cluster, one batch never spans two hash slots. */
-    public static int renewalBatchSize() {
-        return LockCommands.MAX_RENEWAL_BATCH;
-    }
-
-    /** The list in which a plain lock queues its waiters, oldest first, for a release to hand the lock to. */
-    public static String waitQueueKey(String prefix, String key) {
-        return LockKeys.of(prefix, key).waitQueue();
     }
 
     /** A RedisLocker over the given parts, which it owns, wired as {@link io.github.redislock.core.RedisLockerBuilder} wires it. */
@@ -40,10 +29,7 @@ public final class LockInternals {
     }
 
     /** Called once by {@link RedisLocker} as its class loads, handing over its constructor, which stays out of its public surface. */
-    public static synchronized void install(LockerParts constructor) {
-        if (lockers != null) {
-            throw new IllegalStateException("RedisLocker's constructor is installed already");
-        }
+    public static void install(LockerParts constructor) {
         lockers = constructor;
     }
 

@@ -17,12 +17,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * Wakes local waiters when a lock is released anywhere, over one pub/sub connection that also carries the {@link #inbox()}.
@@ -74,10 +71,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         return entry.confirmation.handle((confirmed, failure) -> {
             if (failure != null) {
                 later(() -> leave(entry), 0); // the event loop never takes a subscription monitor
-                Throwable cause = ScriptTransport.unwrap(failure);
-                String why = cause instanceof TimeoutException ? "Redis did not confirm it within the client's command timeout" : ScriptTransport.rootMessage(cause);
-                throw new CompletionException(cause instanceof DataAccessException known ? known
-                        : new DataAccessResourceFailureException("Pub/sub SUBSCRIBE of " + channel + " failed: " + why, cause));
+                throw new CompletionException(ScriptTransport.unwrap(failure));
             }
             Waiting waiting = new Waiting(this, entry, waitName, onWake);
             entry.queue.addLast(waiting);

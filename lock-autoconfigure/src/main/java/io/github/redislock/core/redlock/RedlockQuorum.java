@@ -10,7 +10,6 @@ import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -115,30 +114,26 @@ public final class RedlockQuorum extends LockCommands {
      */
     private List<CompletableFuture<Void>> undo(String id, LockKeys keys, String owner, boolean firstHold, long undoLease,
                                                List<CompletableFuture<Acquisition>> calls, List<CompletableFuture<Void>> undoing) {
-        List<CompletableFuture<Void>> undos = new ArrayList<>(calls.size());
-        for (int i = 0; i < calls.size(); i++) {
-            int index = i;
+        List<CompletableFuture<Void>> undos = IntStream.range(0, calls.size()).<CompletableFuture<Void>>mapToObj(i -> {
             CompletableFuture<Void> undo = calls.get(i)
                     .handle((answer, failure) -> answer != null && answer.acquired() || failure != null && firstHold)
                     .thenCompose(took -> !took ? OwnerTurns.NOW
-                            : send(index, (node, n) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
+                            : send(i, (node, n) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
                             .handle((left, failure) -> {
                                 if (failure != null) {
-                                    log.debug("Redlock master " + names.get(index) + " could not undo " + keys.name()
+                                    log.debug("Redlock master " + names.get(i) + " could not undo " + keys.name()
                                             + "; it expires with its lease: " + failure);
                                 }
                                 return null;
                             }));
-            undos.add(undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null));
-        }
+            return undoing == null ? undo : undo.thenCombine(undoing.get(i), (mine, earlier) -> null);
+        }).toList();
         pendingUndos.put(id, undos);
         CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new)).thenRun(() -> pendingUndos.remove(id, undos));
         return undos;
     }
 
     /**
-     * Releases on every master.
-     *
      * @return per lock, the holds a majority still counts, or -1 when no majority can have it (lost);
      *         fails with {@link LockRedisException} when too few answered to tell
      */
@@ -192,7 +187,6 @@ public final class RedlockQuorum extends LockCommands {
                 onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, threads.get(index))).join());
     }
 
-    /** The clock drift the algorithm allows for over {@code leaseMillis}: 1% of it plus 2 ms. */
     private static long drift(long leaseMillis) {
         return leaseMillis / 100 + 2;
     }
@@ -215,9 +209,8 @@ public final class RedlockQuorum extends LockCommands {
                 continue;
             }
             Long confirmed = confirmedAt.get(id(lock.redisKey(), lock.ownerField()));
-            boolean goneOnAMajority = renewed + unanswered < quorum;
             long leftNanos = confirmed == null ? 0 : validityNanos - (System.nanoTime() - confirmed);
-            if (goneOnAMajority || leftNanos <= 0) {
+            if (renewed + unanswered < quorum || leftNanos <= 0) { // gone on a majority, or no longer valid
                 lost.add(lock);
                 confirmedAt.remove(id(lock.redisKey(), lock.ownerField()));
             } else {
@@ -233,9 +226,10 @@ public final class RedlockQuorum extends LockCommands {
         return lost;
     }
 
+    /** Gives the undos still running a node timeout; they are several rounds' (one future per master each), and never fail. */
     public void close() {
-        List<CompletableFuture<Void>> undoing = pendingUndos.values().stream().flatMap(List::stream).toList();
-        answersBy(undoing, System.nanoTime() + nodeTimeout.toNanos()).join();
+        CompletableFuture.allOf(pendingUndos.values().stream().flatMap(List::stream).toArray(CompletableFuture[]::new))
+                .completeOnTimeout(null, nodeTimeout.toNanos(), TimeUnit.NANOSECONDS).join();
         pendingUndos.clear();
         threads.forEach(ExecutorService::shutdownNow);
     }
@@ -261,14 +255,10 @@ public final class RedlockQuorum extends LockCommands {
 
     /** The answers in by the deadline, null for a master that failed or is late; the calls go on (an undo acts on a late answer). */
     private <T> CompletableFuture<List<T>> answersBy(List<CompletableFuture<T>> calls, long deadlineNanos) {
-        List<CompletableFuture<T>> bounded = new ArrayList<>(calls.size());
-        for (int i = 0; i < calls.size(); i++) {
-            String name = names.get(i);
-            bounded.add(calls.get(i).copy().exceptionally(failure -> {
-                log.debug("Redlock master " + name + " did not answer: " + failure);
-                return null;
-            }).completeOnTimeout(null, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
-        }
+        List<CompletableFuture<T>> bounded = IntStream.range(0, calls.size()).mapToObj(i -> calls.get(i).copy().exceptionally(failure -> {
+            log.debug("Redlock master " + names.get(i) + " did not answer: " + failure);
+            return null;
+        }).completeOnTimeout(null, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)).toList();
         return CompletableFuture.allOf(bounded.toArray(CompletableFuture[]::new))
                 .thenApply(all -> bounded.stream().map(CompletableFuture::join).toList());
     }

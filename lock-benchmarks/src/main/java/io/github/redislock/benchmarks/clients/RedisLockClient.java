@@ -2,8 +2,8 @@ package io.github.redislock.benchmarks.clients;
 
 import java.util.Optional;
 
-import io.github.redislock.core.bench.LockInternals;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.script.LockKeys;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -41,7 +41,7 @@ final class RedisLockClient implements LockClient {
 
     @Override
     public Optional<String> waitQueueKey(String key) {
-        return Optional.of(LockInternals.waitQueueKey(PREFIX, key));
+        return Optional.of(LockKeys.of(PREFIX, key).waitQueue());
     }
 
     /** The locker, for the client that takes the same locks through the {@code ReactiveLocker}. */

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.redislock.core.bench.LockInternals;
+import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.ProcessCpu;
@@ -43,7 +43,7 @@ final class HeldLocksScenario implements Scenario {
                 + "released by the threads that took them. "
                 + "Seconds to take and to release them all; growth of Redis' `used_memory` per held lock; Lua script calls per renewal tick "
                 + "of one instance during the hold (INFO commandstats, divided by the instances and by hold / tick), against the goal "
-                + "ceil(locks per instance / " + LockInternals.renewalBatchSize() + "), redis-lock's renewal batch (`LockCommands.MAX_RENEWAL_BATCH`); "
+                + "ceil(locks per instance / " + LockCommands.MAX_RENEWAL_BATCH + "), redis-lock's renewal batch (`LockCommands.MAX_RENEWAL_BATCH`); "
                 + "this JVM's CPU time per second of holding (all threads); platform threads the libraries added; keys left in Redis "
                 + "after the release.";
     }
@@ -63,7 +63,7 @@ final class HeldLocksScenario implements Scenario {
         Row row = new Row(id(), implementation.id(), implementation.displayName(), instances, instances);
         row.heldLocks = count;
         if (implementation.id().equals("redis-lock")) {
-            row.renewalCallsGoal = (long) Math.ceil((double) count / instances / LockInternals.renewalBatchSize());
+            row.renewalCallsGoal = (long) Math.ceil((double) count / instances / LockCommands.MAX_RENEWAL_BATCH);
         }
         context.log("held locks: " + implementation.displayName() + ", " + count + " locks on " + instances + " instances");
         context.redis().flushAll();
