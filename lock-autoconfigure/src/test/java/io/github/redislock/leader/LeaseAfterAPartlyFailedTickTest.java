@@ -21,7 +21,6 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -50,13 +49,7 @@ class LeaseAfterAPartlyFailedTickTest {
     @Test
     void aLeaderWhoseOwnLockEveryTickRenewsStaysLeaderWhileAnotherLockGoesWithoutRenewal() throws Exception {
         try (RedisServerProcess redis = TestRedis.startNew()) {
-            redis.command("ACL", "SETUSER", "locker", "on", ">change-me", "~*", "&*", "+@all");
-            RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(redis.host(), redis.port());
-            server.setUsername("locker");
-            server.setPassword("change-me");
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(server);
-            factory.afterPropertiesSet();
-            factory.start();
+            LettuceConnectionFactory factory = LockerFixture.startedLettuceAsAclUser(redis);
             try (RedisLocker locker = RedisLocker.builder(factory).keyPrefix(LockerFixture.PREFIX).watchdogTimeout(LEASE).build()) {
                 LockerLeaderElection election = new LockerLeaderElection(locker);
                 try {
