@@ -77,7 +77,7 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
             throw closed(role);
         }
         Locker locker = FencingTokenLockers.require(lockers.apply(role), "The leader election of role '" + role + "'");
-        locker.isLocked(role); // checks the key here, not later on the candidacy's thread
+        locker.getLock(role); // checks the key here, not later on the candidacy's thread; no Redis call: its thread retries those
         LockerCandidacy candidacy = new LockerCandidacy(role, locker, listener, events, this, candidacies::remove);
         synchronized (candidacies) {
             if (closed) {

@@ -88,6 +88,21 @@ public final class LockerFixture implements AutoCloseable {
         return factory;
     }
 
+    /**
+     * A started Lettuce factory that logs in as the ACL user "locker", created here with every right: a test then narrows
+     * its keys ({@code ACL SETUSER locker resetkeys ~...}) to make some of a Locker's calls fail and others succeed.
+     */
+    public static LettuceConnectionFactory startedLettuceAsAclUser(io.github.redislock.testsupport.RedisServerProcess redis) {
+        redis.command("ACL", "SETUSER", "locker", "on", ">change-me", "~*", "&*", "+@all");
+        RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(redis.host(), redis.port());
+        server.setUsername("locker");
+        server.setPassword("change-me");
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(server);
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+
     /** An instance whose connection factory is a {@link JedisConnectionFactory}, as an application on Spring Boot's other client has. */
     public static LockerFixture connectJedis(String host, int port, Duration watchdogTimeout) {
         return connectJedis(host, port, watchdogTimeout, Duration.ofSeconds(5));

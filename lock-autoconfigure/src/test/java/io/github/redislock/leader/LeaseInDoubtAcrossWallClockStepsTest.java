@@ -85,7 +85,7 @@ class LeaseInDoubtAcrossWallClockStepsTest {
         }
     }
 
-    private static LeadershipListener grantsTo(CountDownLatch granted) {
+    static LeadershipListener grantsTo(CountDownLatch granted) {
         return new LeadershipListener() {
             @Override
             public void granted(Candidacy candidacy, long term) {

@@ -15,7 +15,6 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -47,13 +46,7 @@ class PartlyFailedRenewalCountsTest {
             }
         };
         try (RedisServerProcess redis = TestRedis.startNew()) {
-            redis.command("ACL", "SETUSER", "locker", "on", ">change-me", "~*", "&*", "+@all");
-            RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(redis.host(), redis.port());
-            server.setUsername("locker");
-            server.setPassword("change-me");
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(server);
-            factory.afterPropertiesSet();
-            factory.start();
+            LettuceConnectionFactory factory = LockerFixture.startedLettuceAsAclUser(redis);
             try (RedisLocker locker = RedisLocker.builder(factory).keyPrefix(LockerFixture.PREFIX).watchdogTimeout(Duration.ofSeconds(3))
                     .observer(counting).build()) {
                 locker.lock("plain-" + id);

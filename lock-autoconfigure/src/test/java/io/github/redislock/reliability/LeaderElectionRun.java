@@ -57,12 +57,16 @@ final class LeaderElectionRun implements AutoCloseable {
         return this;
     }
 
-    /** The leader leaves its candidacy gracefully (and its JVM exits); a new candidate replaces it. */
+    /**
+     * The leader leaves its candidacy gracefully (and its JVM exits); a new candidate replaces it. Timed from when
+     * the leader began to leave: the worker notices the request by polling the store, which a loaded machine may delay.
+     */
     Failover gracefulStop() {
         String leader = awaitLeader();
-        long fault = store.mark("stop", leader);
+        long requested = store.mark("stop", leader);
         store.requestLeave(leader);
-        Failover failover = new Failover(kind, "graceful stop", awaitOtherGranted(leader, fault) - fault, null);
+        long leaving = awaitEvent("leaving", leader, requested);
+        Failover failover = new Failover(kind, "graceful stop", awaitOtherGranted(leader, leaving) - leaving, null);
         workers.get(leader).awaitExit(20);
         replace(leader);
         return record(failover);

@@ -118,6 +118,7 @@ public final class LeaderWorker {
 
         while (true) {
             if (store.leaveRequested(worker)) {
+                store.mark("leaving", worker); // the stop begins here: noticing the request is this loop's polling, not the election's
                 leave.run();
                 store.mark("left", worker);
                 Runtime.getRuntime().halt(0);

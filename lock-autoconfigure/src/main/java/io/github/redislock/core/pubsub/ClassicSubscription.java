@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -39,14 +39,14 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private final ReleaseSubscriptions listener;
     private final Duration timeout;
     /** The only thread that writes to an open subscription. */
-    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(ScriptTransport.daemon("redis-lock-subscriber"));
+    private final ExecutorService sender = Executors.newSingleThreadExecutor(ScriptTransport.daemon("redis-lock-subscriber"));
     /** Completes at Redis's first confirmation: only then can later subscribes go on Spring Data's subscription. */
     private final CompletableFuture<ChannelSubscriber.Subscription> opened = new CompletableFuture<>();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile RedisConnection connection;
-    /** Written under this, except {@link State#ENDED} by {@link #closeConnection()}, which nothing leaves. */
+    /** Written under this. SUBSCRIBING: the opening thread is inside Spring Data's subscribe (on Jedis, for the connection's life). */
     private volatile State state = State.SUBSCRIBING;
 
-    /** SUBSCRIBING: the opening thread is inside Spring Data's subscribe (on Jedis, for the connection's life). */
     private enum State { SUBSCRIBING, OPEN, CLOSING, ENDED }
 
     private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ReleaseSubscriptions listener) {
@@ -62,8 +62,8 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
         ScriptTransport.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
         return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
-            if (failure != null) {
-                subscription.close();
+            if (failure != null) { // not on the thread that failed it: it may be the subscribing one, which close waits for
+                subscription.onSender(subscription::close);
             }
         });
     }
@@ -108,47 +108,41 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
             if (state == State.SUBSCRIBING || state == State.OPEN) { // else a join chained before the close: sending would race it
                 connection.getSubscription().subscribe(channel);
             }
-        }, 0);
+        });
     }
 
     @Override
     public void unsubscribe(byte[] channel) {
-        onSender(() -> connection.getSubscription().unsubscribe(channel), 0);
+        onSender(() -> connection.getSubscription().unsubscribe(channel));
     }
 
-    private CompletableFuture<Void> onSender(Runnable command, long delayNanos) {
-        CompletableFuture<Void> sent = new CompletableFuture<>();
+    private CompletableFuture<Void> onSender(Runnable command) {
         try {
-            sender.schedule(() -> {
-                try {
-                    command.run();
-                    sent.complete(null);
-                } catch (RuntimeException e) {
-                    log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", e);
-                    sent.completeExceptionally(e);
+            return CompletableFuture.runAsync(command, sender).whenComplete((sent, failure) -> {
+                if (failure != null) {
+                    log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", failure);
                 }
-            }, delayNanos, TimeUnit.NANOSECONDS);
+            });
         } catch (RejectedExecutionException closed) {
-            sent.completeExceptionally(closed);
+            return CompletableFuture.failedFuture(closed);
         }
-        return sent;
     }
 
-    /** Lettuce: closes at once. Jedis: unsubscribes all, so that the read loop ends and its thread closes the connection. */
+    /** Returns with the connection closed, as its factory may stop next: a thread in subscribe (on Jedis, reading) is made to leave and close it. */
     @Override
     public void close() {
         synchronized (this) {
-            if (state == State.SUBSCRIBING || state == State.CLOSING) {
+            if (state == State.SUBSCRIBING) {
                 state = State.CLOSING;
                 onSender(() -> {
                     if (isOpen()) {
                         connection.getSubscription().close();
                     }
-                }, 0);
-                onSender(this::closeConnection, timeout.toNanos()); // unless the read loop ended and closed it
-                return;
+                });
             }
-            state = State.ENDED;
+        }
+        if (state == State.CLOSING) { // unless it has closed it meanwhile; closed here if that thread is stuck
+            closed.copy().completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS).join();
         }
         closeConnection();
     }
@@ -172,7 +166,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         }
     }
 
-    private void closeConnection() {
+    private synchronized void closeConnection() {
         KEEPING_JEDIS.remove(this);
         state = State.ENDED;
         sender.shutdown(); // after a close's pending commands
@@ -184,6 +178,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
                 log.debug("Closing the pub/sub connection failed", e);
             }
         }
+        closed.complete(null);
     }
 
     @Override
