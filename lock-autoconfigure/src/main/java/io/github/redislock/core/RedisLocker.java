@@ -47,6 +47,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     private final String clientId = UUID.randomUUID().toString();
     /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
     private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
+    private final LockKeys[] recentKeys = new LockKeys[256];
     final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
@@ -424,12 +425,14 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return clientId + ":~" + ownerToken;
     }
 
-    /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
+    /** The keys of {@code key} for a new acquisition, which a closing locker refuses; a lock taken lately reuses its four names (about 300 B). */
     LockKeys keys(String key) {
         if (lifecycle.closing) {
             throw closedException(key);
         }
-        return LockKeys.of(keyPrefix, key);
+        int slot = (key == null ? 0 : key.hashCode()) & (recentKeys.length - 1);
+        LockKeys known = recentKeys[slot]; // racy, but a record's fields are final: another thread's entry is whole, or not seen
+        return known != null && known.key().equals(key) ? known : (recentKeys[slot] = LockKeys.of(keyPrefix, key));
     }
 
     /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */
