@@ -47,6 +47,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     private final String clientId = UUID.randomUUID().toString();
     /** The calling thread's owner field, built once per thread: every lock and unlock needs it, some several times. */
     private final ThreadLocal<String> threadOwners = ThreadLocal.withInitial(() -> clientId + ":" + Thread.currentThread().getId());
+    private final LockKeys[] recentKeys = new LockKeys[256];
     final LockCommands commands;
     final LockWatchdog watchdog;
     final ReleaseSubscriptions subscriptions;
@@ -352,7 +353,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             long redisLease = redisLease(leaseMillis);
             LockAttempt attempt = switch (kind) {
                 case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
-                case FAIR -> attempts.fair(keys.get(0), owner, leaseMillis, redisLease);
+                case FAIR -> attempts.queuing(kind, keys.get(0), owner, leaseMillis, redisLease, false);
                 case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
             };
             acquired = new ParkedWait(lifecycle, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
@@ -412,7 +413,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** The attempt of a lock handle's plain lock ({@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's. */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         leaseMillis = holds.reentryLease(LockKind.PLAIN, List.of(keys), owner, leaseMillis);
-        return attempts.queuing(keys, owner, leaseMillis, redisLease(leaseMillis), true);
+        return attempts.queuing(LockKind.PLAIN, keys, owner, leaseMillis, redisLease(leaseMillis), true);
     }
 
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */
@@ -424,12 +425,14 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return clientId + ":~" + ownerToken;
     }
 
-    /** The keys of {@code key} for a new acquisition, which a closing locker refuses. */
+    /** The keys of {@code key} for a new acquisition, which a closing locker refuses; a lock taken lately reuses its four names (about 300 B). */
     LockKeys keys(String key) {
         if (lifecycle.closing) {
             throw closedException(key);
         }
-        return LockKeys.of(keyPrefix, key);
+        int slot = (key == null ? 0 : key.hashCode()) & (recentKeys.length - 1);
+        LockKeys known = recentKeys[slot]; // racy, but a record's fields are final: another thread's entry is whole, or not seen
+        return known != null && known.key().equals(key) ? known : (recentKeys[slot] = LockKeys.of(keyPrefix, key));
     }
 
     /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */

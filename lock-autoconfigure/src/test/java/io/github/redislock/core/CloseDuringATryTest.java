@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.LockKind;
 import io.github.redislock.core.wait.LockAttempt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -60,12 +61,12 @@ class CloseDuringATryTest {
     @Test
     void aTryThatQueuesAfterItsLockerWithdrewItsWaitsLeavesNoPlaceBehind() throws Exception {
         holder.locker.lock(key);
-        LockAttempt attempt = closing.attempts.queuing(LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
+        LockAttempt attempt = closing.attempts.queuing(LockKind.PLAIN, LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
                 Locker.WATCHDOG_LEASE, Duration.ofSeconds(3).toMillis(), false);
-        CompletableFuture<LockAttempt.Try> reply = attempt.send(true); // on its way: its reply is not settled yet
+        CompletableFuture<?> reply = attempt.send(true); // on its way: its reply is not settled yet
 
         closing.close(); // withdraws the waits it knows queued, before the try has settled (and queued the wait)
-        Throwable settled = catchThrowable(() -> reply.get(5, TimeUnit.SECONDS).settle());
+        Throwable settled = catchThrowable(() -> attempt.settle(reply.get(5, TimeUnit.SECONDS)));
         attempt.abandon(true).get(5, TimeUnit.SECONDS); // as the wait ends with that failure
 
         assertThat(settled).isInstanceOf(IllegalStateException.class).hasMessageContaining("Locker is closed");

@@ -18,29 +18,22 @@ public final class CallerRuns implements Executor {
     private final Thread caller = Thread.currentThread();
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
+    /** Unparks the caller, unless it runs this itself: a permit left over would cut its next park short. */
     @Override
     public void execute(Runnable task) {
         tasks.add(task);
-        wake();
-    }
-
-    /** Unparks the caller, unless it runs this itself: a permit left over would cut its next park short. */
-    private void wake() {
         if (Thread.currentThread() != caller) {
             LockSupport.unpark(caller);
         }
     }
 
     /**
-     * Starts {@code call} with an executor whose tasks run on the calling thread, and waits for its result;
-     * an interrupt is kept for the caller (Redis runs the call all the same).
+     * Starts {@code call} with an executor whose tasks run on the calling thread, and waits for its result, which completes
+     * in one of them (after a reply) or before the call returns; an interrupt is kept for the caller (Redis runs the call all the same).
      */
     public static <T> T await(Function<Executor, CompletableFuture<T>> call) {
         CallerRuns runs = new CallerRuns();
         CompletableFuture<T> result = call.apply(runs);
-        if (!result.isDone()) {
-            result.whenComplete((value, failure) -> runs.wake());
-        }
         boolean interrupted = false;
         for (Runnable task; (task = runs.tasks.poll()) != null || !result.isDone(); ) {
             if (task != null) {

@@ -133,7 +133,7 @@ public final class HeldLocks {
             watchdog.watch(hold);
         }
         if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), hold.tokenHolder, hold.token);
+            FencingTokens.record(keys.key(), owner, hold.token); // the owner names the hold among others on the key: one locker, one prefix
         }
         if (LOCKER_LOG.isDebugEnabled()) {
             LOCKER_LOG.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
@@ -166,7 +166,7 @@ public final class HeldLocks {
                 return;
             }
         }
-        FencingTokens.forget(hold.keys.key(), hold.tokenHolder);
+        FencingTokens.forget(hold.keys.key(), hold.owner);
     }
 
     private void publishLost(Hold hold, String reason) {

@@ -18,8 +18,6 @@ public final class Hold implements WatchedLock {
     /** How it was first taken; decides the release script. */
     public final LockKind kind;
     final Id id;
-    /** Names the hold among the thread's fencing tokens; both sides of a read-write lock share it. */
-    final String tokenHolder;
     public final long token;
     /** Taken by its first try (not after a blocked one, nor by a hand-off): its final release tries the short one. */
     final boolean takenUncontended;
@@ -49,7 +47,6 @@ public final class Hold implements WatchedLock {
         this.owner = id.owner();
         this.kind = kind;
         this.id = id;
-        this.tokenHolder = keys.name() + " " + owner;
         this.token = token;
         this.takenUncontended = takenUncontended;
         this.count = count;

@@ -19,10 +19,15 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -40,6 +45,7 @@ public final class ScriptTransport {
     /** The most threads, for every Locker of the JVM, that wait for Redis on a connection of their own (see {@link #boundedThreads}). */
     public static final int BLOCKING_CALL_THREADS = 64;
     static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
+    private static final byte[][] SHA1 = Arrays.stream(LockScript.values()).map(script -> LockCommands.bytes(script.sha1Hex())).toArray(byte[][]::new);
 
     private final RedisConnectionFactory connectionFactory;
     /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
@@ -93,7 +99,9 @@ public final class ScriptTransport {
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
         RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
-        if (lettuce != null && isOpen(lettuce)) {
+        // Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped isOpen() from the command interfaces
+        if (lettuce instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
+                : lettuce instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen()) {
             return evalAsync(lettuce, redisKey, script, returnType, keyCount, keysAndArgs);
         }
         return onConnection(offConnection, redisKey, connection -> {
@@ -114,13 +122,22 @@ public final class ScriptTransport {
 
     private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
                                                ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
-        byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
-        return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args)) // a reply passes one stage here, not two
+        return this.<T>sendCommand(() -> evalOn(lettuce, CommandType.EVALSHA, SHA1[script.ordinal()], returnType, keyCount, keysAndArgs))
                 .exceptionallyCompose(failure -> !isNoScript(failure) ? CompletableFuture.failedFuture(named(redisKey, failure))
-                        : this.<T>sendCommand(() -> lettuce.eval(script.body(), output, keys, args)) // sent from the event loop: sending blocks nothing
+                        : this.<T>sendCommand(() -> evalOn(lettuce, CommandType.EVAL, script.body(), returnType, keyCount, keysAndArgs)) // sent from the event loop: sending blocks nothing
                         .exceptionallyCompose(again -> CompletableFuture.failedFuture(named(redisKey, again))));
+    }
+
+    /** EVALSHA or EVAL as Lettuce's own would send it, but from the caller's array as it is and with the SHA-1 encoded once ({@link #SHA1}). */
+    @SuppressWarnings("unchecked")
+    private static <T> RedisFuture<T> evalOn(RedisClusterAsyncCommands<byte[], byte[]> lettuce, CommandType command, byte[] script,
+                                            ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
+        CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(script).add(keyCount);
+        for (int i = 0; i < keysAndArgs.length; i++) {
+            args = i < keyCount ? args.addKey(keysAndArgs[i]) : args.addValue(keysAndArgs[i]);
+        }
+        return lettuce.dispatch(command, (CommandOutput<byte[], byte[], T>) (returnType == ReturnType.MULTI
+                ? new NestedMultiOutput<>(ByteArrayCodec.INSTANCE) : new IntegerOutput<>(ByteArrayCodec.INSTANCE)), args);
     }
 
     /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
@@ -131,12 +148,6 @@ public final class ScriptTransport {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    /** Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped {@code isOpen()} from the command interfaces. */
-    private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        return commands instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
-                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen();
     }
 
     @SuppressWarnings("unchecked")

@@ -15,7 +15,12 @@ public interface LockAttempt {
     }
 
     /** @param queue whether the caller will wait (a queued or fair lock then keeps its place in the queue) */
-    CompletableFuture<Try> send(boolean queue);
+    CompletableFuture<?> send(boolean queue);
+
+    /** Reads the answer {@link #send} completed with: a {@link Try}, unless the attempt reads its own (no stage after its reply). */
+    default Blocked settle(Object answer) {
+        return ((Try) answer).settle();
+    }
 
     /** What a release that hands the lock to this wait names it by; null when it does not queue. */
     default String waitName() {

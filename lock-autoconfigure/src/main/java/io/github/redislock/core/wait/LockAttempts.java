@@ -71,7 +71,7 @@ public final class LockAttempts {
 
     public LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
         if (keys.size() == 1) {
-            return queuing(keys.get(0), owner, leaseMillis, redisLease, sharedOwner);
+            return queuing(LockKind.PLAIN, keys.get(0), owner, leaseMillis, redisLease, sharedOwner);
         }
         List<List<LockKeys>> groups = HeldLocks.bySlot(keys, LockKeys::name);
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
@@ -82,13 +82,9 @@ public final class LockAttempts {
         return Math.max(3, watchdogTimeoutMillis / 3);
     }
 
-    /** @param sharedOwner whether {@code owner} may acquire from several threads at once: its acquisitions then take turns */
-    public LockAttempt queuing(LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-        return new QueuedLock(LockKind.PLAIN, keys, owner, leaseMillis, redisLease, sharedOwner);
-    }
-
-    public LockAttempt fair(LockKeys keys, String owner, long leaseMillis, long redisLease) {
-        return new QueuedLock(LockKind.FAIR, keys, owner, leaseMillis, redisLease, false);
+    /** A single plain or fair lock; {@code sharedOwner}: whether {@code owner} may acquire from several threads at once (they then take turns). */
+    public LockAttempt queuing(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        return new QueuedLock(kind, keys, owner, leaseMillis, redisLease, sharedOwner);
     }
 
     /**
@@ -139,23 +135,16 @@ public final class LockAttempts {
             return turns.take(keys.name(), owner, sharedOwner);
         }
 
-        /** A close that withdrew a plain wait before its try ran lets the try re-add the place or take the lock: it gives that back. */
         @Override
-        public CompletableFuture<LockAttempt.Try> send(boolean queue) {
+        public CompletableFuture<LockCommands.Acquisition> send(boolean queue) {
             List<LockKeys> group = List.of(keys);
             boolean[] firstHolds = holds.firstHolds(group, owner);
             lastTryFirstHold = firstHolds[0];
             // Unless contended lately, a wait's first try sends what a tryLock sends, marking a lock it finds held, and queues only when blocked
-            CompletableFuture<LockCommands.Acquisition> reply = queue && !fair && !placeSought && contendedUntil.get(contendedBucket()) - System.nanoTime() < 0
+            return queue && !fair && !placeSought && contendedUntil.get(contendedBucket()) - System.nanoTime() < 0
                     ? commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, true).thenCompose(marked -> marked.acquired()
                             ? CompletableFuture.completedFuture(marked) : acquire(group, firstHolds, true))
                     : acquire(group, firstHolds, queue);
-            return reply.thenApply(answer -> () -> {
-                if (!fair && closing.getAsBoolean()) {
-                    giveBackClosing();
-                }
-                return settle(queue, answer);
-            });
         }
 
         private int contendedBucket() {
@@ -171,14 +160,19 @@ public final class LockAttempts {
                     : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, queue ? member() : null, queuedBefore, queue);
         }
 
-        /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see. */
-        private LockAttempt.Blocked settle(boolean queue, LockCommands.Acquisition attempt) {
+        /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see, so a try it missed gives back its take. */
+        @Override
+        public LockAttempt.Blocked settle(Object answer) {
+            if (!fair && closing.getAsBoolean()) {
+                giveBackClosing();
+            }
+            LockCommands.Acquisition attempt = (LockCommands.Acquisition) answer;
             if (attempt.acquired()) {
                 unmarkQueued();
                 holds.acquired(keys, owner, kind, attempt.holdCounts()[0], attempt.tokens()[0], leaseMillis, !triedWhileQueued);
                 return null;
             }
-            if (queue && !markQueued()) {
+            if (lastTryQueued && !markQueued()) { // the call that found it held asked for a place
                 giveBackClosing();
             }
             contendedUntil.set(contendedBucket(), System.nanoTime() + keepPlace * 1_000_000);
@@ -220,10 +214,7 @@ public final class LockAttempts {
 
         /** A plain wait withdraws with its own member, which also passes on a lock handed to it or releases a hold its try took. */
         CompletableFuture<Void> withdrawAsync() {
-            if (fair) {
-                return commands.leaveFairQueueAsync(keys, owner);
-            }
-            return commands.withdrawAsync(keys, owner, member(), redisLease).thenApply(handedOver -> null);
+            return fair ? commands.leaveFairQueueAsync(keys, owner) : commands.withdrawAsync(keys, owner, member(), redisLease).thenApply(handedOver -> null);
         }
 
         /**
@@ -330,7 +321,7 @@ public final class LockAttempts {
         return queue -> {
             boolean firstOfKind = !holds.holdsLive(keys, owner, kind);
             boolean holdsNothing = firstOfKind && !holds.holdsLive(keys, owner, kind == LockKind.READ ? LockKind.WRITE : LockKind.READ);
-            return commands.acquireAsync(kind, keys, owner, redisLease, 0, holdsNothing, firstOfKind).handle((attempt, failure) -> () -> {
+            return commands.acquireAsync(kind, keys, owner, redisLease, 0, holdsNothing, firstOfKind).<LockAttempt.Try>handle((attempt, failure) -> () -> {
                 if (failure != null) {
                     RuntimeException e = ScriptTransport.unchecked(failure);
                     if (firstOfKind && e instanceof LockRedisException) { // the lost reply may have taken it: only this try can give it back

@@ -50,7 +50,7 @@ public abstract class LockWait {
     private LockAttempt.Blocked blocked;
     private long expiredGrant = -1;
     /** The try in flight, or answered and not yet settled. */
-    private CompletableFuture<LockAttempt.Try> trying;
+    private CompletableFuture<?> trying;
     private long firstTryNanos;
     /** The latest failure of a Redis outage the wait rides out, and since when; null once a try was answered. */
     private LockRedisException outage;
@@ -193,12 +193,12 @@ public abstract class LockWait {
 
     /** A failed later try rides out an outage shorter than the watchdog timeout, as its queue place does; false when held, ended or asleep. */
     private boolean settleTry() {
-        CompletableFuture<LockAttempt.Try> reply = trying;
+        CompletableFuture<?> reply = trying;
         trying = null;
         boolean first = waiting == null;
         LockAttempt.Blocked previous = blocked;
         try {
-            blocked = reply.join().settle();
+            blocked = attempt.settle(reply.join());
         } catch (RuntimeException e) {
             if (first || !(ScriptTransport.unwrap(e) instanceof LockRedisException failure) || locker.isClosed()) {
                 throw e;
