@@ -418,8 +418,8 @@ inline queueFind(m) {
  * flag 1 = qb, flag 3 = first. Sets ok, cnt, tok (the reply). */
 inline acquireLua(o, m, qb, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:66 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
-        /* acquire.lua:71 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:71 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:76 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -427,72 +427,72 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:72 "redis.call('rpush', queue, member)" */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:77 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* acquire.lua:81 "redis.call('hset', hash, 'waiters', 1)" */
-        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:83 "return {0, i, pttl}" */
+        rw = 1;                                           /* acquire.lua:86 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:88 "return {0, i, pttl}" */
     :: else ->
-        /* acquire.lua:87 "A waiter that leaves the queue for a free lock" */
+        /* acquire.lua:92 "A waiter that leaves the queue for a free lock" */
         /* a free lock without qb takes acquire.lua:52 "if firstPttl == -2 and locks == 1 and not placeToGiveUp then":
            the same steps, HSET (the first branch below), PEXPIRE and TIME */
         sf = 0;
         if
-        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:89 "if placeToGiveUp then" */
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:94 "if placeToGiveUp then" */
         :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
         if
-        :: first ->                                       /* acquire.lua:104 "restarted = redis.call('hset', hash, owner, 1) == 0" */
+        :: first ->                                       /* acquire.lua:109 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* acquire.lua:109 "holdCount = redis.call('hincrby', hash, owner, 1)" */
+        :: else ->                                        /* acquire.lua:114 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:116 "micros = micros or clockMicros()" */
+        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:121 "micros = micros or clockMicros()" */
            handOut(tok)
-        :: else -> tok = 0                                /* acquire.lua:121 "elseif pttls[i] < lease then" */
+        :: else -> tok = 0                                /* acquire.lua:126 "elseif pttls[i] < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
     fi
 }
 
-/* release.lua:64 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
+/* release.lua:65 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
  * freed lock to the first live member. */
 inline handOff(rt) {
-    clock++;                                              /* release.lua:65 "local clock = redis.call('time')" */
+    clock++;                                              /* release.lua:66 "local clock = redis.call('time')" */
     do
     :: qn > 0 ->
-        sm = q[0]; sf = ql[0];                            /* release.lua:68 "local member = redis.call('lpop', queue)" */
+        sm = q[0]; sf = ql[0];                            /* release.lua:69 "local member = redis.call('lpop', queue)" */
         si = 0;
         do
         :: si < qn - 1 -> q[si] = q[si + 1]; ql[si] = ql[si + 1]; si++
         :: else -> break
         od;
-        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:71 "redis.call('zrem', deadlines, member)" */
+        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:72 "redis.call('zrem', deadlines, member)" */
         if
-        :: !sf ->                                         /* release.lua:72 "if deadline and tonumber(deadline) > now then" */
+        :: !sf ->                                         /* release.lua:73 "if deadline and tonumber(deadline) > now then" */
             /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
             assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))] || withdrawing[MT(sm)]);   /* property: no_hand_off_to_ended_wait */
             assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
-            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:77 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
+            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:78 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
-            /* release.lua:81 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
+            /* release.lua:82 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
 #ifdef FIX_F
-            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:85 "math.max(releasedToken + 1, micros)" */
+            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:86 "math.max(releasedToken + 1, micros)" */
 #else
             si = (rt > 0 -> rt + 1 : clock);              /* before fix F */
 #endif
             printf("    hand-off to owner %d (thread %d wait %d), token %d\n", OWNER(MT(sm)), MT(sm), MW(sm), si);
             handOut(si);
-            if                                            /* release.lua:86 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
+            if                                            /* release.lua:87 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
             :: lostMessages > 0 -> lostMessages--;
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
             :: true ->
@@ -504,9 +504,9 @@ inline handOff(rt) {
             pubM = sm; pubT = si;
             si = 0; sm = 0; sf = 0;
             break
-        :: else -> sm = 0; sf = 0                         /* release.lua:89 "member = redis.call('lpop', queue)": skip a member past its deadline */
+        :: else -> sm = 0; sf = 0                         /* release.lua:90 "member = redis.call('lpop', queue)": skip a member past its deadline */
         fi
-    :: else -> PUBLISH_RELEASED; break                    /* release.lua:91 "redis.call(ARGV[3], channel, 'released')" */
+    :: else -> PUBLISH_RELEASED; break                    /* release.lua:92 "redis.call(ARGV[3], channel, 'released')" */
     od
 }
 
@@ -518,13 +518,13 @@ inline releaseLua(o, wm, rt, rem, final) {
 #ifdef BROKEN_WITHDRAW_KEEPS
     :: wm != 0 -> queueFind(wm)                           /* broken: sees the member, leaves it queued */
 #else
-    :: wm != 0 -> queueRemove(wm)                         /* release.lua:95 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
+    :: wm != 0 -> queueRemove(wm)                         /* release.lua:96 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
 #endif
     :: else
     fi;
 #ifdef FIXED
     if
-    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:97 "return {-1}" */
+    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:98 "return {-1}" */
     :: else ->
 #endif
     sf = 0;
@@ -532,16 +532,16 @@ inline releaseLua(o, wm, rt, rem, final) {
     if :: KEY_EXISTS && rc[o] == 0 -> rc[1] = 0; rc[2] = 0; rc[3] = 0; rc[o] = 1 :: else fi;  /* no owner check */
 #endif
 #ifdef FIX_E
-    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:109 "local holdCount = restoreLease == '0' and 0 or" */
+    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:110 "local holdCount = restoreLease == '0' and 0 or" */
 #endif
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
-    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:111 "redis.call('hset', hash, owner, holdCount)" */
-    :: rc[o] == 1 ->                                      /* release.lua:120 "redis.call('del', hash)" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:104 "if not fields[1] then" */
+    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:112 "redis.call('hset', hash, owner, holdCount)" */
+    :: rc[o] == 1 ->                                      /* release.lua:121 "redis.call('del', hash)" */
         rem = 0; sj = rw;
         rc[o] = 0; rw = 0; HANDED(0);                     
         if
-        :: sj -> sj = 0; handOff(rt)                      /* release.lua:121 "if fields[2] then" */
+        :: sj -> sj = 0; handOff(rt)                      /* release.lua:122 "if fields[2] then" */
         :: else
         fi
     fi;
@@ -552,14 +552,14 @@ inline releaseLua(o, wm, rt, rem, final) {
     pubM = 0; pubT = 0
 }
 
-/* release.lua:53 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
+/* release.lua:54 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
  * its wait's first try took. rem = 255 (-1: not held), 254 (-2: a waiter's mark, nothing changed:
  * the client sends the full release, a call of its own) or 0 (deleted). */
 inline shortReleaseLua(o, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:56 "return {-1}" */
-    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:58 "return {-2}" */
-    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:60 "redis.call('del', KEYS[1])" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:57 "return -1" */
+    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:59 "return -2" */
+    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:61 "redis.call('del', KEYS[1])" */
     fi;
     printf("@S %d = %d ", o, rem); REDIS_STATE
 }
@@ -639,7 +639,7 @@ inline holdsAcquired(o, t, cnt, tok, uq) {
  * it (a try that does not wait) changes nothing. Sets ok, cnt, tok. */
 inline tryLua(o, first, marks, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:80 "if keepPlace > 0 or flag(2) then" */
+    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:85 "if keepPlace > 0 or flag(2) then" */
         if :: marks -> rw = 1 :: else fi;
         ok = 0; cnt = 0; tok = 0
     :: else ->
@@ -675,12 +675,12 @@ byte cancels = ASYNC_CANCELS;
 /* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */
 inline keepLua(o, rt, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:104 "if not fields[1] then" */
     :: else ->
 #ifdef BROKEN_KEEP_DELETES
         rc[o] = 0; rw = 0;                                /* broken: deleted at once, as by a plain release */
 #else
-        rc[o] = 0; rk = 1;                                /* release.lua:117 "redis.call('hset', hash, 'kept', owner)" */
+        rc[o] = 0; rk = 1;                                /* release.lua:118 "redis.call('hset', hash, 'kept', owner)" */
 #endif
         keeping = 1; sj = 0;
         rem = 0

@@ -114,7 +114,7 @@ public final class ScriptTransport {
 
     private <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> lettuce, String redisKey, LockScript script,
                                                ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
-        ScriptOutputType output = returnType == ReturnType.MULTI ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
+        ScriptOutputType output = returnType == ReturnType.INTEGER ? ScriptOutputType.INTEGER : ScriptOutputType.MULTI;
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, keyCount);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
         return this.<T>sendCommand(() -> lettuce.evalsha(script.sha1Hex(), output, keys, args)) // a reply passes one stage here, not two

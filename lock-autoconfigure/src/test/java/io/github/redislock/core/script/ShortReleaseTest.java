@@ -67,7 +67,7 @@ class ShortReleaseTest {
 
         Object reply = redis.command("EVAL", new String(LockScript.RELEASE.body(), StandardCharsets.UTF_8), "1", keys.name(), "owner-a");
 
-        assertThat(reply).isEqualTo(List.of(-2L));
+        assertThat(reply).isEqualTo(-2L);
         assertThat(redis.command("HGETALL", keys.name())).isEqualTo(List.of("owner-a", "1", "waiters", "1"));
     }
 
