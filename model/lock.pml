@@ -418,8 +418,8 @@ inline queueFind(m) {
  * flag 1 = qb, flag 3 = first. Sets ok, cnt, tok (the reply). */
 inline acquireLua(o, m, qb, first, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:66 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
-        /* acquire.lua:71 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:71 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:76 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -427,37 +427,37 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:72 "redis.call('rpush', queue, member)" */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:77 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* acquire.lua:81 "redis.call('hset', hash, 'waiters', 1)" */
-        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:83 "return {0, i, pttl}" */
+        rw = 1;                                           /* acquire.lua:86 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:88 "return {0, i, pttl}" */
     :: else ->
-        /* acquire.lua:87 "A waiter that leaves the queue for a free lock" */
+        /* acquire.lua:92 "A waiter that leaves the queue for a free lock" */
         /* a free lock without qb takes acquire.lua:52 "if firstPttl == -2 and locks == 1 and not placeToGiveUp then":
            the same steps, HSET (the first branch below), PEXPIRE and TIME */
         sf = 0;
         if
-        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:89 "if placeToGiveUp then" */
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:94 "if placeToGiveUp then" */
         :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
         if
-        :: first ->                                       /* acquire.lua:104 "restarted = redis.call('hset', hash, owner, 1) == 0" */
+        :: first ->                                       /* acquire.lua:109 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* acquire.lua:109 "holdCount = redis.call('hincrby', hash, owner, 1)" */
+        :: else ->                                        /* acquire.lua:114 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:116 "micros = micros or clockMicros()" */
+        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:121 "micros = micros or clockMicros()" */
            handOut(tok)
-        :: else -> tok = 0                                /* acquire.lua:121 "elseif pttls[i] < lease then" */
+        :: else -> tok = 0                                /* acquire.lua:126 "elseif pttls[i] < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
@@ -552,14 +552,14 @@ inline releaseLua(o, wm, rt, rem, final) {
     pubM = 0; pubT = 0
 }
 
-/* release.lua:53 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
+/* release.lua:57 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
  * its wait's first try took. rem = 255 (-1: not held), 254 (-2: a waiter's mark, nothing changed:
  * the client sends the full release, a call of its own) or 0 (deleted). */
 inline shortReleaseLua(o, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:56 "return {-1}" */
-    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:58 "return {-2}" */
-    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:60 "redis.call('del', KEYS[1])" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:59 "return -1 - redis.call('hexists', KEYS[1], owner)", or :61 with no mark */
+    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:59 "return -1 - redis.call('hexists', KEYS[1], owner)" */
+    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:61 "return redis.call('hdel', KEYS[1], owner) - 1": the hash's only field */
     fi;
     printf("@S %d = %d ", o, rem); REDIS_STATE
 }
@@ -639,7 +639,7 @@ inline holdsAcquired(o, t, cnt, tok, uq) {
  * it (a try that does not wait) changes nothing. Sets ok, cnt, tok. */
 inline tryLua(o, first, marks, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:80 "if keepPlace > 0 or flag(2) then" */
+    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:85 "if keepPlace > 0 or flag(2) then" */
         if :: marks -> rw = 1 :: else fi;
         ok = 0; cnt = 0; tok = 0
     :: else ->

@@ -138,7 +138,9 @@ final class ModelReplay implements AutoCloseable {
                     long keepPlace = queues ? KEEP_PLACE : 0;
                     byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[marks ? 1 : 3] == 1},
                             keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks);
-                    List<Object> reply = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
+                    List<Object> answer = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
+                    // a lone integer (Lettuce's MULTI output makes it a list of one) is a first hold's token
+                    List<Object> reply = answer.size() == 1 ? List.of(1L, 1L, answer.get(0)) : answer;
                     long ok = (Long) reply.get(0);
                     if (ok != r[0]) {
                         return "acquire.lua answered " + reply + ", the model " + Arrays.toString(r);

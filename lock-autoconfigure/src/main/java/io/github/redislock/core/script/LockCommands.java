@@ -65,9 +65,11 @@ public class LockCommands implements RenewalClient {
     /** The reply of an acquire script: per lock the holds and fencing token, or (0-based) which lock blocked it and for how long. */
     public record Acquisition(boolean acquired, long[] holdCounts, long[] tokens, int blockedIndex, long holderTtlMillis) {
 
-        static Acquisition of(List<?> reply) {
-            if (number(reply, 0) != 1) {
-                return new Acquisition(false, new long[0], new long[0], (int) number(reply, 1) - 1, number(reply, 2));
+        static Acquisition of(Object shape) {
+            List<?> reply = shape instanceof List<?> list ? list : List.of(shape); // a lone integer: a Long from Jedis, a list of one from Lettuce
+            if (reply.size() == 1 || number(reply, 0) != 1) { // size 1: acquire.lua's everyday reply, a first hold's token alone
+                return reply.size() == 1 ? new Acquisition(true, new long[] {1}, new long[] {number(reply, 0)}, -1, 0)
+                        : new Acquisition(false, new long[0], new long[0], (int) number(reply, 1) - 1, number(reply, 2));
             }
             long[] holdCounts = new long[(reply.size() - 1) / 2];
             long[] tokens = new long[holdCounts.length];
@@ -178,7 +180,8 @@ public class LockCommands implements RenewalClient {
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
                                                   boolean takenUncontended) {
         CompletableFuture<List<?>> released = takenUncontended && group.size() == 1 && restoreLeases[0] == 0 && keeps == null
-                ? this.<List<?>>send(group.get(0).name(), LockScript.RELEASE, ReturnType.MULTI, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+                ? send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+                        .<List<?>>thenApply(List::of)
                         .exceptionallyCompose(lost -> release(group, owner, "", restoreLeases, tokens, null).thenCompose(full -> number(full, 0) >= 0
                                 ? CompletableFuture.completedFuture(full) : CompletableFuture.failedFuture(ScriptTransport.unwrap(lost))))
                         .thenCompose(reply -> number(reply, 0) != -2 ? CompletableFuture.completedFuture(reply) : release(group, owner, "", restoreLeases, tokens, null))
@@ -260,7 +263,7 @@ public class LockCommands implements RenewalClient {
     private <R, T> CompletableFuture<T> synced(LockKind kind, List<LockKeys> group, String owner, long leaseMillis, LockScript script, int keyCount,
                                               Supplier<byte[][]> keysAndArgs, Function<R, T> reply, Predicate<T> needsReplica) {
         String redisKey = group.get(0).name();
-        ReturnType returnType = script == LockScript.CLAIM ? ReturnType.INTEGER : ReturnType.MULTI;
+        ReturnType returnType = script == LockScript.CLAIM ? ReturnType.INTEGER : ReturnType.VALUE;
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);
         }

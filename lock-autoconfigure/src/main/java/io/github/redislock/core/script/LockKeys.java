@@ -17,8 +17,6 @@ public record LockKeys(String prefix, String key, String name, String channel, S
 
     /** Longest key accepted; longer keys are almost always a mistake (an argument's toString() used as key). */
     public static final int MAX_KEY_LENGTH = 1024;
-    /** Longest lease accepted; longer ones are almost always a unit mistake. */
-    private static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365);
 
     /** Per slot, the tag that stands in for a name holding a '}' (see {@link #helperName}). */
     private static final Map<Integer, String> SLOT_TAGS = new ConcurrentHashMap<>();
@@ -70,7 +68,7 @@ public record LockKeys(String prefix, String key, String name, String channel, S
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be positive, or -1 for the watchdog, but was " + leaseTime + " " + unit);
         }
         long millis = unit.toMillis(leaseTime);
-        if (millis == 0 || millis > MAX_LEASE_MILLIS) {
+        if (millis == 0 || millis > TimeUnit.DAYS.toMillis(365)) { // longer is almost always a unit mistake
             throw new IllegalArgumentException("Lease time for lock '" + key + "' must be between 1 ms and 365 days, but was " + leaseTime + " " + unit);
         }
         return millis;

@@ -17,7 +17,6 @@ public enum LockScript {
     ACQUIRE, RELEASE, RENEW, RENEW_LEASES, READ_WRITE, FAIR, FORCE_RELEASE, CLAIM;
 
     private final byte[] body;
-    /** The SHA-1 Redis knows the script by, for EVALSHA. */
     private final String sha1Hex;
 
     LockScript() {

@@ -136,8 +136,8 @@ public final class ScriptTransport {
         for (int i = 0; i < keysAndArgs.length; i++) {
             args = i < keyCount ? args.addKey(keysAndArgs[i]) : args.addValue(keysAndArgs[i]);
         }
-        return lettuce.dispatch(command, (CommandOutput<byte[], byte[], T>) (returnType == ReturnType.MULTI
-                ? new NestedMultiOutput<>(ByteArrayCodec.INSTANCE) : new IntegerOutput<>(ByteArrayCodec.INSTANCE)), args);
+        return lettuce.dispatch(command, (CommandOutput<byte[], byte[], T>) (returnType == ReturnType.INTEGER
+                ? new IntegerOutput<>(ByteArrayCodec.INSTANCE) : new NestedMultiOutput<>(ByteArrayCodec.INSTANCE)), args);
     }
 
     /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */

@@ -30,7 +30,10 @@
 --             release.lua, which parses it, and LockCommands.queueMember); the wait id tells this
 --             wait apart from the same owner's earlier ones, so a late hand-off message is not mistaken
 --             for one to this wait
--- Returns     {1, holdCount1, token1, holdCount2, token2, ...} when this owner now holds every lock:
+-- Returns     token (an integer, not a table) for a first acquisition of a single lock that was free and
+--               leaves no queue place behind (the everyday case): the fencing token as below, the
+--               hold count 1;
+--             {1, holdCount1, token1, holdCount2, token2, ...} otherwise when this owner now holds every lock:
 --               holdCount 1 = first acquisition, whose fencing token is the Redis clock in
 --               microseconds (TIME); a token taken over in a hand-off is at least one above the
 --               releasing owner's (release.lua), so per key tokens rise as long as the Redis clock
@@ -42,17 +45,19 @@ local flags = ARGV[3]
 local locks = #flags - 2
 local owner = ARGV[2]
 local placeToGiveUp = ARGV[4] and string.sub(flags, 1, 1) == '1'
-local function clockMicros()
-    local clock = redis.call('time')
-    return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-end
--- The everyday case first, with no table built for it: one free lock, and no queue place this wait
--- must give up. It does what the loops below do for it (HSET, PEXPIRE, TIME).
+-- The everyday case first, with no table or closure built for it: one free lock, and no queue place
+-- this wait must give up. It does what the loops below do for it (HSET, PEXPIRE, TIME), and replies
+-- with the token alone.
 local firstPttl = redis.call('pttl', KEYS[1])
 if firstPttl == -2 and locks == 1 and not placeToGiveUp then
     redis.call('hset', KEYS[1], owner, 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, 1, clockMicros()}
+    local clock = redis.call('time')
+    return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+end
+local function clockMicros()
+    local clock = redis.call('time')
+    return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 end
 local function flag(i)
     return string.sub(flags, i, i) == '1'

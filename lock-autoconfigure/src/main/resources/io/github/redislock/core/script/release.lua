@@ -8,9 +8,12 @@
 -- whose lease ran out finds the next holder on its next try (at the latest when its place is due
 -- for a refresh) and writes the field there.
 -- A short release (KEYS[1] alone, ARGV[1] the owner) is the client's first call for the final release
--- of a single plain hold it took with its first try: 2 commands, 1 key, 1 argument. It deletes the lock
--- when the owner holds it and no 'waiters' field is there; with the field it changes nothing and
--- returns {-2}: the client sends the full release below, which looks at the queue then.
+-- of a single plain hold it took with its first try: 2 commands (HEXISTS, HDEL), 1 key, 1 argument,
+-- each call answering an integer. It deletes the lock when the owner holds it and no 'waiters' field
+-- is there: HDEL of the owner's field, the hash's only one then (a plain lock's hash never holds a
+-- second owner, and 'kept' only replaces the owner's field), deletes the hash with it. With the
+-- field it changes nothing and returns -2: the client sends the full release below, which looks at
+-- the queue then.
 -- KEYS[4i-3]  lock hash i
 -- KEYS[4i-2]  its release channel (same hash slot)
 -- KEYS[4i-1]  its wait queue, oldest first: members '<claim ms>|<n>|<inbox><wait id>:<owner>', where
@@ -45,20 +48,17 @@
 --             its fencing token, see ARGV[3+2i]),
 --             else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a
 --             waiter may try again)
--- Returns     per lock (a short release: {-2} when a waiter is marked, else as a full one): -1 when the owner does not hold it (never taken, expired or deleted) or a withdrawn
---             member was still queued,
---             the remaining hold count otherwise; 0 means the lock is free, handed on, or kept.
+-- Returns     per lock, a table: -1 when the owner does not hold it (never taken, expired or deleted) or a
+--             withdrawn member was still queued, the remaining hold count otherwise; 0 means the lock is
+--             free, handed on, or kept. A short release returns one integer, not a table: -2 when the
+--             owner holds it and a waiter marked it, else -1 or 0 as a full one.
 local owner = ARGV[1]
 local locks = #KEYS / 4
 if #KEYS == 1 then
-    local fields = redis.call('hmget', KEYS[1], owner, 'waiters')
-    if not fields[1] then
-        return {-1}
-    elseif fields[2] then
-        return {-2}
+    if redis.call('hexists', KEYS[1], 'waiters') == 1 then
+        return -1 - redis.call('hexists', KEYS[1], owner)
     end
-    redis.call('del', KEYS[1])
-    return {0}
+    return redis.call('hdel', KEYS[1], owner) - 1
 end
 
 local function handOff(hash, channel, queue, deadlines, releasedToken)

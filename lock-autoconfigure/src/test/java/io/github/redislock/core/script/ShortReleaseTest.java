@@ -16,6 +16,8 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The final release of a plain hold its first try took sends the lock hash and the owner only ({@code release.lua}'s short
@@ -60,15 +62,17 @@ class ShortReleaseTest {
         assertThat(redis.command("HGET", keys.name(), "owner-b")).as("the other owner's hold").isEqualTo("1");
     }
 
-    @Test
-    void changesNothingWhenAWaiterMarkedTheLock() throws Exception {
-        take("owner-a");
+    /** -2: the owner's, the full release follows; -1: not the owner's, as the full release would answer. */
+    @ParameterizedTest(name = "{0}''s lock, released by {1}: {2}")
+    @CsvSource({"owner-a, owner-a, -2", "owner-b, owner-a, -1"})
+    void changesNothingWhenAWaiterMarkedTheLock(String holder, String releaser, long answer) throws Exception {
+        take(holder);
         redis.command("HSET", keys.name(), "waiters", "1");
 
-        Object reply = redis.command("EVAL", new String(LockScript.RELEASE.body(), StandardCharsets.UTF_8), "1", keys.name(), "owner-a");
+        Object reply = redis.command("EVAL", new String(LockScript.RELEASE.body(), StandardCharsets.UTF_8), "1", keys.name(), releaser);
 
-        assertThat(reply).isEqualTo(List.of(-2L));
-        assertThat(redis.command("HGETALL", keys.name())).isEqualTo(List.of("owner-a", "1", "waiters", "1"));
+        assertThat(reply).isEqualTo(answer);
+        assertThat(redis.command("HGETALL", keys.name())).isEqualTo(List.of(holder, "1", "waiters", "1"));
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,9 +50,6 @@ public final class LockClientProbe implements AutoCloseable {
     /** The fencing token every acquisition gets: a clock value in microseconds, as Redis would give. */
     public static final long TOKEN = 1_795_435_892_693_675L;
 
-    private static final List<Object> ACQUIRED = List.of(1L, 1L, TOKEN);
-    private static final List<Object> FREED = List.of(0L);
-    private static final List<Object> NOTHING_LOST = List.of();
     /** Where each call's arguments are encoded, as the event loop would, to read its script: one buffer per thread, kept. */
     private static final ThreadLocal<ByteBuf> ENCODED = ThreadLocal.withInitial(() -> Unpooled.buffer(512));
     private static final Map<LockScript, ByteBuf> SHA1 = new EnumMap<>(Map.of(LockScript.ACQUIRE, sha1(LockScript.ACQUIRE),
@@ -119,30 +115,39 @@ public final class LockClientProbe implements AutoCloseable {
         return new RedisAsyncCommandsImpl<>(inMemory, ByteArrayCodec.INSTANCE);
     }
 
-    @SuppressWarnings("unchecked")
+    /** Answers through the command's own output, as Lettuce decodes Redis's reply: the library asked for its shape. */
     private RedisCommand<?, ?, ?> answer(RedisCommand<?, ?, ?> command) {
-        if (command.getType() != CommandType.EVALSHA || !(command instanceof CompletableFuture<?> reply)) {
+        if (command.getType() != CommandType.EVALSHA || !(command instanceof CompletableFuture<?>)) {
             throw new UnsupportedOperationException("LockClientProbe answers EVALSHA only, not " + command.getType());
         }
-        ((CompletableFuture<Object>) reply).complete(answer(command.getArgs()));
+        Long integer = answer(command.getArgs());
+        if (integer == null) {
+            command.getOutput().multi(0);
+        } else {
+            command.getOutput().set(integer);
+        }
+        command.complete();
         return command;
     }
 
-    /** Reads the script's SHA-1 where Lettuce sends it, after {@code $40\r\n}. */
-    private List<Object> answer(CommandArgs<?, ?> evalsha) {
+    /**
+     * Reads the script's SHA-1 where Lettuce sends it, after {@code $40\r\n}, and answers as Redis does: an acquisition with its
+     * token alone, a short release with 0 (freed), a renewal with an empty table (null here: nothing lost).
+     */
+    private Long answer(CommandArgs<?, ?> evalsha) {
         ByteBuf encoded = ENCODED.get().clear();
         evalsha.encode(encoded);
         if (isScript(encoded, LockScript.ACQUIRE)) {
             scriptCalls.incrementAndGet();
-            return ACQUIRED;
+            return TOKEN;
         }
         if (isScript(encoded, LockScript.RELEASE)) {
             scriptCalls.incrementAndGet();
-            return FREED;
+            return 0L;
         }
         if (isScript(encoded, LockScript.RENEW)) {
             renewalCalls.incrementAndGet();
-            return NOTHING_LOST;
+            return null;
         }
         throw new UnsupportedOperationException("LockClientProbe answers the acquire, release and renew scripts only, not " + evalsha.toCommandString());
     }

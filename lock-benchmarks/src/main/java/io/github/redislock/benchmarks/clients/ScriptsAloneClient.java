@@ -56,7 +56,7 @@ final class ScriptsAloneClient implements LockClient {
     public void lock(String key) {
         CeilingCalls.Call acquire = calls(key)[0];
         List<Object> reply = redis.evalsha(acquire.sha1(), ScriptOutputType.MULTI, acquire.keys(), acquire.args());
-        if (!Long.valueOf(1).equals(reply.get(0))) {
+        if (reply.size() != 1) { // a first hold's token alone (MULTI reads a lone integer as a list of one)
             throw new IllegalStateException("The scripts-alone row found lock " + key + " held: it measures uncontended pairs only");
         }
     }
@@ -64,8 +64,8 @@ final class ScriptsAloneClient implements LockClient {
     @Override
     public void unlock(String key) {
         CeilingCalls.Call release = calls(key)[1];
-        List<Object> reply = redis.evalsha(release.sha1(), ScriptOutputType.MULTI, release.keys(), release.args());
-        if (!Long.valueOf(0).equals(reply.get(0))) {
+        Long reply = redis.evalsha(release.sha1(), ScriptOutputType.INTEGER, release.keys(), release.args());
+        if (reply != 0) {
             throw new IllegalStateException("The scripts-alone row's release of lock " + key + " answered " + reply + ", not a free lock");
         }
     }

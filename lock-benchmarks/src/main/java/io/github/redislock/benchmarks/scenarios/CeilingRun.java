@@ -120,13 +120,13 @@ final class CeilingRun {
         boolean counted = measuring;
         redis.<List<Object>>evalsha(acquire.sha1(), ScriptOutputType.MULTI, acquire.keys(), acquire.args())
                 .thenCompose(acquired -> {
-                    if (((Number) acquired.get(0)).longValue() != 1 || ((Number) acquired.get(1)).longValue() != 1) {
+                    if (acquired.size() != 1) { // a first hold's token alone (MULTI reads a lone integer as a list of one)
                         throw new IllegalStateException("Ceiling slot " + slot + " did not take its own key " + key + " as a first hold: " + acquired);
                     }
-                    return redis.<List<Object>>evalsha(release.sha1(), ScriptOutputType.MULTI, release.keys(), release.args());
+                    return redis.<Long>evalsha(release.sha1(), ScriptOutputType.INTEGER, release.keys(), release.args());
                 })
                 .thenApply(released -> {
-                    if (((Number) released.get(0)).longValue() != 0) {
+                    if (released != 0) {
                         throw new IllegalStateException("Ceiling slot " + slot + " did not free its key " + key + ": " + released);
                     }
                     return released;
