@@ -30,6 +30,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -203,6 +204,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             @Override
             public long lastRenewalSentNanos() {
                 return watchdog.lastRenewalSentNanos();
+            }
+
+            @Override
+            public OptionalLong renewalSentNanos(String key) {
+                return watchdog.renewalSentNanos(keyPrefix + key);
             }
 
             @Override

@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 
 /** What the watchdog of a Locker reports about its renewals, for health checks and diagnostics. */
 public interface WatchdogState {
@@ -11,11 +12,14 @@ public interface WatchdogState {
 
     int watchedCount();
 
-    /** When the last renewal tick succeeded and found every lock it renewed still held, or null when none has. */
+    /** When the last renewal tick succeeded (every call answered), or null when none has. */
     Instant lastRenewal();
 
     /** {@link System#nanoTime()} as the tick of {@link #lastRenewal} was sent, whose leases run from then; read it after a non-null lastRenewal. */
     long lastRenewalSentNanos();
+
+    /** {@link System#nanoTime()} as the last tick that renewed lock {@code key} was sent, whose lease runs from then; empty while none has or it is not watched. */
+    OptionalLong renewalSentNanos(String key);
 
     /** Renewal ticks that failed in a row (Redis unreachable); 0 after a success. */
     int consecutiveFailures();

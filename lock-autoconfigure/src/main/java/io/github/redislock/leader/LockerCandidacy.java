@@ -1,6 +1,7 @@
 package io.github.redislock.leader;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -118,20 +119,20 @@ final class LockerCandidacy implements Candidacy, Runnable {
 
     /**
      * Whether the lease may have run out unnoticed: the watchdog renews every third of it, so two thirds
-     * without a renewal (since the grant) mean this instance was paused or cut off from Redis, and the lock
-     * may be another's already. Until the watchdog's next tick settles it, this instance does not count as
-     * leader: a process resumed after a pause past its lease must not act on its old term even once.
-     * Measured on the monotonic clock from when the last renewal was sent, as its lease runs from then: a
-     * wall clock stepped back or forward, or a renewal's reply that came late, must not move it.
+     * without a renewal of the role's lock (since the grant) mean this instance was paused or cut off from
+     * Redis, and the lock may be another's already. Until the watchdog's next tick settles it, this instance
+     * does not count as leader: a process resumed after a pause past its lease must not act on its old term
+     * even once. Measured on the monotonic clock from when the last renewal of that lock was sent, as its
+     * lease runs from then: a wall clock stepped back or forward, a renewal's reply that came late, or other
+     * locks of the same tick that failed or were found lost, must not move it.
      */
     private boolean leaseInDoubt() {
         if (!(locker instanceof WatchdogState.Source source)) {
             return false;
         }
         WatchdogState watchdog = source.watchdogState();
-        boolean renewedEver = watchdog.lastRenewal() != null;
-        long renewed = watchdog.lastRenewalSentNanos();
-        long since = renewedEver && renewed - grantedNanos > 0 ? renewed : grantedNanos;
+        OptionalLong renewed = watchdog.renewalSentNanos(role);
+        long since = renewed.isPresent() && renewed.getAsLong() - grantedNanos > 0 ? renewed.getAsLong() : grantedNanos;
         return System.nanoTime() - since > watchdog.timeout().toNanos() * 2 / 3;
     }
 

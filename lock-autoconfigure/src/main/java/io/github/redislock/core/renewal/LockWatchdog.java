@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -31,11 +33,13 @@ import org.apache.commons.logging.LogFactory;
 public final class LockWatchdog implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(LockWatchdog.class);
+    private static final long UNRENEWED = Long.MIN_VALUE;
 
     private final Duration timeout;
     private final RenewalClient client;
     private final LockObserver listener;
-    private final Set<WatchedLock> watched = ConcurrentHashMap.newKeySet();
+    /** Each watched lock, with {@link System#nanoTime()} as the last tick that renewed it was sent, or {@link #UNRENEWED} until one has. */
+    private final Map<WatchedLock, Long> watched = new ConcurrentHashMap<>();
     /** Ticks take it exclusively while they send; unwatching takes it shared, so unwatches never wait for each other. */
     private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
     private final ScheduledExecutorService scheduler;
@@ -70,7 +74,7 @@ public final class LockWatchdog implements AutoCloseable {
     }
 
     public void watch(WatchedLock lock) {
-        watched.add(lock);
+        watched.putIfAbsent(lock, UNRENEWED);
     }
 
     /** Stops renewing {@code lock}; waits for a tick that is sending its renewals (see the class comment). */
@@ -95,6 +99,12 @@ public final class LockWatchdog implements AutoCloseable {
         return lastRenewalSentNanos;
     }
 
+    /** When the last tick that renewed the watched lock {@code redisKey} was sent, its lease running from then (of several holds, the oldest). */
+    public OptionalLong renewalSentNanos(String redisKey) {
+        return watched.entrySet().stream().filter(e -> e.getValue() != UNRENEWED && e.getKey().redisKey().equals(redisKey))
+                .mapToLong(Map.Entry::getValue).min();
+    }
+
     public int consecutiveFailures() {
         return consecutiveFailures;
     }
@@ -110,7 +120,7 @@ public final class LockWatchdog implements AutoCloseable {
         long sentNanos = System.nanoTime();
         renewalGate.writeLock().lock();
         try {
-            for (WatchedLock lock : watched) {
+            for (WatchedLock lock : watched.keySet()) {
                 String thread = lock.terminatedOwnerThread();
                 if (thread != null) { // nobody can release it: renewing it would keep it taken until this instance stops
                     stopRenewing(lock, "is held by thread '" + thread + "' (owner " + lock.ownerField()
@@ -118,7 +128,7 @@ public final class LockWatchdog implements AutoCloseable {
                             LockLostEvent.OWNER_THREAD_TERMINATED);
                 }
             }
-            batch = new ArrayList<>(watched);
+            batch = new ArrayList<>(watched.keySet());
             sent = batch.isEmpty() ? null : client.send(batch, timeout.toMillis());
         } finally {
             renewalGate.writeLock().unlock();
@@ -129,33 +139,31 @@ public final class LockWatchdog implements AutoCloseable {
             try {
                 lost = sent.lost();
             } catch (RenewalClient.PartialRenewalException e) {
-                lost = e.lost(); // found by the batches that did answer
+                lost = e.lost;
                 partial = e;
             }
             for (WatchedLock lock : lost) {
                 stopRenewing(lock, "is no longer held by " + lock.ownerField()
                         + " (expired, deleted or lost in a Redis restart); it is no longer renewed", LockLostEvent.EXPIRED_OR_DELETED);
             }
-            int unrenewed = partial == null ? 0 : partial.unrenewed();
-            if (unrenewed < batch.size()) { // the calls that answered count as they went; renewSafely counts the others as failed
-                listener.renewed(batch.size() - unrenewed - lost.size(), lost.size());
+            Set<WatchedLock> unrenewed = partial == null ? Set.of() : partial.unrenewed;
+            // The send, not the reply's arrival: a late reply must not extend a lease in its leader's eyes. A lock found lost is unwatched already.
+            batch.stream().filter(lock -> !unrenewed.contains(lock)).forEach(lock -> watched.replace(lock, sentNanos));
+            if (unrenewed.size() < batch.size()) { // the calls that answered count as they went; renewSafely counts the others as failed
+                listener.renewed(batch.size() - unrenewed.size() - lost.size(), lost.size());
             }
             if (partial != null) {
                 throw partial;
             }
-            if (lost.isEmpty()) {
-                // A tick that found a lock gone renewed none of it: counting it would tell that lock's holder
-                // (a leader reading its lease from these stamps) it was renewed, before the loss reaches it.
-                lastRenewalSentNanos = sentNanos; // not the reply's arrival: a late reply must not extend the lease in the leader's eyes
-                lastRenewal = Instant.now();
-            }
+            lastRenewalSentNanos = sentNanos;
+            lastRenewal = Instant.now();
         }
         consecutiveFailures = 0;
         failingSince = null;
     }
 
     private void stopRenewing(WatchedLock lock, String why, String reason) {
-        if (watched.remove(lock)) {
+        if (watched.remove(lock) != null) {
             log.warn("Lock " + lock.redisKey() + " " + why);
             try {
                 lock.lost(reason);
@@ -172,7 +180,7 @@ public final class LockWatchdog implements AutoCloseable {
             if (consecutiveFailures++ == 0) {
                 failingSince = Instant.now();
             }
-            int unrenewed = e instanceof RenewalClient.PartialRenewalException partial ? partial.unrenewed() : watched.size();
+            int unrenewed = e instanceof RenewalClient.PartialRenewalException partial ? partial.unrenewed.size() : watched.size();
             log.warn("Watchdog could not renew " + unrenewed + " lock(s) (" + consecutiveFailures
                     + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
             listener.renewalFailed(unrenewed, e);

@@ -19,22 +19,15 @@ public interface RenewalClient {
     /** Some calls of a tick failed while others reached Redis: the locks those found gone are still reported, and the tick failed. */
     class PartialRenewalException extends RuntimeException {
 
-        private final transient Set<WatchedLock> lost;
+        /** Found gone by the calls that answered. */
+        public final transient Set<WatchedLock> lost;
         /** The locks whose call failed: neither renewed nor known lost. */
-        private final int unrenewed;
+        public final transient Set<WatchedLock> unrenewed;
 
-        public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost, int unrenewed) {
+        public PartialRenewalException(String message, Throwable cause, Set<WatchedLock> lost, Set<WatchedLock> unrenewed) {
             super(message, cause);
             this.lost = Set.copyOf(lost);
-            this.unrenewed = unrenewed;
-        }
-
-        public int unrenewed() {
-            return unrenewed;
-        }
-
-        public Set<WatchedLock> lost() {
-            return lost;
+            this.unrenewed = Set.copyOf(unrenewed);
         }
     }
 }

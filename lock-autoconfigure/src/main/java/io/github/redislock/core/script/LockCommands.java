@@ -361,7 +361,7 @@ public class LockCommands implements RenewalClient {
     private static Set<WatchedLock> lost(List<RenewalBatch> batches, int lockCount, long deadline, long boundMillis) {
         Set<WatchedLock> lost = new HashSet<>();
         Throwable failure = null;
-        int unrenewed = 0;
+        Set<WatchedLock> unrenewed = new HashSet<>();
         for (RenewalBatch batch : batches) {
             try {
                 for (Object position : batch.reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -374,7 +374,7 @@ public class LockCommands implements RenewalClient {
                 Throwable failed = e instanceof ExecutionException ? e.getCause() : e instanceof RuntimeException ? e
                         : new IllegalStateException((e instanceof TimeoutException ? "No reply within " + boundMillis + " ms (a third of the watchdog timeout)"
                         : "Interrupted") + " renewing " + batch.locks.size() + " lock(s) from " + batch.locks.get(0).redisKey(), e);
-                unrenewed += batch.locks.size();
+                unrenewed.addAll(batch.locks);
                 if (failure == null) {
                     failure = failed;
                 } else {
@@ -383,8 +383,8 @@ public class LockCommands implements RenewalClient {
             }
         }
         if (failure != null) {
-            String which = unrenewed == lockCount ? "None of the " + lockCount + " lock(s) could be renewed: "
-                    : unrenewed + " of " + lockCount + " lock(s) could not be renewed (the others were): ";
+            String which = unrenewed.size() == lockCount ? "None of the " + lockCount + " lock(s) could be renewed: "
+                    : unrenewed.size() + " of " + lockCount + " lock(s) could not be renewed (the others were): ";
             throw new PartialRenewalException(which + failure.getMessage(), failure, lost, unrenewed);
         }
         return lost;
