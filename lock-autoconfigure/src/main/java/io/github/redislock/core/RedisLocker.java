@@ -212,6 +212,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             }
 
             @Override
+            public long stoppedRenewing() {
+                return watchdog.stoppedRenewing();
+            }
+
+            @Override
             public int consecutiveFailures() {
                 return watchdog.consecutiveFailures();
             }

@@ -12,14 +12,17 @@ public interface WatchdogState {
 
     int watchedCount();
 
-    /** When the last renewal tick succeeded (every call answered), or null when none has. */
+    /** When the last renewal tick succeeded (every call answered) and found every lock it renewed still held, or null when none has. */
     Instant lastRenewal();
 
     /** {@link System#nanoTime()} as the tick of {@link #lastRenewal} was sent, whose leases run from then; read it after a non-null lastRenewal. */
     long lastRenewalSentNanos();
 
-    /** {@link System#nanoTime()} as the last tick that renewed lock {@code key} was sent, whose lease runs from then; empty while none has or it is not watched. */
+    /** {@link System#nanoTime()} as the last tick that renewed lock {@code key} was sent, whose lease runs from then; empty while none has or it is not watched (costs a look at every watched lock). */
     OptionalLong renewalSentNanos(String key);
+
+    /** How many locks the watchdog stopped renewing so far (found gone, or their owner thread ended). */
+    long stoppedRenewing();
 
     /** Renewal ticks that failed in a row (Redis unreachable); 0 after a success. */
     int consecutiveFailures();

@@ -62,6 +62,8 @@ final class LockerCandidacy implements Candidacy, Runnable {
     private volatile long term;
     /** {@link System#nanoTime()} as the current term was granted: a monotonic clock, which no wall-clock step moves. */
     private volatile long grantedNanos;
+    /** The watchdog's {@link WatchdogState#stoppedRenewing()} then: while it stays, a clean tick since renewed the role's lock too. */
+    private volatile long stoppedAtGrant;
     /**
      * Why the current leadership ends, once something ended it. Reset for a new term and set by
      * {@link #stop} under this object's monitor, so a stop racing a grant is never overwritten.
@@ -124,16 +126,27 @@ final class LockerCandidacy implements Candidacy, Runnable {
      * does not count as leader: a process resumed after a pause past its lease must not act on its old term
      * even once. Measured on the monotonic clock from when the last renewal of that lock was sent, as its
      * lease runs from then: a wall clock stepped back or forward, a renewal's reply that came late, or other
-     * locks of the same tick that failed or were found lost, must not move it.
+     * locks of the same tick that failed or were found lost, must not move it. A clean tick (every call
+     * answered, nothing found lost) since the grant renewed the role's lock too while the watchdog has
+     * stopped renewing no lock since, so the usual answer needs no look at the role's own renewal, which
+     * costs a pass over every watched lock.
      */
     private boolean leaseInDoubt() {
         if (!(locker instanceof WatchdogState.Source source)) {
             return false;
         }
         WatchdogState watchdog = source.watchdogState();
+        long doubtNanos = watchdog.timeout().toNanos() * 2 / 3;
+        if (watchdog.lastRenewal() != null && watchdog.stoppedRenewing() == stoppedAtGrant && doubtAfter(watchdog.lastRenewalSentNanos()) <= doubtNanos) {
+            return false;
+        }
         OptionalLong renewed = watchdog.renewalSentNanos(role);
-        long since = renewed.isPresent() && renewed.getAsLong() - grantedNanos > 0 ? renewed.getAsLong() : grantedNanos;
-        return System.nanoTime() - since > watchdog.timeout().toNanos() * 2 / 3;
+        return doubtAfter(renewed.isPresent() ? renewed.getAsLong() : grantedNanos) > doubtNanos;
+    }
+
+    /** Nanoseconds since the later of the grant and {@code renewedNanos}. */
+    private long doubtAfter(long renewedNanos) {
+        return System.nanoTime() - (renewedNanos - grantedNanos > 0 ? renewedNanos : grantedNanos);
     }
 
     @Override
@@ -281,6 +294,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
     }
 
     private void lead() {
+        long stopped = locker instanceof WatchdogState.Source source ? source.watchdogState().stoppedRenewing() : 0;
         long confirmedNanos = System.nanoTime();
         try {
             if (!reentered()) {
@@ -293,6 +307,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
             return;
         }
         grantedNanos = confirmedNanos;
+        stoppedAtGrant = stopped;
         leader = true;
         tell(true, null);
         String reason = awaitEnd();

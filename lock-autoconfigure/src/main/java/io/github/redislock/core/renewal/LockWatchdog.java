@@ -46,6 +46,8 @@ public final class LockWatchdog implements AutoCloseable {
 
     private volatile Instant lastRenewal;
     private volatile long lastRenewalSentNanos;
+    /** Written by the ticks' one thread only. */
+    private volatile long stoppedRenewing;
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
 
@@ -99,10 +101,14 @@ public final class LockWatchdog implements AutoCloseable {
         return lastRenewalSentNanos;
     }
 
-    /** When the last tick that renewed the watched lock {@code redisKey} was sent, its lease running from then (of several holds, the oldest). */
+    /** When the last tick that renewed the watched lock {@code redisKey} was sent, its lease running from then (of several holds, the oldest); looks at every watched lock. */
     public OptionalLong renewalSentNanos(String redisKey) {
         return watched.entrySet().stream().filter(e -> e.getValue() != UNRENEWED && e.getKey().redisKey().equals(redisKey))
                 .mapToLong(Map.Entry::getValue).min();
+    }
+
+    public long stoppedRenewing() {
+        return stoppedRenewing;
     }
 
     public int consecutiveFailures() {
@@ -155,8 +161,10 @@ public final class LockWatchdog implements AutoCloseable {
             if (partial != null) {
                 throw partial;
             }
-            lastRenewalSentNanos = sentNanos;
-            lastRenewal = Instant.now();
+            if (lost.isEmpty()) { // a tick that found a lock gone renewed none of it: its holder (a leader) must not read it as renewed
+                lastRenewalSentNanos = sentNanos;
+                lastRenewal = Instant.now();
+            }
         }
         consecutiveFailures = 0;
         failingSince = null;
@@ -164,6 +172,7 @@ public final class LockWatchdog implements AutoCloseable {
 
     private void stopRenewing(WatchedLock lock, String why, String reason) {
         if (watched.remove(lock) != null) {
+            stoppedRenewing++;
             log.warn("Lock " + lock.redisKey() + " " + why);
             try {
                 lock.lost(reason);
