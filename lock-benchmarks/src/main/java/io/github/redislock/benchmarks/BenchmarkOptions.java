@@ -34,7 +34,8 @@ public record BenchmarkOptions(
             java -jar %1$s [options]
               --seconds-per-row=S          measured seconds of each row (default 10)
               --warmup-seconds=S           unmeasured seconds before each row (default 1.5)
-              --jvm-warmup-seconds=S       unmeasured seconds per implementation before the first row, half on own keys, half on one (default 3)
+              --jvm-warmup-seconds=S       unmeasured seconds per implementation before the first row, half on own keys, half on one (default 3),
+                                           again (at most 4 rounds) while the JIT compiled for over 5%% of the round
               --renewal-seconds=S          how long scenario 3 holds its locks (default 30)
               --renewal-locks=N            locks held in scenario 3 (default 1000)
               --renewal-watchdog-seconds=S watchdog timeout / renewal lease in scenario 3, same for all (default 3)
