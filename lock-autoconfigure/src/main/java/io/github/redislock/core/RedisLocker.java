@@ -225,6 +225,11 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             public Instant failingSince() {
                 return watchdog.failingSince();
             }
+
+            @Override
+            public boolean lockerClosed() {
+                return lifecycle.closing;
+            }
         };
     }
 

@@ -30,6 +30,9 @@ public interface WatchdogState {
     /** When the current run of failed ticks began, or null; locks are at risk once that is longer ago than the timeout. */
     Instant failingSince();
 
+    /** Whether its Locker is closed or closing: it takes no lock any more (a leader's candidacy on it could never lead). */
+    boolean lockerClosed();
+
     /** A Locker of this library, whose watchdog renews its holds without a lease. */
     interface Source {
 

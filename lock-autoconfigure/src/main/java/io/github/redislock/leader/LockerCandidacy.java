@@ -269,6 +269,11 @@ final class LockerCandidacy implements Candidacy, Runnable {
             } catch (InterruptedException e) {
                 continue; // stop() withdrew the wait
             } catch (RuntimeException e) {
+                if (closed(locker)) { // for good: retrying would warn every half second for as long as the process lives
+                    log.warn("The Locker of role '" + role + "' is closed; its candidacy ends (join again on an open Locker)", e);
+                    close();
+                    continue;
+                }
                 log.warn("Waiting for the lock of role '" + role + "' failed; trying again in " + RETRY_DELAY.toMillis() + " ms", e);
                 LockSupport.parkNanos(this, RETRY_DELAY.toNanos());
                 continue;
@@ -291,6 +296,11 @@ final class LockerCandidacy implements Candidacy, Runnable {
                 phase = Phase.WAITING;
             }
         }
+    }
+
+    /** Whether {@code locker} is one of ours that is closed, and so takes no lock any more. */
+    static boolean closed(Locker locker) {
+        return locker instanceof WatchdogState.Source source && source.watchdogState().lockerClosed();
     }
 
     private void lead() {
