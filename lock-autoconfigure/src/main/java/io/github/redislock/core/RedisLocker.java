@@ -207,8 +207,9 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             }
 
             @Override
-            public OptionalLong renewalSentNanos(String key) {
-                return watchdog.renewalSentNanos(keyPrefix + key);
+            public Supplier<OptionalLong> renewalsOfHeld(String key) {
+                Hold hold = holds.get(keyPrefix + key, currentOwner(), LockKind.PLAIN);
+                return hold == null ? OptionalLong::empty : () -> watchdog.renewalSentNanos(hold);
             }
 
             @Override

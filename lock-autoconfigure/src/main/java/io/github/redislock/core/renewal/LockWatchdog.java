@@ -101,10 +101,10 @@ public final class LockWatchdog implements AutoCloseable {
         return lastRenewalSentNanos;
     }
 
-    /** When the last tick that renewed the watched lock {@code redisKey} was sent, its lease running from then (of several holds, the oldest); looks at every watched lock. */
-    public OptionalLong renewalSentNanos(String redisKey) {
-        return watched.entrySet().stream().filter(e -> e.getValue() != UNRENEWED && e.getKey().redisKey().equals(redisKey))
-                .mapToLong(Map.Entry::getValue).min();
+    /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
+    public OptionalLong renewalSentNanos(WatchedLock lock) {
+        Long sent = watched.get(lock);
+        return sent == null || sent == UNRENEWED ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
     public long stoppedRenewing() {
