@@ -31,6 +31,9 @@ public interface WatchdogState {
     /** When the current run of failed ticks began, or null; locks are at risk once that is longer ago than the timeout. */
     Instant failingSince();
 
+    /** {@link System#nanoTime()} as the run of {@link #failingSince} began, which no wall-clock step moves; read it after a non-null failingSince. */
+    long failingSinceNanos();
+
     /** Whether its Locker is closed or closing: it takes no lock any more (a leader's candidacy on it could never lead). */
     boolean lockerClosed();
 
