@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -44,9 +45,7 @@ class LockLostBeforeTheCallersCommitTest {
     @Test
     void aLockLostBeforeTheCallersTransactionCommitsFailsTheCommitAndRollsItBack() {
         application.run(context -> {
-            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-            jdbc.execute("create table if not exists counter(name varchar(64) primary key, amount int not null)");
-            jdbc.update("insert into counter(name, amount) values (?, 0)", counter);
+            JdbcTemplate jdbc = counterAtZero(context);
             Locker locker = context.getBean(Locker.class);
 
             Throwable failure = catchThrowable(() -> context.getBean(TransactionTemplate.class).executeWithoutResult(status -> {
@@ -61,6 +60,26 @@ class LockLostBeforeTheCallersCommitTest {
         });
     }
 
+    @Test
+    void aMethodOfSeveralKeysInACallersTransactionCommitsWhileItsLocksAreHeld() {
+        application.run(context -> {
+            JdbcTemplate jdbc = counterAtZero(context);
+
+            context.getBean(TransactionTemplate.class).executeWithoutResult(status -> context.getBean(Counter.class).incrementTwice(counter));
+
+            assertThat(jdbc.queryForObject("select amount from counter where name = ?", Integer.class, counter)).as("committed").isEqualTo(2);
+            assertThat(context.getBean(Locker.class).isLocked("counter:" + counter)).as("released after the commit").isFalse();
+        });
+    }
+
+    /** The counter's row, at 0. */
+    private JdbcTemplate counterAtZero(ApplicationContext context) {
+        JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+        jdbc.execute("create table if not exists counter(name varchar(64) primary key, amount int not null)");
+        jdbc.update("insert into counter(name, amount) values (?, 0)", counter);
+        return jdbc;
+    }
+
     static class Counter {
         @Autowired
         JdbcTemplate jdbc;
@@ -70,6 +89,12 @@ class LockLostBeforeTheCallersCommitTest {
         public void increment(String name) {
             Integer amount = jdbc.queryForObject("select amount from counter where name = ?", Integer.class, name);
             jdbc.update("update counter set amount = ? where name = ?", amount + 1, name);
+        }
+
+        /** Two keys, held through the caller's commit by the thread's multi-lock. */
+        @DistributedLock(keys = {"'counter:' + #name", "'counter-audit:' + #name"})
+        public void incrementTwice(String name) {
+            jdbc.update("update counter set amount = amount + 2 where name = ?", name);
         }
     }
 }
