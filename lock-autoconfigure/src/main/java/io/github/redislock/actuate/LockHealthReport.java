@@ -30,7 +30,7 @@ public record LockHealthReport(boolean down, Map<String, Object> details) {
     public static LockHealthReport of(WatchdogState watchdog) {
         Instant failingSince = watchdog.failingSince();
         int watched = watchdog.watchedCount();
-        boolean atRisk = failingSince != null && watched > 0 && unrenewedFor(watchdog, failingSince).compareTo(watchdog.timeout()) > 0;
+        boolean atRisk = failingSince != null && watched > 0 && unrenewedFor(watchdog).compareTo(watchdog.timeout()) > 0;
         Map<String, Object> details = new LinkedHashMap<>();
         if (atRisk) {
             details.put("error", "The watchdog has not renewed " + watched + " lock(s) since " + failingSince
@@ -51,11 +51,10 @@ public record LockHealthReport(boolean down, Map<String, Object> details) {
 
     /**
      * How long the watched locks have gone without renewal: on the monotonic clock since the last renewal was
-     * sent (their leases run from then), so that a step of the wall clock neither raises nor hides an outage.
-     * Only an instance that never renewed falls back to the wall clock, since its first failed tick.
+     * sent (their leases run from then), or for an instance that never renewed since its first failed tick,
+     * so that a step of the wall clock neither raises nor hides an outage.
      */
-    private static Duration unrenewedFor(WatchdogState watchdog, Instant failingSince) {
-        return watchdog.lastRenewal() == null ? Duration.between(failingSince, Instant.now())
-                : Duration.ofNanos(System.nanoTime() - watchdog.lastRenewalSentNanos());
+    private static Duration unrenewedFor(WatchdogState watchdog) {
+        return Duration.ofNanos(System.nanoTime() - (watchdog.lastRenewal() == null ? watchdog.failingSinceNanos() : watchdog.lastRenewalSentNanos()));
     }
 }

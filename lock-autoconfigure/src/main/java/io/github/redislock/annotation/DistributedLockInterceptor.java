@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import io.github.redislock.AsyncLocker;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockNameScope;
+import io.github.redislock.LockLostException;
 import io.github.redislock.Locker;
 import io.github.redislock.RedisMultiLock;
 
@@ -123,7 +124,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
         private void releaseAfter(boolean callerTransaction, Throwable methodFailure) {
             if (callerTransaction) {
-                CallerTransaction.releaseOnCompletion(() -> release(null));
+                CallerTransaction.releaseOnCompletion(this::requireHeldBeforeCommit, () -> release(null));
                 return;
             }
             releaseAfter((String) null, methodFailure);
@@ -141,6 +142,20 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                     throw releaseFailure;
                 }
                 methodFailure.addSuppressed(releaseFailure);
+            }
+        }
+
+        /**
+         * Fails the caller's commit, which then rolls back, when a key is no longer held (one Redis call per key):
+         * another instance may have taken the lock meanwhile and read what the transaction had not committed.
+         */
+        private void requireHeldBeforeCommit() {
+            Locker locks = locker();
+            for (String key : keys) {
+                if (!locks.isHeldByCurrentThread(key)) {
+                    throw new LockLostException(key, "Lock '" + key + "' of " + definition.method.getName()
+                            + " was lost before its caller's transaction committed (its lease ran out, or Redis lost it); the transaction is rolled back");
+                }
             }
         }
 
@@ -316,8 +331,14 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             return TransactionSynchronizationManager.isSynchronizationActive() && TransactionSynchronizationManager.isActualTransactionActive();
         }
 
-        static void releaseOnCompletion(Runnable release) {
+        /** {@code beforeCommit} may fail the commit (Spring then rolls back); {@code release} runs after a commit or a rollback. */
+        static void releaseOnCompletion(Runnable beforeCommit, Runnable release) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    beforeCommit.run();
+                }
+
                 @Override
                 public void afterCompletion(int status) {
                     release.run();

@@ -185,45 +185,21 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** A read-only view of the watchdog: nothing can watch, unwatch or renew a lock through it. */
     @Override
     public WatchdogState watchdogState() {
-        return new WatchdogState() {
-            @Override
-            public Duration timeout() {
-                return watchdog.timeout();
-            }
+        return new WatchdogState() { // one line each: every answer is the watchdog's, or the locker's for its holds
+            @Override public Duration timeout() { return watchdog.timeout(); }
+            @Override public int watchedCount() { return watchdog.watchedCount(); }
+            @Override public Instant lastRenewal() { return watchdog.lastRenewal(); }
+            @Override public long lastRenewalSentNanos() { return watchdog.lastRenewalSentNanos(); }
+            @Override public long stoppedRenewing() { return watchdog.stoppedRenewing(); }
+            @Override public int consecutiveFailures() { return watchdog.consecutiveFailures(); }
+            @Override public Instant failingSince() { return watchdog.failingSince(); }
+            @Override public long failingSinceNanos() { return watchdog.failingSinceNanos(); }
+            @Override public boolean lockerClosed() { return lifecycle.closing; }
 
             @Override
-            public int watchedCount() {
-                return watchdog.watchedCount();
-            }
-
-            @Override
-            public Instant lastRenewal() {
-                return watchdog.lastRenewal();
-            }
-
-            @Override
-            public long lastRenewalSentNanos() {
-                return watchdog.lastRenewalSentNanos();
-            }
-
-            @Override
-            public OptionalLong renewalSentNanos(String key) {
-                return watchdog.renewalSentNanos(keyPrefix + key);
-            }
-
-            @Override
-            public long stoppedRenewing() {
-                return watchdog.stoppedRenewing();
-            }
-
-            @Override
-            public int consecutiveFailures() {
-                return watchdog.consecutiveFailures();
-            }
-
-            @Override
-            public Instant failingSince() {
-                return watchdog.failingSince();
+            public Supplier<OptionalLong> renewalsOfHeld(String key) {
+                Hold hold = holds.get(keyPrefix + key, currentOwner(), LockKind.PLAIN);
+                return hold == null ? OptionalLong::empty : () -> watchdog.renewalSentNanos(hold);
             }
         };
     }

@@ -3,6 +3,7 @@ package io.github.redislock.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 /** What the watchdog of a Locker reports about its renewals, for health checks and diagnostics. */
 public interface WatchdogState {
@@ -18,8 +19,8 @@ public interface WatchdogState {
     /** {@link System#nanoTime()} as the tick of {@link #lastRenewal} was sent, whose leases run from then; read it after a non-null lastRenewal. */
     long lastRenewalSentNanos();
 
-    /** {@link System#nanoTime()} as the last tick that renewed lock {@code key} was sent, whose lease runs from then; empty while none has or it is not watched (costs a look at every watched lock). */
-    OptionalLong renewalSentNanos(String key);
+    /** The calling thread's hold of plain lock {@code key}, found once: each get is {@link System#nanoTime()} as the last tick that renewed it was sent, its lease running from then (one map look, for a leader's {@code isLeader()}); empty while none has, or once released or lost. */
+    Supplier<OptionalLong> renewalsOfHeld(String key);
 
     /** How many locks the watchdog stopped renewing so far (found gone, or their owner thread ended). */
     long stoppedRenewing();
@@ -29,6 +30,12 @@ public interface WatchdogState {
 
     /** When the current run of failed ticks began, or null; locks are at risk once that is longer ago than the timeout. */
     Instant failingSince();
+
+    /** {@link System#nanoTime()} as the run of {@link #failingSince} began, which no wall-clock step moves; read it after a non-null failingSince. */
+    long failingSinceNanos();
+
+    /** Whether its Locker is closed or closing: it takes no lock any more (a leader's candidacy on it could never lead). */
+    boolean lockerClosed();
 
     /** A Locker of this library, whose watchdog renews its holds without a lease. */
     interface Source {

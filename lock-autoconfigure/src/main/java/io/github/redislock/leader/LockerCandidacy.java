@@ -5,6 +5,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.redislock.Candidacy;
 import io.github.redislock.LeadershipEvent;
@@ -62,6 +63,8 @@ final class LockerCandidacy implements Candidacy, Runnable {
     private volatile long term;
     /** {@link System#nanoTime()} as the current term was granted: a monotonic clock, which no wall-clock step moves. */
     private volatile long grantedNanos;
+    /** The renewals of the current term's hold, found on the run's thread (its owner) at the grant. */
+    private volatile Supplier<OptionalLong> roleRenewals = OptionalLong::empty;
     /** The watchdog's {@link WatchdogState#stoppedRenewing()} then: while it stays, a clean tick since renewed the role's lock too. */
     private volatile long stoppedAtGrant;
     /**
@@ -128,8 +131,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
      * lease runs from then: a wall clock stepped back or forward, a renewal's reply that came late, or other
      * locks of the same tick that failed or were found lost, must not move it. A clean tick (every call
      * answered, nothing found lost) since the grant renewed the role's lock too while the watchdog has
-     * stopped renewing no lock since, so the usual answer needs no look at the role's own renewal, which
-     * costs a pass over every watched lock.
+     * stopped renewing no lock since, so the usual answer needs no look at the role's own renewal (one map look).
      */
     private boolean leaseInDoubt() {
         if (!(locker instanceof WatchdogState.Source source)) {
@@ -140,7 +142,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
         if (watchdog.lastRenewal() != null && watchdog.stoppedRenewing() == stoppedAtGrant && doubtAfter(watchdog.lastRenewalSentNanos()) <= doubtNanos) {
             return false;
         }
-        OptionalLong renewed = watchdog.renewalSentNanos(role);
+        OptionalLong renewed = roleRenewals.get();
         return doubtAfter(renewed.isPresent() ? renewed.getAsLong() : grantedNanos) > doubtNanos;
     }
 
@@ -269,6 +271,11 @@ final class LockerCandidacy implements Candidacy, Runnable {
             } catch (InterruptedException e) {
                 continue; // stop() withdrew the wait
             } catch (RuntimeException e) {
+                if (closed(locker)) { // for good: retrying would warn every half second for as long as the process lives
+                    log.warn("The Locker of role '" + role + "' is closed; its candidacy ends (join again on an open Locker)", e);
+                    close();
+                    continue;
+                }
                 log.warn("Waiting for the lock of role '" + role + "' failed; trying again in " + RETRY_DELAY.toMillis() + " ms", e);
                 LockSupport.parkNanos(this, RETRY_DELAY.toNanos());
                 continue;
@@ -293,8 +300,14 @@ final class LockerCandidacy implements Candidacy, Runnable {
         }
     }
 
+    /** Whether {@code locker} is one of ours that is closed, and so takes no lock any more. */
+    static boolean closed(Locker locker) {
+        return locker instanceof WatchdogState.Source source && source.watchdogState().lockerClosed();
+    }
+
     private void lead() {
-        long stopped = locker instanceof WatchdogState.Source source ? source.watchdogState().stoppedRenewing() : 0;
+        WatchdogState watchdog = locker instanceof WatchdogState.Source source ? source.watchdogState() : null;
+        long stopped = watchdog != null ? watchdog.stoppedRenewing() : 0;
         long confirmedNanos = System.nanoTime();
         try {
             if (!reentered()) {
@@ -306,6 +319,7 @@ final class LockerCandidacy implements Candidacy, Runnable {
             release();
             return;
         }
+        roleRenewals = watchdog != null ? watchdog.renewalsOfHeld(role) : OptionalLong::empty;
         grantedNanos = confirmedNanos;
         stoppedAtGrant = stopped;
         leader = true;

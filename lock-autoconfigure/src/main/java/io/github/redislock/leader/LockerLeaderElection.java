@@ -65,7 +65,7 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
 
     /**
      * @throws IllegalArgumentException when the role is no valid key, or its Locker gives no fencing tokens (Redlock)
-     * @throws IllegalStateException    when the election is closed
+     * @throws IllegalStateException    when the election, or the role's Locker, is closed
      */
     @Override
     public Candidacy join(String role, LeadershipListener listener) {
@@ -77,6 +77,9 @@ public class LockerLeaderElection implements LeaderElection, ApplicationListener
             throw closed(role);
         }
         Locker locker = FencingTokenLockers.require(lockers.apply(role), "The leader election of role '" + role + "'");
+        if (LockerCandidacy.closed(locker)) {
+            throw new IllegalStateException("The Locker is closed: a candidacy for role '" + role + "' on it could never lead; join on an open Locker");
+        }
         locker.getLock(role); // checks the key here, not later on the candidacy's thread; no Redis call: its thread retries those
         LockerCandidacy candidacy = new LockerCandidacy(role, locker, listener, events, this, candidacies::remove);
         synchronized (candidacies) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The health's "locks at risk" (renewals failing for longer than the watchdog timeout) is a matter of
  * elapsed time, which a step of the wall clock must not change: stepped forward, a short failure is no
  * outage; stepped back, a long one still is ({@link SteppedWallClock} plays the step). Both instances
- * renewed once before Redis stops: only one that never renewed measures on the wall clock.
+ * renewed once before Redis stops, or none did.
  */
 class HealthAcrossWallClockStepsTest {
 
@@ -43,6 +43,53 @@ class HealthAcrossWallClockStepsTest {
             }
             instance.locker.unlock(key);
             assertThat(report.down()).as("DOWN after one failed tick of a 3 s timeout, the wall clock an hour ahead: " + report.details()).isFalse();
+        }
+    }
+
+    @Test
+    void aShortFailureOfAnInstanceThatNeverRenewedStaysUpThoughTheWallClockSteppedForward() {
+        try (RedisServerProcess redis = TestRedis.startNew(); LockerFixture instance = lockedAndPausedBeforeAnyRenewal(redis, Duration.ofSeconds(3))) {
+            LockHealthReport report;
+            try {
+                report = LockHealthReport.of(SteppedWallClock.view(instance.locker.watchdogState(), AN_HOUR));
+            } finally {
+                redis.resume();
+            }
+            instance.locker.unlock(key);
+            assertThat(report.down()).as("DOWN after one failed tick of a 3 s timeout, never renewed, the wall clock an hour ahead: " + report.details()).isFalse();
+        }
+    }
+
+    @Test
+    void aLongFailureOfAnInstanceThatNeverRenewedIsDownThoughTheWallClockSteppedBack() {
+        try (RedisServerProcess redis = TestRedis.startNew(); LockerFixture instance = lockedAndPausedBeforeAnyRenewal(redis, Duration.ofSeconds(1))) {
+            try {
+                await().atMost(Duration.ofSeconds(4)).alias("DOWN once renewals of an instance that never renewed failed longer than the 1 s timeout, the wall clock an hour back")
+                        .until(() -> LockHealthReport.of(SteppedWallClock.view(instance.locker.watchdogState(), AN_HOUR.negated())).down());
+            } finally {
+                redis.resume();
+            }
+        }
+    }
+
+    /**
+     * A new instance holding {@link #key}, Redis paused before its watchdog renewed anything, once a tick failed; Redis
+     * stays paused. A tick that slipped in between the lock and the pause is not the scenario: tried again on a new instance.
+     */
+    private LockerFixture lockedAndPausedBeforeAnyRenewal(RedisServerProcess redis, Duration timeout) {
+        for (int attempt = 1; ; attempt++) {
+            LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), timeout);
+            instance.locker.lock(key);
+            redis.pause();
+            WatchdogState watchdog = instance.locker.watchdogState();
+            await().atMost(timeout.plusSeconds(2)).until(() -> watchdog.consecutiveFailures() > 0);
+            if (watchdog.lastRenewal() == null) {
+                return instance;
+            }
+            redis.resume();
+            instance.locker.unlock(key);
+            instance.close();
+            assertThat(attempt).as("attempts to pause Redis before the watchdog's first renewal").isLessThan(5);
         }
     }
 

@@ -41,7 +41,8 @@ abstract class TwoInstances {
         second.close();
     }
 
-    static LockerFixture connect() {
+    /** One application instance on the shared Redis; on Lettuce unless a subclass says otherwise. */
+    LockerFixture connect() {
         return LockerFixture.connect(TestRedis.shared().host(), TestRedis.shared().port(), WATCHDOG_TIMEOUT);
     }
 }

@@ -50,6 +50,7 @@ public final class LockWatchdog implements AutoCloseable {
     private volatile long stoppedRenewing;
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
+    private volatile long failingSinceNanos;
 
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
         if (timeout == null || timeout.toMillis() < 3) {
@@ -101,10 +102,10 @@ public final class LockWatchdog implements AutoCloseable {
         return lastRenewalSentNanos;
     }
 
-    /** When the last tick that renewed the watched lock {@code redisKey} was sent, its lease running from then (of several holds, the oldest); looks at every watched lock. */
-    public OptionalLong renewalSentNanos(String redisKey) {
-        return watched.entrySet().stream().filter(e -> e.getValue() != UNRENEWED && e.getKey().redisKey().equals(redisKey))
-                .mapToLong(Map.Entry::getValue).min();
+    /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
+    public OptionalLong renewalSentNanos(WatchedLock lock) {
+        Long sent = watched.get(lock);
+        return sent == null || sent == UNRENEWED ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
     public long stoppedRenewing() {
@@ -117,6 +118,10 @@ public final class LockWatchdog implements AutoCloseable {
 
     public Instant failingSince() {
         return failingSince;
+    }
+
+    public long failingSinceNanos() {
+        return failingSinceNanos;
     }
 
     /** Runs one renewal tick now, on the calling thread; the replies are awaited outside the gate. */
@@ -187,6 +192,7 @@ public final class LockWatchdog implements AutoCloseable {
             renewNow();
         } catch (RuntimeException e) {
             if (consecutiveFailures++ == 0) {
+                failingSinceNanos = System.nanoTime(); // before the instant that readers test for null
                 failingSince = Instant.now();
             }
             int unrenewed = e instanceof RenewalClient.PartialRenewalException partial ? partial.unrenewed.size() : watched.size();
