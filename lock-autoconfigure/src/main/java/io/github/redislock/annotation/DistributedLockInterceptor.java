@@ -331,17 +331,34 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             return TransactionSynchronizationManager.isSynchronizationActive() && TransactionSynchronizationManager.isActualTransactionActive();
         }
 
-        /** {@code beforeCommit} may fail the commit (Spring then rolls back); {@code release} runs after a commit or a rollback. */
+        /**
+         * {@code beforeCommit} may fail the commit (Spring then rolls back); {@code release} runs after a commit or a rollback.
+         * A loss that failed the commit reached the caller as the commit's exception: the release that follows the rollback
+         * finds the same loss, and Spring would log it again at ERROR, so that one is dropped.
+         */
         static void releaseOnCompletion(Runnable beforeCommit, Runnable release) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                private boolean lossReported;
+
                 @Override
                 public void beforeCommit(boolean readOnly) {
-                    beforeCommit.run();
+                    try {
+                        beforeCommit.run();
+                    } catch (LockLostException e) {
+                        lossReported = true;
+                        throw e;
+                    }
                 }
 
                 @Override
                 public void afterCompletion(int status) {
-                    release.run();
+                    try {
+                        release.run();
+                    } catch (LockLostException e) {
+                        if (!lossReported) {
+                            throw e;
+                        }
+                    }
                 }
             });
         }

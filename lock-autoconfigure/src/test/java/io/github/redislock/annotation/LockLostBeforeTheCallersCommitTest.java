@@ -16,9 +16,12 @@ import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -29,6 +32,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * instance, which then read what this one had not committed. The commit fails with {@link LockLostException}
  * and the transaction rolls back, as a method without a caller's transaction fails when its lock was lost.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LockLostBeforeTheCallersCommitTest {
 
     private static final long LEASE_MILLIS = 300;
@@ -57,6 +61,23 @@ class LockLostBeforeTheCallersCommitTest {
                     .hasMessageContaining("counter:" + counter);
             assertThat(jdbc.queryForObject("select amount from counter where name = ?", Integer.class, counter))
                     .as("what the transaction wrote under the lost lock is rolled back").isZero();
+        });
+    }
+
+    @Test
+    void aLossThatFailedTheCommitIsNotLoggedAgainAsAnErrorByTheReleaseAfterTheRollback(CapturedOutput output) {
+        application.run(context -> {
+            counterAtZero(context);
+            Locker locker = context.getBean(Locker.class);
+
+            Throwable failure = catchThrowable(() -> context.getBean(TransactionTemplate.class).executeWithoutResult(status -> {
+                context.getBean(Counter.class).increment(counter);
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> !locker.isLocked("counter:" + counter));
+            }));
+
+            assertThat(failure).isInstanceOf(LockLostException.class);
+            assertThat(output.getAll()).as("the caller already has the loss as the commit's exception")
+                    .doesNotContain("afterCompletion threw exception");
         });
     }
 
