@@ -239,8 +239,8 @@ run broken-give-back-takes-turn end_state safety "" -- -DFIXED -DASYNC_CANCELS=1
 # A give-back after a lost hold: thread 0 holds twice, the lease ends (a late renewal), its first unlock
 # reports the loss, its next lock() is cancelled as it takes the lock again. HeldLocks.giveBack releases
 # it in Redis and keeps the lost nest owed; the code before 5440447 paid the nest and left the lock taken.
-run fixed-give-back-lost-hold pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -DLATE_RENEWALS=1 $quiet -DREENTRIES=1 -DCLOSES=0
-run broken-give-back-pays-nest give_back_releases safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_PAYS_NEST -DLATE_RENEWALS=1 $quiet -DREENTRIES=1 -DCLOSES=0
+run fixed-give-back-lost-hold pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -DLATE_RENEWALS=1 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=1 -DCLOSES=0
+run broken-give-back-pays-nest give_back_releases safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_PAYS_NEST -DLATE_RENEWALS=1 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=1 -DCLOSES=0
 # The read-write lock with two cycles per thread.
 run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 echo traces >> "$work/planned"
