@@ -14,7 +14,8 @@ import org.springframework.boot.SpringBootVersion;
 
 /**
  * The command line. Defaults give a full run that finishes within 20 minutes on 2 cores (about 5 of them the scale scenarios);
- * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading).
+ * {@code --quick} shrinks every duration for smoke runs (its figures are not for reading). {@code rounds} is
+ * {@code --rounds} as given, 0 when not given: {@link #roundsOf} says what each scenario makes of it.
  */
 public record BenchmarkOptions(
         Duration measure, Duration warmup, Duration jvmWarmup, Duration renewalHold, int renewalLocks, Duration renewalWatchdogTimeout,
@@ -60,7 +61,9 @@ public record BenchmarkOptions(
               --baseline-jar=PATH          an earlier commit's lock-autoconfigure jar: implementation %4$s, and
                                            the %5$s scenario (not run by default) alternates it with redis-lock
               --baseline-label=TEXT        how the report names that commit, e.g. its short hash (default: the jar's file name)
-              --rounds=N                   rounds of the %6$s scenario, each measuring both in turn (default 4)
+              --rounds=N                   rounds of the %7$s, %8$s and %6$s scenarios (default 1; %6$s 4): a round measures every
+                                           implementation once at each T, back to back, in an order turned by one place each round;
+                                           the report gives each figure's median over the rounds, the rounds' range beside it
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
               --note=TEXT                  a remark printed with the run's facts (e.g. "shared machine")
               --quick                      1.5 s rows, 0.5 s warm-up, 4 s renewal, 2+3 JMH iterations of 0.5 s,
@@ -69,7 +72,7 @@ public record BenchmarkOptions(
             java -jar %1$s --client-cost [iterations]
                                            JMH with -prof gc: the client's own work per uncontended pair, no Redis
             """.formatted(JAR, String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()),
-            Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW);
+            Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW, Scenarios.UNCONTENDED, Scenarios.CONTENDED);
 
     /** @throws IllegalArgumentException naming the option that is unknown or malformed */
     public static BenchmarkOptions parse(String... args) {
@@ -109,7 +112,7 @@ public record BenchmarkOptions(
                 read.ints("cluster-threads", quick ? List.of(8) : List.of(8, 64)),
                 read.path("baseline-jar", null),
                 read.text("baseline-label", ""),
-                read.positiveInt("rounds", 4),
+                given.containsKey("rounds") ? read.positiveInt("rounds", 1) : 0,
                 read.path("output", Path.of("docs", "benchmarks.md")),
                 read.text("note", ""),
                 Boolean.parseBoolean(read.text("help", "false")));
@@ -124,6 +127,14 @@ public record BenchmarkOptions(
                     + ": give --baseline-jar and --implementations=redis-lock," + Implementations.BASELINE);
         }
         return options;
+    }
+
+    /**
+     * The rounds {@code scenario} measures in: {@code --rounds}, else 4 for {@value Scenarios#OLD_VS_NEW} (its point is the
+     * alternation) and 1 for the others, as before rounds were offered for them.
+     */
+    public int roundsOf(String scenario) {
+        return rounds > 0 ? rounds : scenario.equals(Scenarios.OLD_VS_NEW) ? 4 : 1;
     }
 
     /** How the report names the baseline commit: {@code --baseline-label}, else the jar's file name. */

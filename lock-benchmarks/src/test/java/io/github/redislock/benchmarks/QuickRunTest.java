@@ -75,6 +75,18 @@ class QuickRunTest {
     }
 
     @Test
+    void aRunInRoundsReportsTheMediansOfItsRoundsWithTheirRange() {
+        String markdown = run("--implementations=redis-lock,naive", "--scenarios=uncontended,contended", "--threads=2", "--rounds=2",
+                "--output=none").render();
+
+        String uncontended = markdown.substring(markdown.indexOf("## 1. Uncontended"), markdown.indexOf("## 2. Contended"));
+        assertThat(uncontended).contains("Measured in 2 rounds");
+        assertThat(tableRows(uncontended)).hasSize(2).allSatisfy(row -> assertThat(row).matches("\\| .* \\| 2 \\| [0-9,]+ \\([0-9,]+-[0-9,]+\\) \\|.*"));
+        assertThat(contendedViolations(markdown)).containsOnly("0").hasSize(4);
+        assertThat(markdown).doesNotContain("FAILED", "VIOLATED").contains("the medians of their 2 rounds");
+    }
+
+    @Test
     void anUnknownImplementationIsRejectedByName() {
         assertThatThrownBy(() -> BenchmarkOptions.parse("--implementations=redis-lock,hazelcast"))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -104,7 +116,8 @@ class QuickRunTest {
 
     /** The violations column of every contended row. */
     private static List<String> contendedViolations(String markdown) {
-        String table = markdown.substring(markdown.indexOf("## 2. Contended"), markdown.indexOf("## 3. Renewal"));
+        int start = markdown.indexOf("## 2. Contended");
+        String table = markdown.substring(start, markdown.indexOf("\n## ", start));
         return tableRows(table).stream().map(line -> line.split("\\|")[10].trim()).toList();
     }
 

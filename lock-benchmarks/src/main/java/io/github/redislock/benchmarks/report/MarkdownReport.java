@@ -6,15 +6,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.DoubleFunction;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.DoubleStream;
 
 /**
  * Renders the run as Markdown: the facts, one table per scenario with ratios against Redisson and
  * against the ceiling, and the goal check. In the report file only the part between the two markers
- * is replaced, so the hand-written analysis around it survives a re-run.
+ * is replaced, so the hand-written analysis around it survives a re-run. Scenarios measured in rounds
+ * ({@link #IN_ROUNDS}) are read, in their tables and in the goal check, as their {@link RoundMedians}.
  */
 public final class MarkdownReport {
 
@@ -25,6 +31,8 @@ public final class MarkdownReport {
     private static final String REDISSON = "redisson";
     private static final String CEILING = "ceiling";
     private static final String REGISTRY = "registry-";
+    /** The scenarios whose rows {@code --rounds} repeats and the report reads as medians; old against new has its own summary. */
+    private static final List<String> IN_ROUNDS = List.of("uncontended", "contended");
 
     private final RunFacts facts;
     private final List<Row> rows;
@@ -37,7 +45,7 @@ public final class MarkdownReport {
     public MarkdownReport(RunFacts facts, List<Section> sections, List<Row> rows) {
         this.facts = facts;
         this.sections = sections;
-        this.rows = rows;
+        this.rows = RoundMedians.of(rows, IN_ROUNDS);
     }
 
     /** The generated part, markers excluded. */
@@ -98,17 +106,18 @@ public final class MarkdownReport {
 
     private void uncontended(StringBuilder out) {
         Optional<Row> ceiling = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(CEILING));
+        roundsNote(out, "uncontended");
         out.append("| implementation | T | pairs/s | p50 µs | p99 µs | client CPU µs per pair | Redis CPU | Redis CPU µs per pair | commands per pair | vs Redisson | vs ceiling | note |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("uncontended")) {
             boolean isCeiling = row.implementationId.equals(CEILING);
             Optional<Row> redisson = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(REDISSON) && r.threads == row.threads);
             out.append("| ").append(name(row)).append(" | ").append(isCeiling ? "-" : Integer.toString(row.threads))
-                    .append(" | ").append(count(row.opsPerSecond))
+                    .append(" | ").append(withRange(row, r -> r.opsPerSecond, MarkdownReport::count))
                     .append(" | ").append(micros(row.p50Micros)).append(" | ").append(micros(row.p99Micros))
-                    .append(" | ").append(decimal(row.clientCpuMicrosPerOp))
+                    .append(" | ").append(withRange(row, r -> r.clientCpuMicrosPerOp, MarkdownReport::decimal))
                     .append(" | ").append(percent(row.redisCpuShare))
-                    .append(" | ").append(decimal(row.redisCpuMicrosPerOp))
+                    .append(" | ").append(withRange(row, r -> r.redisCpuMicrosPerOp, MarkdownReport::decimal))
                     .append(" | ").append(decimal(row.commandsPerOp))
                     .append(" | ").append(isCeiling ? "-" : ratio(row.opsPerSecond, redisson.map(r -> r.opsPerSecond)))
                     .append(" | ").append(ratio(row.opsPerSecond, ceiling.map(r -> r.opsPerSecond)))
@@ -117,16 +126,17 @@ public final class MarkdownReport {
     }
 
     private void contended(StringBuilder out) {
+        roundsNote(out, "contended");
         out.append("| implementation | T | instances | acquisitions/s | hand-off p50 µs | hand-off p99 µs | per-thread min / max | min / fair share | same-thread re-acquisition | violations | Redis CPU | vs Redisson | note |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("contended")) {
             Optional<Row> redisson = find(r -> r.scenario.equals("contended") && r.implementationId.equals(REDISSON)
                     && r.threads == row.threads && r.instances == row.instances);
             out.append("| ").append(name(row)).append(" | ").append(row.threads).append(" | ").append(row.instances)
-                    .append(" | ").append(count(row.opsPerSecond))
-                    .append(" | ").append(micros(row.handOffP50Micros)).append(" | ").append(micros(row.handOffP99Micros))
+                    .append(" | ").append(withRange(row, r -> r.opsPerSecond, MarkdownReport::count))
+                    .append(" | ").append(micros(row.handOffP50Micros)).append(" | ").append(withRange(row, r -> r.handOffP99Micros, MarkdownReport::micros))
                     .append(" | ").append(row.minThreadOps < 0 ? "-" : row.minThreadOps + " / " + row.maxThreadOps)
-                    .append(" | ").append(percent(row.minFairShare)).append(" | ").append(percent(row.sameThreadShare))
+                    .append(" | ").append(withRange(row, r -> r.minFairShare, MarkdownReport::percent)).append(" | ").append(percent(row.sameThreadShare))
                     .append(" | ").append(row.violations < 0 ? "-" : Long.toString(row.violations))
                     .append(" | ").append(percent(row.redisCpuShare))
                     .append(" | ").append(ratio(row.opsPerSecond, redisson.map(r -> r.opsPerSecond)))
@@ -202,7 +212,7 @@ public final class MarkdownReport {
         out.append("| round | implementation | T | pairs/s | p50 µs | p99 µs | client CPU µs per pair | Redis CPU µs per pair | commands per pair | note |\n");
         out.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("old-vs-new")) {
-            out.append("| ").append(row.variant).append(" | ").append(name(row)).append(" | ").append(row.threads)
+            out.append("| ").append(row.round).append(" | ").append(name(row)).append(" | ").append(row.threads)
                     .append(" | ").append(count(row.opsPerSecond))
                     .append(" | ").append(micros(row.p50Micros)).append(" | ").append(micros(row.p99Micros))
                     .append(" | ").append(decimal(row.clientCpuMicrosPerOp)).append(" | ").append(decimal(row.redisCpuMicrosPerOp))
@@ -230,13 +240,13 @@ public final class MarkdownReport {
     }
 
     /** Two cells: the means of {@code figure} old / new, and the median of the per-round ratios new / old with their range. */
-    private static void compare(StringBuilder out, List<Row> old, List<Row> current, java.util.function.ToDoubleFunction<Row> figure,
-                                java.util.function.DoubleFunction<String> format) {
+    private static void compare(StringBuilder out, List<Row> old, List<Row> current, ToDoubleFunction<Row> figure,
+                                DoubleFunction<String> format) {
         double oldMean = old.stream().mapToDouble(figure).average().orElse(Double.NaN);
         double newMean = current.stream().mapToDouble(figure).average().orElse(Double.NaN);
         List<Double> perRound = new ArrayList<>();
         for (Row before : old) {
-            current.stream().filter(after -> after.variant.equals(before.variant))
+            current.stream().filter(after -> after.round == before.round)
                     .forEach(after -> perRound.add(figure.applyAsDouble(after) / figure.applyAsDouble(before)));
         }
         perRound.sort(null);
@@ -245,9 +255,7 @@ public final class MarkdownReport {
             out.append("-");
             return;
         }
-        int middle = perRound.size() / 2;
-        double median = perRound.size() % 2 == 1 ? perRound.get(middle) : (perRound.get(middle - 1) + perRound.get(middle)) / 2;
-        out.append(String.format(Locale.ROOT, "%.2fx", median));
+        out.append(String.format(Locale.ROOT, "%.2fx", RoundMedians.median(perRound)));
         if (perRound.size() > 1) {
             out.append(String.format(Locale.ROOT, " (%.2f-%.2f)", perRound.get(0), perRound.get(perRound.size() - 1)));
         }
@@ -330,7 +338,13 @@ public final class MarkdownReport {
 
     /** The goals of issue 6, checked against this run's rows only. */
     private void goals(StringBuilder out) {
-        out.append("## Goal check (computed from this run)\n\n| goal | this run | met? |\n|---|---|---|\n");
+        out.append("## Goal check (computed from this run)\n\n");
+        int rounds = rounds(IN_ROUNDS);
+        if (rounds > 1) {
+            out.append("Uncontended and contended figures: the medians of their " + rounds + " rounds, as in their tables (each figure "
+                    + "its own median; a peer's best variant is the best of its variants' medians).\n\n");
+        }
+        out.append("| goal | this run | met? |\n|---|---|---|\n");
         for (int threads : scenarioRows("uncontended").stream().filter(r -> !r.implementationId.equals(CEILING)).mapToInt(r -> r.threads).distinct().toArray()) {
             Optional<Row> ours = find(r -> r.scenario.equals("uncontended") && r.implementationId.equals(OURS) && r.threads == threads && r.measured());
             Optional<Row> bestPeer = best(r -> r.scenario.equals("uncontended") && blockingPeer(r)
@@ -395,15 +409,38 @@ public final class MarkdownReport {
                 continue;
             }
             Optional<Row> fastest = best(registryRow);
+            List<Row> registry = rows.stream().filter(registryRow).toList();
             goal(out, "uncontended T=" + threads + ": pairs/s at least RedisLockRegistry's best variant",
-                    ours.map(o -> count(o.opsPerSecond) + " vs " + fastest.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("-")),
+                    ours.map(o -> count(o.opsPerSecond) + " vs " + fastest.map(b -> name(b) + " " + count(b.opsPerSecond)).orElse("-")
+                            + roundsMet(o, registry, r -> r.opsPerSecond, true)),
                     ours.flatMap(o -> fastest.map(b -> o.opsPerSecond >= b.opsPerSecond)));
             Optional<Row> leanest = find(registryRow.and(r -> !Double.isNaN(r.clientCpuMicrosPerOp)),
                     java.util.Comparator.comparingDouble(r -> r.clientCpuMicrosPerOp));
             goal(out, "uncontended T=" + threads + ": client CPU per pair at most RedisLockRegistry's",
-                    ours.map(o -> decimal(o.clientCpuMicrosPerOp) + " µs vs " + leanest.map(b -> name(b) + " " + decimal(b.clientCpuMicrosPerOp) + " µs").orElse("-")),
+                    ours.map(o -> decimal(o.clientCpuMicrosPerOp) + " µs vs " + leanest.map(b -> name(b) + " " + decimal(b.clientCpuMicrosPerOp) + " µs").orElse("-")
+                            + roundsMet(o, registry, r -> r.clientCpuMicrosPerOp, false)),
                     ours.filter(o -> !Double.isNaN(o.clientCpuMicrosPerOp)).flatMap(o -> leanest.map(b -> o.clientCpuMicrosPerOp <= b.clientCpuMicrosPerOp)));
         }
+    }
+
+    /**
+     * For a row of medians: in how many rounds {@code ours} was at least as good as the best of {@code peers}' rows of that
+     * same round (measured back to back with it), higher or lower being better; nothing for a run of one round.
+     */
+    private static String roundsMet(Row ours, List<Row> peers, ToDoubleFunction<Row> figure, boolean higherIsBetter) {
+        int met = 0;
+        int compared = 0;
+        for (Row mine : ours.rounds) {
+            DoubleStream theirs = peers.stream().flatMap(peer -> peer.rounds.stream()).filter(peer -> peer.round == mine.round)
+                    .mapToDouble(figure).filter(value -> !Double.isNaN(value));
+            OptionalDouble best = higherIsBetter ? theirs.max() : theirs.min();
+            double own = figure.applyAsDouble(mine);
+            if (best.isPresent() && !Double.isNaN(own)) {
+                compared++;
+                met += (higherIsBetter ? own >= best.getAsDouble() : own <= best.getAsDouble()) ? 1 : 0;
+            }
+        }
+        return compared < 2 ? "" : " (met in " + met + " of " + compared + " rounds)";
     }
 
     /** The scale goals of issue 15, item 3. */
@@ -423,6 +460,28 @@ public final class MarkdownReport {
         cluster.ifPresent(c -> goal(out, "cluster: a release message reaches only its own shard",
                 Optional.of(decimal(c.shardsPerReleaseMessage) + " masters per release message"),
                 Optional.of(c.shardsPerReleaseMessage <= 1.0)));
+    }
+
+    /** The most rounds any row of {@code scenarios} was measured in: 1 for a run without {@code --rounds}. */
+    private int rounds(List<String> scenarios) {
+        return rows.stream().filter(r -> scenarios.contains(r.scenario)).mapToInt(r -> Math.max(1, r.rounds.size())).max().orElse(1);
+    }
+
+    /** Above a table measured in rounds: what its figures are. Nothing for a run of one round, whose table reads as before rounds. */
+    private void roundsNote(StringBuilder out, String scenario) {
+        int rounds = rounds(List.of(scenario));
+        if (rounds > 1) {
+            out.append("Measured in " + rounds + " rounds: each measured every implementation once at each setup, back to back, "
+                    + "in an order turned by one place a round. Each figure is the median of its rounds; in brackets the lowest and the "
+                    + "highest round.\n\n");
+        }
+    }
+
+    /** {@code figure} of {@code row}, and for a row of medians the lowest and highest of its rounds in brackets. */
+    private static String withRange(Row row, ToDoubleFunction<Row> figure, DoubleFunction<String> format) {
+        String median = format.apply(figure.applyAsDouble(row));
+        DoubleSummaryStatistics range = row.rounds.stream().mapToDouble(figure).filter(value -> !Double.isNaN(value)).summaryStatistics();
+        return range.getCount() < 2 ? median : median + " (" + format.apply(range.getMin()) + "-" + format.apply(range.getMax()) + ")";
     }
 
     private static void goal(StringBuilder out, String goal, Optional<String> measured, Optional<Boolean> met) {

@@ -1,5 +1,7 @@
 package io.github.redislock.benchmarks.report;
 
+import java.util.List;
+
 /**
  * One measured row: an implementation in one setup of one scenario. Figures a scenario does not
  * measure stay NaN (printed as "-"); {@link #note} says why a row has no figures or is marked.
@@ -66,6 +68,11 @@ public final class Row {
     public double shardsPerReleaseMessage = Double.NaN;
 
     public String note = "";
+
+    /** Scenarios measured in rounds ({@code --rounds}: uncontended, contended, old against new): the round that measured this row, from 1. */
+    public int round = 1;
+    /** A row of medians ({@link RoundMedians}): the rows of its rounds, in the order they were measured; empty for a row measured once. */
+    public List<Row> rounds = List.of();
 
     public Row(String scenario, String implementationId, String implementation, int threads, int instances) {
         this.scenario = scenario;

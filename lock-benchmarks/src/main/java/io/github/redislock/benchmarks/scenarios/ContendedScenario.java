@@ -41,15 +41,14 @@ final class ContendedScenario implements Scenario {
 
     @Override
     public List<Row> run(BenchmarkContext context) {
-        List<Row> rows = new ArrayList<>();
-        for (LockImplementation implementation : context.implementations()) {
-            for (int instances : new int[] {1, context.options().instances()}) {
-                for (int threads : context.options().contendedThreads()) {
-                    rows.add(measure(context, implementation, threads, instances));
-                }
+        List<int[]> setups = new ArrayList<>();
+        for (int instances : new int[] {1, context.options().instances()}) {
+            for (int threads : context.options().contendedThreads()) {
+                setups.add(new int[] {threads, instances});
             }
         }
-        return rows;
+        return Rounds.measure(context, id(), context.options().roundsOf(id()), context.implementations(), setups,
+                (implementation, setup) -> measure(context, implementation, setup[0], setup[1]));
     }
 
     /** One row: {@code threads} threads spread over {@code instances} instances; also the waiters scenario's steady-state figure. */

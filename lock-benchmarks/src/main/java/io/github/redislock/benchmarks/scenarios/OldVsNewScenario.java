@@ -1,6 +1,5 @@
 package io.github.redislock.benchmarks.scenarios;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redislock.benchmarks.clients.Implementations;
@@ -29,7 +28,7 @@ final class OldVsNewScenario implements Scenario {
     public String description(BenchmarkContext context) {
         return "The library of an earlier commit (`--baseline-jar`, loaded into a class loader of its own: its classes and "
                 + "scripts, this run's Spring Data Redis and Lettuce) and the current one, both wired as scenario 1 wires "
-                + "redis-lock, in " + context.options().rounds() + " rounds on this run's one Redis. In a round, at each T the two "
+                + "redis-lock, in " + context.options().roundsOf(id()) + " rounds on this run's one Redis. In a round, at each T the two "
                 + "run one measured row each, back to back; odd rounds start with the baseline, even rounds with the current "
                 + "library. Figures as in scenario 1 (client CPU: this JVM's, in which the other library sits idle). The summary "
                 + "gives the means over the rounds and the median and range of the per-round ratios new / old.";
@@ -39,18 +38,8 @@ final class OldVsNewScenario implements Scenario {
     public List<Row> run(BenchmarkContext context) {
         LockImplementation current = pick(context, "redis-lock");
         LockImplementation baseline = pick(context, Implementations.BASELINE);
-        List<Row> rows = new ArrayList<>();
-        for (int round = 1; round <= context.options().rounds(); round++) {
-            List<LockImplementation> order = round % 2 == 1 ? List.of(baseline, current) : List.of(current, baseline);
-            for (int threads : context.options().uncontendedThreads()) {
-                for (LockImplementation implementation : order) {
-                    Row row = UncontendedScenario.measure(context, id(), implementation, threads);
-                    row.variant = Integer.toString(round);
-                    rows.add(row);
-                }
-            }
-        }
-        return rows;
+        return Rounds.measure(context, id(), context.options().roundsOf(id()), List.of(baseline, current), context.options().uncontendedThreads(),
+                (implementation, threads) -> UncontendedScenario.measure(context, id(), implementation, threads));
     }
 
     private static LockImplementation pick(BenchmarkContext context, String id) {

@@ -49,16 +49,13 @@ final class UncontendedScenario implements Scenario {
 
     @Override
     public List<Row> run(BenchmarkContext context) {
-        List<Row> rows = new ArrayList<>();
-        for (LockImplementation implementation : context.implementations()) {
-            for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, id(), implementation, threads));
-            }
-        }
+        List<LockImplementation> implementations = new ArrayList<>(context.implementations());
         if (context.ceiling()) {
-            for (int threads : context.options().uncontendedThreads()) {
-                rows.add(measure(context, id(), Implementations.scriptsAlone(), threads));
-            }
+            implementations.add(Implementations.scriptsAlone());
+        }
+        List<Row> rows = new ArrayList<>(Rounds.measure(context, id(), context.options().roundsOf(id()), implementations,
+                context.options().uncontendedThreads(), (implementation, threads) -> measure(context, id(), implementation, threads)));
+        if (context.ceiling()) {
             rows.add(CeilingRun.measure(context, id()));
         }
         return rows;
