@@ -41,14 +41,18 @@ final class ContendedScenario implements Scenario {
 
     @Override
     public List<Row> run(BenchmarkContext context) {
-        List<int[]> setups = new ArrayList<>();
+        List<Setup> setups = new ArrayList<>();
         for (int instances : new int[] {1, context.options().instances()}) {
             for (int threads : context.options().contendedThreads()) {
-                setups.add(new int[] {threads, instances});
+                setups.add(new Setup(threads, instances));
             }
         }
         return Rounds.measure(context, id(), context.options().roundsOf(id()), context.implementations(), setups,
-                (implementation, setup) -> measure(context, implementation, setup[0], setup[1]));
+                (implementation, setup) -> measure(context, implementation, setup.threads(), setup.instances()));
+    }
+
+    /** One setup of a round: T threads spread over so many instances. */
+    private record Setup(int threads, int instances) {
     }
 
     /** One row: {@code threads} threads spread over {@code instances} instances; also the waiters scenario's steady-state figure. */

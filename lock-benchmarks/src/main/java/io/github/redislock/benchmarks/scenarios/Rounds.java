@@ -32,8 +32,9 @@ final class Rounds {
     }
 
     /**
-     * {@code rounds} rounds, each measuring every implementation once per setup, in the round's {@link #order}; the
-     * rows in the order they were measured, each with its {@link Row#round}.
+     * {@code rounds} rounds, each measuring every implementation once per setup (a setup given twice, e.g. one instance
+     * with {@code --instances=1}, once), in the round's {@link #order}; the rows in the order they were measured, each
+     * with its {@link Row#round}.
      */
     static <S> List<Row> measure(BenchmarkContext context, String scenario, int rounds, List<LockImplementation> implementations, List<S> setups,
                                  BiFunction<LockImplementation, S, Row> measure) {
@@ -44,7 +45,7 @@ final class Rounds {
                 context.log(scenario + ": round " + round + " of " + rounds + ", in this order: "
                         + String.join(", ", order.stream().map(LockImplementation::displayName).toList()));
             }
-            for (S setup : setups) {
+            for (S setup : setups.stream().distinct().toList()) {
                 for (LockImplementation implementation : order) {
                     Row row = measure.apply(implementation, setup);
                     row.round = round;

@@ -53,6 +53,18 @@ class RoundsTest {
     }
 
     @Test
+    void aSetupGivenTwiceIsMeasuredOnceARound() {
+        List<String> measured = new ArrayList<>();
+
+        Rounds.measure(context(), "contended", 1, List.of(fake("a")), List.of(8, 8), (implementation, threads) -> {
+            measured.add(implementation.id() + threads);
+            return new Row("contended", implementation.id(), implementation.displayName(), threads, 1);
+        });
+
+        assertThat(measured).containsExactly("a8");
+    }
+
+    @Test
     void withoutTheOptionOldAgainstNewRunsFourRoundsAndTheOtherScenariosOneAsBeforeRounds() {
         assertThat(BenchmarkOptions.parse().roundsOf(Scenarios.OLD_VS_NEW)).isEqualTo(4);
         assertThat(BenchmarkOptions.parse().roundsOf(Scenarios.UNCONTENDED)).isEqualTo(1);
