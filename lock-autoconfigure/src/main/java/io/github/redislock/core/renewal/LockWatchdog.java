@@ -33,7 +33,7 @@ import org.apache.commons.logging.LogFactory;
 public final class LockWatchdog implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(LockWatchdog.class);
-    private static final long UNRENEWED = Long.MIN_VALUE;
+    private static final Long UNRENEWED = Long.MIN_VALUE; // boxed once: a watch boxes nothing
 
     private final Duration timeout;
     private final RenewalClient client;
@@ -105,7 +105,7 @@ public final class LockWatchdog implements AutoCloseable {
     /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
     public OptionalLong renewalSentNanos(WatchedLock lock) {
         Long sent = watched.get(lock);
-        return sent == null || sent == UNRENEWED ? OptionalLong.empty() : OptionalLong.of(sent);
+        return sent == null || sent.equals(UNRENEWED) ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
     public long stoppedRenewing() {
