@@ -1022,8 +1022,8 @@ settleRelease:
     atomic {
         RUNNING(L);
         if
-        :: !lost && rem == 254 -> goto fullRelease        /* LockCommands.java "number(reply, 0) != -2" */
-        :: lost && wasShort -> shortLost = 1; goto fullRelease   /* LockCommands.java "exceptionallyCompose(lost -> release(group, owner" */
+        :: !lost && rem == 254 -> goto fullRelease        /* LockCommands.java "lost == null && left != -2" */
+        :: lost && wasShort -> shortLost = 1; goto fullRelease   /* LockCommands.java "fullRelease(group, owner, restoreLeases, tokens, null).thenCompose(full -> lost == null" */
         /* a full release after a lost short one: its -1 proves nothing (the short one may have freed the lock), so the loss is reported */
         :: (lost && !wasShort) || (!lost && shortLost && rem == 255) ->   /* HeldLocks.java "forgetFinal(hold);" */
             if :: final && hid[o] == myHid -> hk[o] = 0; hw[o] = 0

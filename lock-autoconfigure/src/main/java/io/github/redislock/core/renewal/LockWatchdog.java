@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,15 +33,17 @@ import org.apache.commons.logging.LogFactory;
 public final class LockWatchdog implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(LockWatchdog.class);
-    private static final long UNRENEWED = Long.MIN_VALUE;
+    private static final Long UNRENEWED = Long.MIN_VALUE; // boxed once: a watch boxes nothing
 
     private final Duration timeout;
     private final RenewalClient client;
     private final LockObserver listener;
     /** Each watched lock, with {@link System#nanoTime()} as the last tick that renewed it was sent, or {@link #UNRENEWED} until one has. */
     private final Map<WatchedLock, Long> watched = new ConcurrentHashMap<>();
-    /** Ticks take it exclusively while they send; unwatching takes it shared, so unwatches never wait for each other. */
-    private final ReentrantReadWriteLock renewalGate = new ReentrantReadWriteLock();
+    /** Ticks take it exclusively while they send, unwatches shared (a ReentrantReadWriteLock's read lock adds a thread-local per unwatch). */
+    private final StampedLock renewalGate = new StampedLock();
+    /** The thread that holds the gate to send, which a lost lock's handling (see stopRenewing) may lead back to unwatch: it needs no gate. */
+    private volatile Thread sending;
     private final ScheduledExecutorService scheduler;
 
     private volatile Instant lastRenewal;
@@ -82,11 +84,15 @@ public final class LockWatchdog implements AutoCloseable {
 
     /** Stops renewing {@code lock}; waits for a tick that is sending its renewals (see the class comment). */
     public void unwatch(WatchedLock lock) {
-        renewalGate.readLock().lock();
+        if (sending == Thread.currentThread()) {
+            watched.remove(lock);
+            return;
+        }
+        long stamp = renewalGate.readLock();
         try {
             watched.remove(lock);
         } finally {
-            renewalGate.readLock().unlock();
+            renewalGate.unlockRead(stamp);
         }
     }
 
@@ -105,7 +111,7 @@ public final class LockWatchdog implements AutoCloseable {
     /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
     public OptionalLong renewalSentNanos(WatchedLock lock) {
         Long sent = watched.get(lock);
-        return sent == null || sent == UNRENEWED ? OptionalLong.empty() : OptionalLong.of(sent);
+        return sent == null || sent.equals(UNRENEWED) ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
     public long stoppedRenewing() {
@@ -129,7 +135,8 @@ public final class LockWatchdog implements AutoCloseable {
         List<WatchedLock> batch;
         RenewalClient.Sent sent;
         long sentNanos = System.nanoTime();
-        renewalGate.writeLock().lock();
+        long stamp = renewalGate.writeLock();
+        sending = Thread.currentThread();
         try {
             for (WatchedLock lock : watched.keySet()) {
                 String thread = lock.terminatedOwnerThread();
@@ -142,7 +149,8 @@ public final class LockWatchdog implements AutoCloseable {
             batch = new ArrayList<>(watched.keySet());
             sent = batch.isEmpty() ? null : client.send(batch, timeout.toMillis());
         } finally {
-            renewalGate.writeLock().unlock();
+            sending = null;
+            renewalGate.unlockWrite(stamp);
         }
         if (sent != null) {
             Set<WatchedLock> lost;

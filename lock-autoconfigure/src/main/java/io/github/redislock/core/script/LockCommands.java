@@ -179,14 +179,19 @@ public class LockCommands implements RenewalClient {
      */
     public CompletableFuture<long[]> releaseAsync(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps,
                                                   boolean takenUncontended) {
-        CompletableFuture<List<?>> released = takenUncontended && group.size() == 1 && restoreLeases[0] == 0 && keeps == null
-                ? send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
-                        .<List<?>>thenApply(List::of)
-                        .exceptionallyCompose(lost -> release(group, owner, "", restoreLeases, tokens, null).thenCompose(full -> number(full, 0) >= 0
-                                ? CompletableFuture.completedFuture(full) : CompletableFuture.failedFuture(ScriptTransport.unwrap(lost))))
-                        .thenCompose(reply -> number(reply, 0) != -2 ? CompletableFuture.completedFuture(reply) : release(group, owner, "", restoreLeases, tokens, null))
-                : release(group, owner, "", restoreLeases, tokens, keeps);
-        return released.thenApply(reply -> {
+        if (!takenUncontended || group.size() != 1 || restoreLeases[0] != 0 || keeps != null) {
+            return fullRelease(group, owner, restoreLeases, tokens, keeps);
+        }
+        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more on the event loop.
+        return this.<Long>send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+                .handle((left, lost) -> lost == null && left != -2 ? CompletableFuture.completedFuture(new long[] {left})
+                        : fullRelease(group, owner, restoreLeases, tokens, null).thenCompose(full -> lost == null || full[0] >= 0
+                                ? CompletableFuture.completedFuture(full) : CompletableFuture.<long[]>failedFuture(ScriptTransport.unwrap(lost))))
+                .thenCompose(outcome -> outcome);
+    }
+
+    private CompletableFuture<long[]> fullRelease(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
+        return release(group, owner, "", restoreLeases, tokens, keeps).thenApply(reply -> {
             long[] holdsLeft = new long[reply.size()];
             for (int i = 0; i < holdsLeft.length; i++) {
                 holdsLeft[i] = number(reply, i);
