@@ -103,6 +103,16 @@ class LeaderInitiatorShutdownTest {
      */
     @Test
     void aStoppedLeaderHandsItsRoleToTheNextInstanceAtOnceAndLeadsAgainAfterTheContextStarts() {
+        stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(application);
+    }
+
+    /** On Jedis, whose connection pool the stop destroys and the start builds anew. */
+    @Test
+    void aStoppedLeaderOnJedisHandsItsRoleToTheNextInstanceAtOnceAndLeadsAgainAfterTheContextStarts() {
+        stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(application.withPropertyValues("spring.data.redis.client-type=jedis"));
+    }
+
+    private void stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(ApplicationContextRunner application) {
         application.run(context -> {
             LockRegistryLeaderInitiator leader = startLeader(context, new DefaultCandidate("stopping", role));
             awaitTheNextInstanceQueued(context);
