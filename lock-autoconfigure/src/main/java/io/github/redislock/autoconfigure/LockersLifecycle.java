@@ -29,7 +29,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * <p>Web servers stop in higher phases (graceful shutdown first), so requests still running finish and
  * release their locks before this; the connection factory (phase 0 on Spring Data Redis 3.5 and 4.x) stops
  * after it. A context that only stops, to start again (a checkpoint, {@code context.stop()}), keeps its
- * lockers: only the pub/sub connection closes, and opens again on the start when waits went on meanwhile. Redlock's locker is not
+ * lockers: they let holders release and waits withdraw as on a close (a stopped initiator's leader unlocks,
+ * so its role passes on at once, not at the end of its lease), then only the pub/sub connection closes, and
+ * opens again on the start when waits went on meanwhile. Redlock's locker is not
  * closed here: it queues nowhere and closes its masters' connection factories itself, after it.
  */
 final class LockersLifecycle extends BeforeRedisStops implements ApplicationListener<ContextClosedEvent> {

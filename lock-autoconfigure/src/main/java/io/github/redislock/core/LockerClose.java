@@ -69,9 +69,8 @@ final class LockerClose implements WaitHost {
 
     /**
      * Stops taking new acquisitions; withdraws, ends and awaits every wait (a lock one got as it stopped is
-     * given back); lets holders release while the connection still works, up to {@link #RELEASE_GRACE} (a
-     * stopped Spring Integration leader unlocks a moment later: its role passes on at once); only then stops
-     * renewal and subscriptions. Holds of the closing thread and of ended threads are not waited for.
+     * given back); lets holders release while the connection still works ({@link #awaitReleases()}); only then
+     * stops renewal and subscriptions.
      */
     void close() {
         synchronized (waits) {
@@ -83,12 +82,20 @@ final class LockerClose implements WaitHost {
         locker.attempts.withdrawQueued(); // no queued wait may be handed a lock now (it would stay taken for the claim lease)
         waits.forEach(LockWait::signal); // each sees the locker closing at its next step, and ends
         awaitUntil(waits::isEmpty, System.nanoTime() + WAITS_GRACE_NANOS);
-        long releaseGrace = Math.min(RELEASE_GRACE.toNanos(), locker.watchdog.timeout().toNanos());
-        String closingOwner = locker.currentOwner();
-        awaitUntil(() -> !locker.holds.any(hold -> hold.live() && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null),
-                System.nanoTime() + releaseGrace);
+        awaitReleases();
         closed = true;
         locker.stopRenewalAndSubscriptions();
+    }
+
+    /**
+     * Lets holders release, and waits withdraw, up to {@link #RELEASE_GRACE}: on a close, and on a context's stop before its
+     * connection factory stops (a stopped Spring Integration leader unlocks, and a stopped candidate withdraws, a moment later).
+     * Holds of the calling thread and of ended threads are not waited for.
+     */
+    void awaitReleases() {
+        String closingOwner = locker.currentOwner();
+        awaitUntil(() -> waits.isEmpty() && !locker.holds.any(hold -> hold.live() && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null),
+                System.nanoTime() + Math.min(RELEASE_GRACE.toNanos(), locker.watchdog.timeout().toNanos()));
     }
 
     /** Waits until {@code done}, or the deadline; an interrupt does not stop a close half-way, it is kept for the caller. */

@@ -46,6 +46,10 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
 
     public RedisAsyncLocker(RedisLocker locker, int threads) {
         this.locker = Objects.requireNonNull(locker, "locker");
+        if (locker instanceof RedlockLocker) { // refused when built, as the registry and the leader election refuse it
+            throw new IllegalArgumentException("An AsyncLocker (and a ReactiveLocker over it) cannot run on the Redlock Locker (redis-lock.redlock.nodes): "
+                    + "its waits queue for a hand-off, which no majority of independent masters makes. Use the blocking Locker there.");
+        }
         if (threads < 1) {
             throw new IllegalArgumentException("An AsyncLocker needs at least 1 thread, but was given " + threads);
         }

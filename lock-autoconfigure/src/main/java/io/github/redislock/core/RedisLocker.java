@@ -213,8 +213,12 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new LockAdmin(commands, keyPrefix);
     }
 
-    /** Closes the release-message connection before the connection factory stops; the next wait opens a new one. */
+    /**
+     * Before the connection factory stops for a context's stop (not a close): lets holders release and waits withdraw while
+     * Redis can be reached, up to a close's grace, then closes the release-message connection; the next wait opens a new one.
+     */
     public void disconnectSubscriptions() {
+        lifecycle.awaitReleases();
         subscriptions.disconnect();
     }
 

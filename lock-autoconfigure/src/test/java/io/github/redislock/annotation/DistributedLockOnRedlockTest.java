@@ -1,6 +1,10 @@
 package io.github.redislock.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 
 import io.github.redislock.Locker;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Mono;
 
 /**
  * Redlock offers plain locks only: an annotated method that could never take its lock there (several
@@ -54,6 +59,26 @@ class DistributedLockOnRedlockTest {
         });
     }
 
+    /**
+     * Redlock has no AsyncLocker: a Mono method takes its lock with the blocking Locker on the bounded-elastic
+     * scheduler. A subscription cancelled as that acquisition runs, before or after its grant (both orders
+     * occur over the rounds), must give back what it got: each next call still takes the lock within its
+     * wait, and no copy stays on any master.
+     */
+    @Test
+    void aMonoCancelledWhileItsLockIsTakenGivesItBackOnEveryMaster() {
+        onRedlock().withBean(ReactiveStockService.class).run(context -> {
+            ReactiveStockService service = context.getBean(ReactiveStockService.class);
+            RedlockLocker locker = (RedlockLocker) context.getBean(Locker.class);
+            for (int round = 1; round <= 20; round++) {
+                service.reserve("7").subscribe().dispose();
+
+                assertThat(service.reserve("7").block(Duration.ofSeconds(10))).as("round %d: the next call took the lock", round).isTrue();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> locker.heldLockCount() == 0 && masters.copiesOf("lock:redlock-reactive:7") == 0);
+        });
+    }
+
     @Test
     void severalKeysWithoutRedlockStillStart() {
         application.withBean(TransferService.class).run(context -> assertThat(context).hasNotFailed());
@@ -62,6 +87,13 @@ class DistributedLockOnRedlockTest {
     static class TransferService {
         @DistributedLock(keys = {"'redlock-account:' + #from", "'redlock-account:' + #to"})
         public void transfer(String from, String to) {
+        }
+    }
+
+    static class ReactiveStockService {
+        @DistributedLock(key = "'redlock-reactive:' + #sku", waitTime = 5, timeUnit = TimeUnit.SECONDS)
+        public Mono<Boolean> reserve(String sku) {
+            return Mono.just(true); // assembled only once the lock is held; a call that could not take it fails instead
         }
     }
 

@@ -45,10 +45,20 @@ class RedisLockLeaderAutoConfigurationTest {
 
     @Test
     void aContextStoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates() throws Exception {
+        stoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates(contextRunner);
+    }
+
+    /** On Jedis, whose connection pool the stop destroys and the start builds anew. */
+    @Test
+    void aContextOnJedisStoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates() throws Exception {
+        stoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates(contextRunner.withPropertyValues("spring.data.redis.client-type=jedis"));
+    }
+
+    private static void stoppedAndStartedAgainLeadsItsRolesAgainAndTakesNewCandidates(ApplicationContextRunner application) throws Exception {
         String role = "leader-" + UUID.randomUUID();
         String joinedAfter = "leader-" + UUID.randomUUID();
         try (Redis redis = new Redis()) {
-            contextRunner.run(context -> {
+            application.run(context -> {
                 LeaderElection election = context.getBean(LeaderElection.class);
                 BlockingQueue<Long> grants = new LinkedBlockingQueue<>();
                 Candidacy candidacy = election.join(role, new LeadershipListener() {

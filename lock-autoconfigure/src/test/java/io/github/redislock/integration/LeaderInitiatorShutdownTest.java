@@ -97,6 +97,39 @@ class LeaderInitiatorShutdownTest {
         });
     }
 
+    /**
+     * A context stopped to start again ({@code context.stop()}, a checkpoint) stops its initiator: the role
+     * passes on at once, as on a close, and the started context runs for it again and leads once it is free.
+     */
+    @Test
+    void aStoppedLeaderHandsItsRoleToTheNextInstanceAtOnceAndLeadsAgainAfterTheContextStarts() {
+        stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(application);
+    }
+
+    /** On Jedis, whose connection pool the stop destroys and the start builds anew. */
+    @Test
+    void aStoppedLeaderOnJedisHandsItsRoleToTheNextInstanceAtOnceAndLeadsAgainAfterTheContextStarts() {
+        stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(application.withPropertyValues("spring.data.redis.client-type=jedis"));
+    }
+
+    private void stoppedLeaderHandsItsRoleOnAndLeadsAgainAfterStart(ApplicationContextRunner application) {
+        application.run(context -> {
+            LockRegistryLeaderInitiator leader = startLeader(context, new DefaultCandidate("stopping", role));
+            awaitTheNextInstanceQueued(context);
+
+            long stopping = System.nanoTime();
+            context.stop();
+            assertThat(nextEvents.poll(10, TimeUnit.SECONDS)).isInstanceOf(OnGrantedEvent.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).as("the role passed on by the unlock, not by its lease of %s", ROLE_LEASE)
+                    .isLessThan(ROLE_LEASE.dividedBy(3));
+
+            context.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> next.locker.waiterCount() == 0 && leader.isRunning());
+            nextInitiator.stop(); // hands the role back to the started context's initiator, queued for it
+            await().atMost(Duration.ofSeconds(5)).until(() -> leader.getContext().isLeader());
+        });
+    }
+
     private LockRegistryLeaderInitiator startLeader(ConfigurableApplicationContext context, DefaultCandidate candidate) {
         LockRegistryLeaderInitiator leader = initiator(context.getBean(LockRegistry.class), candidate, new LinkedBlockingQueue<>());
         context.getBeanFactory().registerSingleton("leaderInitiator", leader); // stopped by the context, as a bean of the application's would be

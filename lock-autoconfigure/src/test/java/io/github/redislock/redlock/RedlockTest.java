@@ -26,6 +26,7 @@ import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.OverlapDetector;
+import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedlockLocker;
 import io.github.redislock.integration.LockerLockRegistry;
 import io.github.redislock.leader.LockerLeaderElection;
@@ -492,6 +493,13 @@ class RedlockTest {
     void theLockRegistryRefusesARedlockLockerNamingTheProperty() {
         assertThatThrownBy(() -> new LockerLockRegistry<>(first)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("LockerLockRegistry");
+    }
+
+    /** Refused when built, as the registry and the election refuse it, not by an UnsupportedOperationException at its first acquire. */
+    @Test
+    void theAsyncLockerRefusesARedlockLockerNamingTheProperty() {
+        assertThatThrownBy(() -> new RedisAsyncLocker(first)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-lock.redlock.nodes").hasMessageContaining("AsyncLocker");
     }
 
     @Test

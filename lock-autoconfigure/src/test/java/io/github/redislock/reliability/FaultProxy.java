@@ -8,10 +8,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -37,6 +40,12 @@ final class FaultProxy implements AutoCloseable {
     private volatile long newConnectionReplyLatencyMillis;
     private volatile int repliesDelayedFrom = Integer.MAX_VALUE;
     private volatile int accepted;
+    /** Closed while replies are held ({@link #holdReplies()}, {@link #holdRepliesAfterScriptCalls()}); {@link #releaseReplies()} opens it. */
+    private volatile CountDownLatch repliesHeld = new CountDownLatch(0);
+    private volatile boolean holdingAllReplies;
+    private volatile boolean holdingRepliesAfterScriptCalls;
+    /** The connections that sent a script call since {@link #holdRepliesAfterScriptCalls()}: their replies are held. */
+    private final Set<Integer> connectionsHeld = ConcurrentHashMap.newKeySet();
     private volatile boolean refusing;
     private volatile boolean closed;
 
@@ -81,8 +90,36 @@ final class FaultProxy implements AutoCloseable {
         newConnectionReplyLatencyMillis = millis;
     }
 
-    /** Accepts connections again and stops delaying; chunks still delayed are delivered at once. */
+    /**
+     * Keeps every chunk from Redis back, on every connection, until {@link #releaseReplies()}: commands still
+     * run at once, and no reply reaches a client meanwhile, however long the test takes to act in that window.
+     */
+    void holdReplies() {
+        repliesHeld = new CountDownLatch(1);
+        holdingAllReplies = true;
+    }
+
+    /**
+     * Keeps back, until {@link #releaseReplies()}, every chunk from Redis on each connection from the moment it
+     * sends a script call ({@code EVALSHA}, {@code EVAL}): a lock attempt's reply is held, while what a client
+     * must hear back before it sends the attempt (a new pooled connection's handshake, a SUBSCRIBE) still passes.
+     */
+    void holdRepliesAfterScriptCalls() {
+        repliesHeld = new CountDownLatch(1);
+        holdingRepliesAfterScriptCalls = true;
+    }
+
+    /** Delivers the replies held back, in order, and lets later ones through. */
+    void releaseReplies() {
+        holdingAllReplies = false;
+        holdingRepliesAfterScriptCalls = false;
+        connectionsHeld.clear();
+        repliesHeld.countDown();
+    }
+
+    /** Accepts connections again and stops delaying or holding; chunks still delayed are delivered at once. */
     void heal() {
+        releaseReplies();
         refusing = false;
         latencyMillis = 0;
         replyLatencyMillis = 0;
@@ -113,17 +150,21 @@ final class FaultProxy implements AutoCloseable {
                 sockets.add(client);
                 sockets.add(upstream);
                 int connection = accepted++;
-                pipe(client, upstream, "fault-proxy-up", () -> 0);
+                pipe(client, upstream, "fault-proxy-up", () -> 0, connection, false);
                 pipe(upstream, client, "fault-proxy-down", () -> connection < repliesDelayedBelow ? replyLatencyMillis
-                        : connection >= repliesDelayedFrom ? newConnectionReplyLatencyMillis : 0);
+                        : connection >= repliesDelayedFrom ? newConnectionReplyLatencyMillis : 0, connection, true);
             } catch (IOException e) {
                 closeQuietly(client);
             }
         }
     }
 
-    /** @param extraLatency latency of this direction on top of {@link #latencyMillis}, in millis */
-    private void pipe(Socket from, Socket to, String name, LongSupplier extraLatency) throws IOException {
+    /**
+     * @param extraLatency latency of this direction on top of {@link #latencyMillis}, in millis
+     * @param connection the connection's number, in the order accepted
+     * @param replies whether this direction carries Redis's replies, which may be held back, else the client's commands
+     */
+    private void pipe(Socket from, Socket to, String name, LongSupplier extraLatency, int connection, boolean replies) throws IOException {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
         BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
@@ -133,6 +174,9 @@ final class FaultProxy implements AutoCloseable {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
                     long latency = latencyMillis + extraLatency.getAsLong();
+                    if (!replies && holdingRepliesAfterScriptCalls && isScriptCall(buffer, read)) {
+                        connectionsHeld.add(connection); // before the call goes on to Redis, so before its reply comes back
+                    }
                     chunks.put(new Chunk(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(latency), Arrays.copyOf(buffer, read)));
                 }
             } catch (IOException | InterruptedException e) {
@@ -151,6 +195,9 @@ final class FaultProxy implements AutoCloseable {
                     while (latencyMillis + extraLatency.getAsLong() > 0 && chunk.dueNanos - System.nanoTime() > 0) { // healing delivers what is still delayed at once
                         TimeUnit.NANOSECONDS.sleep(Math.min(chunk.dueNanos - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5)));
                     }
+                    if (replies && (holdingAllReplies || connectionsHeld.contains(connection))) {
+                        repliesHeld.await();
+                    }
                     out.write(chunk.bytes);
                     out.flush();
                 }
@@ -159,6 +206,12 @@ final class FaultProxy implements AutoCloseable {
             }
             closeBoth(from, to);
         }).start();
+    }
+
+    /** Whether a chunk of commands holds a script call: RESP spells each command name in full, as a bulk string. */
+    private static boolean isScriptCall(byte[] buffer, int length) {
+        String commands = new String(buffer, 0, length, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
+        return commands.contains("\r\nEVALSHA\r\n") || commands.contains("\r\nEVAL\r\n");
     }
 
     private void closeBoth(Socket a, Socket b) {
@@ -171,6 +224,7 @@ final class FaultProxy implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        releaseReplies();
         closeQuietly(server);
         sockets.forEach(FaultProxy::closeQuietly);
     }
