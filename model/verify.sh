@@ -8,7 +8,12 @@
 #                              non-zero otherwise
 #   model/verify.sh trails     also rewrites model/trails/*.steps from the counter-examples found
 #   model/verify.sh traces     only rewrites the conformance traces (model/traces.sh) and exits
+#   model/verify.sh defines    runs no model: lists each run's model and defines, and checks them
 #   MODEL_RUNS=<regex> model/verify.sh   only the runs whose name matches (while working on the model)
+#
+# Every run of the set, whatever MODEL_RUNS selects, is checked before any model runs for a define given
+# twice (-DNAME or -DNAME=<value> twice for one NAME): the C preprocessor keeps the last one silently, as
+# a -DREENTRIES=0 in $quiet followed by -DREENTRIES=1 once did. Such a run fails the script at once.
 #
 # Every run is accounted for: one that does not report (a lane that died, a model SPIN rejects, a pan
 # that does not compile or crashes) fails the script like a wrong verdict does.
@@ -19,15 +24,19 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 pml=lock.pml   # the model a run checks; run_rw sets rwlock.pml
 write_trails=no
+list_only=no
 case "${1:-}" in
     trails) write_trails=yes ;;
     traces) exec "$here/traces.sh" write ;;
+    defines) list_only=yes ;;
     "") ;;
-    *) echo "usage: $0 [trails|traces]" >&2; exit 64 ;;
+    *) echo "usage: $0 [trails|traces|defines]" >&2; exit 64 ;;
 esac
-for tool in spin gcc; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "model: $tool not found" >&2; exit 2; }
-done
+if [ "$list_only" = no ]; then
+    for tool in spin gcc; do
+        command -v "$tool" >/dev/null 2>&1 || { echo "model: $tool not found" >&2; exit 2; }
+    done
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 started=$SECONDS
@@ -53,6 +62,17 @@ violated_property() {
 # run <name> <expect: pass|<property that must be violated>> <kind: safety|<ltl name>> <pan options> -- <spin defines...>
 # plans the run: the lanes below take the planned runs one at a time (see long_runs)
 run() {
+    local define seen=" " twice=""
+    for define in "${@:6}"; do
+        define=${define%%=*}
+        if [[ "$define" == -D* && "$seen" == *" $define "* && "$twice" != *" $define"* ]]; then twice+=" $define"; fi
+        seen+="$define "
+    done
+    if [ -n "$twice" ]; then
+        echo "model: $1: gives$twice twice (the C preprocessor keeps the last one silently): $pml ${*:6}" >&2
+        doubled_defines=$((doubled_defines + 1))
+    fi
+    if [ "$list_only" = yes ]; then printf 'model: %-38s %-10s %s\n' "$1" "$pml" "${*:6}"; return; fi
     if [ -n "${MODEL_RUNS:-}" ] && ! [[ "$1" =~ $MODEL_RUNS ]]; then return; fi   # a developer's selection
     echo "$1" >> "$work/planned"
     names+=("$1")
@@ -163,7 +183,10 @@ long_runs=(
     rw-late-renewal             # 5
 )
 
-echo "model: SPIN $(spin -V | sed -n 's/Spin Version \([^ ]*\).*/\1/p'), two lanes in parallel, longest runs first"
+if [ "$list_only" = no ]; then
+    echo "model: SPIN $(spin -V | sed -n 's/Spin Version \([^ ]*\).*/\1/p'), two lanes in parallel, longest runs first"
+fi
+doubled_defines=0
 quiet="-DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0"
 names=()
 jobs=()
@@ -246,6 +269,14 @@ run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 echo traces >> "$work/planned"
 names+=(traces)
 jobs+=(check_traces)
+if [ "$doubled_defines" != 0 ]; then
+    echo "model: $doubled_defines run(s) give a define twice; no model was run" >&2
+    exit 1
+fi
+if [ "$list_only" = yes ]; then
+    echo "model: no run gives a define twice"
+    exit 0
+fi
 
 # The order the lanes take the runs in: the long runs first, longest first, then the others as planned.
 order=()

@@ -1,5 +1,6 @@
 package io.github.redislock.core.hold;
 
+import io.github.redislock.core.renewal.DaemonThreads;
 import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
@@ -59,7 +60,7 @@ public final class HeldLocks {
     private final ApplicationEventPublisher events;
     /** Publishes {@link LockLostEvent}s in order on a thread of its own (ended after an idle minute): a listener that blocks must not hold up renewals. */
     private final ThreadPoolExecutor lostEvents = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
-            new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), ScriptTransport.daemon("redis-lock-lost-events"));
+            new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), DaemonThreads.named("redis-lock-lost-events"));
 
     /** @param currentOwner the calling thread's owner field in {@code locker}, the source of the lost-lock events */
     public HeldLocks(Locker locker, Supplier<String> currentOwner, LockCommands commands, LockWatchdog watchdog, LockObserver observer,

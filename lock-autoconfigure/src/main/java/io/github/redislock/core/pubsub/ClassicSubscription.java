@@ -1,6 +1,6 @@
 package io.github.redislock.core.pubsub;
 
-import io.github.redislock.core.script.ScriptTransport;
+import io.github.redislock.core.renewal.DaemonThreads;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +39,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private final ReleaseSubscriptions listener;
     private final Duration timeout;
     /** The only thread that writes to an open subscription. */
-    private final ExecutorService sender = Executors.newSingleThreadExecutor(ScriptTransport.daemon("redis-lock-subscriber"));
+    private final ExecutorService sender = Executors.newSingleThreadExecutor(DaemonThreads.named("redis-lock-subscriber"));
     /** Completes at Redis's first confirmation: only then can later subscribes go on Spring Data's subscription. */
     private final CompletableFuture<ChannelSubscriber.Subscription> opened = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -60,7 +60,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
                 : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
                 : Duration.ofSeconds(60);
         ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
-        ScriptTransport.daemon("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
+        DaemonThreads.named("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
         return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
             if (failure != null) { // not on the thread that failed it: it may be the subscribing one, which close waits for
                 subscription.onSender(subscription::close);

@@ -1,5 +1,6 @@
 package io.github.redislock.core.pubsub;
 
+import io.github.redislock.core.renewal.DaemonThreads;
 import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(ScriptTransport.daemon("redis-lock-unsubscriber"));
+    private final ScheduledExecutorService unsubscriber = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("redis-lock-unsubscriber"));
     private volatile CompletableFuture<ChannelSubscriber.Subscription> connection;
 
     /** @param anchorChannel the base of the {@link #inbox()} channel, under the lock key prefix so an ACL that allows the prefix's channels allows it */
@@ -269,7 +270,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
                     current.thenAccept(ChannelSubscriber.Subscription::close);
                 } else { // it opens on the client's event loop, which closing a Lettuce connection waits for: close elsewhere
                     current.thenAcceptAsync(ChannelSubscriber.Subscription::close,
-                            task -> ScriptTransport.daemon("redis-lock-subscription-close").newThread(task).start());
+                            task -> DaemonThreads.named("redis-lock-subscription-close").newThread(task).start());
                 }
             }
         }

@@ -1,11 +1,11 @@
 package io.github.redislock.core.redlock;
 
 import io.github.redislock.LockRedisException;
+import io.github.redislock.core.renewal.DaemonThreads;
 import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
-import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.core.wait.OwnerTurns;
 
@@ -62,7 +62,7 @@ public final class RedlockQuorum extends LockCommands {
         this.names = List.copyOf(names);
         this.nodeTimeout = nodeTimeout;
         this.quorum = nodes.size() / 2 + 1;
-        this.threads = this.names.stream().map(name -> Executors.newSingleThreadExecutor(ScriptTransport.daemon("redis-lock-redlock " + name))).toList();
+        this.threads = this.names.stream().map(name -> Executors.newSingleThreadExecutor(DaemonThreads.named("redis-lock-redlock " + name))).toList();
         onEveryThread(node -> node.exists(LockKeys.of(keyPrefix, "__connect")));
         if (nodes.size() % 2 == 0) {
             log.warn("Redlock over an even number of masters (" + nodes.size() + ") tolerates no more failures than "

@@ -61,11 +61,7 @@ public final class LockWatchdog implements AutoCloseable {
         this.timeout = timeout;
         this.client = client;
         this.listener = FailSafeLockObserver.of(listener); // a throwing listener must neither fail a tick nor end the schedule
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "redis-lock-watchdog");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("redis-lock-watchdog"));
         long period = renewalInterval().toMillis();
         scheduler.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.MILLISECONDS);
     }

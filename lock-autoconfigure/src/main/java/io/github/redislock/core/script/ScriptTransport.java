@@ -2,6 +2,7 @@ package io.github.redislock.core.script;
 
 import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
+import io.github.redislock.core.renewal.DaemonThreads;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,22 +76,13 @@ public final class ScriptTransport {
      * answer keeps these busy, not one more thread per call, and a call past the queue fails at once.
      */
     static Executor boundedThreads(String name, int threads, int queued) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), daemon(name),
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(queued), DaemonThreads.named(name),
                 (task, full) -> {
             throw new RejectedExecutionException(queued + " calls already wait for one of the " + threads + " " + name
                     + " threads (Redis does not answer them)");
         });
         pool.allowCoreThreadTimeOut(true);
         return pool;
-    }
-
-    /** Threads named {@code name} that never keep the JVM alive: every thread of redis-lock's own but the watchdog's. */
-    public static ThreadFactory daemon(String name) {
-        return task -> {
-            Thread thread = new Thread(task, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** Sends a lock script: on the shared Lettuce connection it completes on the event loop (continue there without blocking), else on {@code offConnection}. */
