@@ -50,8 +50,6 @@ public final class HeldLocks {
     static final int MAX_PENDING_LOST_EVENTS = 1000;
 
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
-    /** Set before this locker's first read or write hold: until then a plain hold's final release looks up no other slot. */
-    private volatile boolean readWriteTaken;
     private final Locker locker;
     private final Supplier<String> currentOwner;
     private final LockCommands commands;
@@ -102,9 +100,6 @@ public final class HeldLocks {
 
     public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis, boolean uncontended) {
         boolean threadOwned = owner.equals(currentOwner.get());
-        if (kind.holdSlot() != LockKind.PLAIN && !readWriteTaken) {
-            readWriteTaken = true;
-        }
         Hold[] replaced = new Hold[1];
         boolean[] leasedReentry = new boolean[1];
         // One atomic step per hold: two registrations at once (a token owner on two threads) must not both put a hold, one then renewed by nobody.
@@ -167,7 +162,7 @@ public final class HeldLocks {
         if (hold.watched) {
             watchdog.unwatch(hold);
         }
-        for (LockKind slot : readWriteTaken || hold.id.slot() != LockKind.PLAIN ? SLOTS : List.<LockKind>of()) {
+        for (LockKind slot : SLOTS) {
             if (slot != hold.id.slot() && holds.containsKey(new Hold.Id(hold.keys.name(), hold.owner, slot))) {
                 return;
             }
