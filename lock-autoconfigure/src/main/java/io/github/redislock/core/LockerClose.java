@@ -67,11 +67,7 @@ final class LockerClose implements WaitHost {
         });
     }
 
-    /**
-     * Stops taking new acquisitions; withdraws, ends and awaits every wait (a lock one got as it stopped is
-     * given back); lets holders release while the connection still works ({@link #awaitReleases()}); only then
-     * stops renewal and subscriptions.
-     */
+    /** Stops new acquisitions; withdraws, ends and awaits every wait (one that got its lock gives it back); lets holders release; then stops renewal and subscriptions. */
     void close() {
         synchronized (waits) {
             if (closing) {
@@ -87,11 +83,7 @@ final class LockerClose implements WaitHost {
         locker.stopRenewalAndSubscriptions();
     }
 
-    /**
-     * Lets holders release, and waits withdraw, up to {@link #RELEASE_GRACE}: on a close, and on a context's stop before its
-     * connection factory stops (a stopped Spring Integration leader unlocks, and a stopped candidate withdraws, a moment later).
-     * Holds of the calling thread and of ended threads are not waited for.
-     */
+    /** Lets other live threads' holds release and waits withdraw, up to {@link #RELEASE_GRACE}, while Redis answers (a stopped Spring Integration leader unlocks a moment later). */
     void awaitReleases() {
         String closingOwner = locker.currentOwner();
         awaitUntil(() -> waits.isEmpty() && !locker.holds.any(hold -> hold.live() && !hold.owner.equals(closingOwner) && hold.terminatedOwnerThread() == null),

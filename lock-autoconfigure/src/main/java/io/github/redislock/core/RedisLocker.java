@@ -213,10 +213,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new LockAdmin(commands, keyPrefix);
     }
 
-    /**
-     * Before the connection factory stops for a context's stop (not a close): lets holders release and waits withdraw while
-     * Redis can be reached, up to a close's grace, then closes the release-message connection; the next wait opens a new one.
-     */
+    /** On a context's stop, before the factory's: lets holders release while Redis answers, then closes the release-message connection. */
     public void disconnectSubscriptions() {
         lifecycle.awaitReleases();
         subscriptions.disconnect();
