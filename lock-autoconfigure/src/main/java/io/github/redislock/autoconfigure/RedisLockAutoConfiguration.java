@@ -13,14 +13,18 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -37,7 +41,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
         "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
 @ConditionalOnClass(RedisConnectionFactory.class)
-@ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(RedisLockAutoConfiguration.OnEnabled.class)
 @EnableConfigurationProperties(RedisLockProperties.class)
 public class RedisLockAutoConfiguration {
 
@@ -104,5 +108,24 @@ public class RedisLockAutoConfiguration {
             throw new MissingRedisConnectionFactoryException();
         }
         return factory;
+    }
+
+    /**
+     * Matches unless {@code redis-lock.enabled} is {@code false}. Any value but true or false fails startup
+     * naming the property: Spring Boot's own flags read it as off, which would leave an application whose
+     * {@code on} or typo meant "on" running without its locks.
+     */
+    static class OnEnabled extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            String value = context.getEnvironment().getProperty("redis-lock.enabled", "true").strip();
+            if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+                throw new InvalidConfigurationPropertyValueException("redis-lock.enabled", value,
+                        "redis-lock.enabled must be true or false, but was '" + value + "'");
+            }
+            return value.equalsIgnoreCase("true") ? ConditionOutcome.match("redis-lock.enabled is true")
+                    : ConditionOutcome.noMatch("redis-lock.enabled is false");
+        }
     }
 }

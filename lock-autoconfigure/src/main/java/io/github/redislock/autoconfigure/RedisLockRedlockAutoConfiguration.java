@@ -12,7 +12,6 @@ import io.lettuce.core.RedisURI;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -32,8 +31,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * of the application is needed, and the server version checked at startup is each master's.
  */
 @AutoConfiguration(before = RedisLockAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "redis-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
-@Conditional(RedisLockRedlockAutoConfiguration.OnRedlockNodes.class)
+@Conditional({RedisLockAutoConfiguration.OnEnabled.class, RedisLockRedlockAutoConfiguration.OnRedlockNodes.class})
 @EnableConfigurationProperties({RedisLockProperties.class, RedisLockIntegrationProperties.class, RedisLockLeaderProperties.class})
 public class RedisLockRedlockAutoConfiguration {
 

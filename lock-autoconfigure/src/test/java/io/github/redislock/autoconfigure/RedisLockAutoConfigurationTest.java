@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -78,6 +79,16 @@ class RedisLockAutoConfigurationTest {
     void canBeSwitchedOff() {
         contextRunner.withPropertyValues("redis-lock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(Locker.class).doesNotHaveBean(RedisLocker.class));
+    }
+
+    @Test
+    void anEnabledFlagThatIsNeitherTrueNorFalseFailsStartupNamingItInsteadOfSwitchingTheLocksOff() {
+        contextRunner.withPropertyValues("redis-lock.enabled=on")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("redis-lock.enabled must be true or false, but was 'on'"));
+        contextRunner.withPropertyValues("redis-lock.enabled=TRUE")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Locker.class));
     }
 
     @Test

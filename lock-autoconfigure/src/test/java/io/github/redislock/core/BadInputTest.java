@@ -36,6 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -223,8 +224,8 @@ class BadInputTest {
                             .run(context -> failure.set(catchThrowable(() -> context.getBean(Locker.class).tryLock("bad-unreplicated"))));
                     throw failure.get();
                 }, LockRedisException.class, "no replica acknowledged it within PT0.2S", "released again"),
-                new BadInput("`redis-lock.enabled=maybe`: not `true`, so the auto-configuration stays off (Spring Boot's rule for `enabled` flags)",
-                        t -> contextRunner().withPropertyValues("redis-lock.enabled=maybe").run(context -> assertThat(context).doesNotHaveBean(Locker.class)), null));
+                new BadInput("`redis-lock.enabled=maybe`", t -> startup("redis-lock.enabled=maybe"), InvalidConfigurationPropertyValueException.class,
+                        "redis-lock.enabled must be true or false"));
     }
 
     @BeforeEach
@@ -281,7 +282,8 @@ class BadInputTest {
         assertThat(failure.get()).as("startup failure").isNotNull();
         Throwable namingTheProperty = null;
         for (Throwable t = failure.get(); t != null; t = t.getCause()) {
-            if (t instanceof BindException || (t instanceof IllegalArgumentException && t.getMessage() != null && t.getMessage().contains("redis-lock."))) {
+            if (t instanceof BindException || t instanceof InvalidConfigurationPropertyValueException
+                    || (t instanceof IllegalArgumentException && t.getMessage() != null && t.getMessage().contains("redis-lock."))) {
                 namingTheProperty = t;
             }
         }
