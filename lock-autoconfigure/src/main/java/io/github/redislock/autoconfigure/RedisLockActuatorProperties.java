@@ -3,7 +3,7 @@ package io.github.redislock.autoconfigure;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Settings of the {@code locks} Actuator endpoint. */
-@ConfigurationProperties(prefix = "redis-lock.actuator")
+@ConfigurationProperties(prefix = "redis-lock.actuator", ignoreUnknownFields = false) // a misspelt name must not be ignored
 public class RedisLockActuatorProperties {
 
     /**

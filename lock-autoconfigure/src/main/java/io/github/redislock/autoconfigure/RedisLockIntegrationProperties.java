@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Settings of the Spring Integration {@code LockRegistry} on our locks ({@code redis-lock.integration.*}).
  */
-@ConfigurationProperties(prefix = "redis-lock.integration")
+@ConfigurationProperties(prefix = "redis-lock.integration", ignoreUnknownFields = false) // a misspelt name must not be ignored
 public class RedisLockIntegrationProperties {
 
     /**

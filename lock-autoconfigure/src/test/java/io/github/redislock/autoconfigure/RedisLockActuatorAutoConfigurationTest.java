@@ -38,6 +38,12 @@ class RedisLockActuatorAutoConfigurationTest {
     }
 
     @Test
+    void aMisspeltSettingFailsStartupNamingIt() {
+        contextRunner.withPropertyValues("redis-lock.actuator.force-release=true")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("redis-lock.actuator.force-release"));
+    }
+
+    @Test
     void theHealthIndicatorIsOnUnlessSwitchedOff() {
         contextRunner.run(context -> assertThat(context).hasBean("redisLockHealthIndicator"));
         contextRunner.withPropertyValues("management.health.redis-lock.enabled=false")

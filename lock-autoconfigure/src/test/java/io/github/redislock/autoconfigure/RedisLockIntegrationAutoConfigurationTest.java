@@ -85,6 +85,12 @@ class RedisLockIntegrationAutoConfigurationTest {
     }
 
     @Test
+    void aMisspeltSettingFailsStartupNamingIt() {
+        contextRunner.withPropertyValues("redis-lock.integration.leese=5s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("redis-lock.integration.leese"));
+    }
+
+    @Test
     void aLeaseTooShortFailsStartupNamingTheProperty() {
         contextRunner.withPropertyValues("redis-lock.integration.lease=10ms")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("redis-lock.integration.lease"));
