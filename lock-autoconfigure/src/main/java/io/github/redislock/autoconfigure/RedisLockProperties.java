@@ -2,7 +2,10 @@ package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 import io.lettuce.core.RedisURI;
 
@@ -148,6 +151,44 @@ public class RedisLockProperties {
         return url.replaceFirst("//[^@/]*@", "//");
     }
 
+    /**
+     * {@code url} parsed, or an exception naming {@code property} and what is wrong with the URL: Lettuce
+     * takes a URL without a host, or with a port that is not a number, for a host named ":6379" or
+     * "redis:abc", and the mistake would show only at the first lock call, as a failed connection.
+     */
+    private static RedisURI checkedUrl(String property, String url) {
+        String problem;
+        try {
+            RedisURI uri = RedisURI.create(url);
+            if (!url.startsWith("redis://") && !url.startsWith("rediss://")) {
+                problem = "it must start with redis:// or rediss://";
+            } else if (uri.getHost() == null || uri.getHost().isBlank() || uri.getHost().startsWith(":")) {
+                problem = "it names no host";
+            } else if (uri.getHost().contains(":") && !uri.getHost().startsWith("[")) {
+                // Lettuce reads no port from a host name it cannot parse (one with '_', or a port that is not a number)
+                problem = "its host and port do not parse as host:port (a host name holds letters, digits, '-' and '.')";
+            } else {
+                return uri;
+            }
+        } catch (RuntimeException e) {
+            problem = e.getMessage();
+        }
+        throw new IllegalArgumentException(property + " has an invalid URL '" + withoutPassword(url) + "': " + problem);
+    }
+
+    /** {@code nodes} as set, each checked to be the "host:port" that {@code property} documents. */
+    private static List<String> checkedNodes(String property, List<String> nodes) {
+        List<String> checked = nodes == null ? new ArrayList<>() : new ArrayList<>(nodes);
+        for (String node : checked) {
+            int colon = node.lastIndexOf(':');
+            String port = node.substring(colon + 1);
+            if (colon < 1 || node.substring(0, colon).isBlank() || !port.matches("\\d{1,5}") || Integer.parseInt(port) > 65535) {
+                throw new IllegalArgumentException(property + " has an invalid node '" + node + "': write it as host:port");
+            }
+        }
+        return checked;
+    }
+
     /** The Redlock algorithm over independent Redis masters, instead of the application's one Redis. */
     public static class Redlock {
 
@@ -181,7 +222,15 @@ public class RedisLockProperties {
                 throw new IllegalArgumentException("redis-lock.redlock.nodes needs at least 3 independent Redis masters, but lists "
                         + urls.size() + "; leave it empty to use the application's Redis");
             }
-            urls.forEach(Redlock::checkUrl);
+            Set<String> servers = new HashSet<>();
+            for (String url : urls) {
+                RedisURI uri = checkedUrl("redis-lock.redlock.nodes", url);
+                String server = uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort();
+                if (!servers.add(server)) {
+                    throw new IllegalArgumentException("redis-lock.redlock.nodes lists the server " + server + " more than once: a majority needs"
+                            + " independent masters, and one server listed twice would count as two");
+                }
+            }
             this.nodes = new ArrayList<>(urls);
         }
 
@@ -205,23 +254,6 @@ public class RedisLockProperties {
                 throw new IllegalArgumentException("redis-lock.redlock.retry-delay must be at least 1ms, but was " + retryDelay);
             }
             this.retryDelay = retryDelay;
-        }
-
-        private static void checkUrl(String url) {
-            String problem = null;
-            try {
-                RedisURI uri = RedisURI.create(url);
-                if (!url.startsWith("redis://") && !url.startsWith("rediss://")) {
-                    problem = "it must start with redis:// or rediss://";
-                } else if (uri.getHost() == null || uri.getHost().isBlank()) {
-                    problem = "it names no host";
-                }
-            } catch (RuntimeException e) {
-                problem = e.getMessage();
-            }
-            if (problem != null) {
-                throw new IllegalArgumentException("redis-lock.redlock.nodes has an invalid URL '" + withoutPassword(url) + "': " + problem);
-            }
         }
     }
 
@@ -274,9 +306,8 @@ public class RedisLockProperties {
         }
 
         public void setUrl(String url) {
-            if (url != null && !url.startsWith("redis://") && !url.startsWith("rediss://")) {
-                throw new IllegalArgumentException("redis-lock.redis.url must start with redis:// or rediss://, but was '"
-                        + withoutPassword(url) + "'");
+            if (url != null) {
+                checkedUrl("redis-lock.redis.url", url);
             }
             this.url = url;
         }
@@ -338,6 +369,9 @@ public class RedisLockProperties {
             }
 
             public void setMaster(String master) {
+                if (master != null && master.isBlank()) {
+                    throw new IllegalArgumentException("redis-lock.redis.sentinel.master must name the master the Sentinels watch, but is blank");
+                }
                 this.master = master;
             }
 
@@ -346,7 +380,7 @@ public class RedisLockProperties {
             }
 
             public void setNodes(List<String> nodes) {
-                this.nodes = nodes == null ? new ArrayList<>() : new ArrayList<>(nodes);
+                this.nodes = checkedNodes("redis-lock.redis.sentinel.nodes", nodes);
             }
         }
 
@@ -361,7 +395,7 @@ public class RedisLockProperties {
             }
 
             public void setNodes(List<String> nodes) {
-                this.nodes = nodes == null ? new ArrayList<>() : new ArrayList<>(nodes);
+                this.nodes = checkedNodes("redis-lock.redis.cluster.nodes", nodes);
             }
         }
     }

@@ -110,6 +110,34 @@ class DedicatedLockRedisTest {
     }
 
     @Test
+    void aUrlWithoutAHostOrPortFailsStartupNamingThePropertyInsteadOfFailingAtTheFirstLock() {
+        contextRunner.withPropertyValues("redis-lock.redis.url=redis://:secret@:" + lockRedis.port())
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.url has an invalid URL").hasMessageContaining("it names no host")
+                        .message().doesNotContain("secret"));
+        contextRunner.withPropertyValues("redis-lock.redis.url=redis://" + lockRedis.host() + ":port")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.url has an invalid URL").hasMessageContaining("do not parse as host:port"));
+    }
+
+    @Test
+    void aBlankSentinelMasterFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.redis.sentinel.master= ", "redis-lock.redis.sentinel.nodes=127.0.0.1:26379")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.sentinel.master must name the master"));
+    }
+
+    @Test
+    void aNodeThatIsNotHostAndPortFailsStartupNamingTheProperty() {
+        contextRunner.withPropertyValues("redis-lock.redis.cluster.nodes=" + lockRedis.host())
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.cluster.nodes has an invalid node '" + lockRedis.host() + "': write it as host:port"));
+        contextRunner.withPropertyValues("redis-lock.redis.sentinel.master=locks", "redis-lock.redis.sentinel.nodes=127.0.0.1:sentinel")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redis.sentinel.nodes has an invalid node '127.0.0.1:sentinel'"));
+    }
+
+    @Test
     void aUrlThatIsNotARedisUrlFailsStartupNamingTheProperty() {
         contextRunner.withPropertyValues("redis-lock.redis.url=http://user:secret@locks:6379")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()

@@ -133,6 +133,14 @@ class RedisLockRedlockAutoConfigurationTest {
     }
 
     @Test
+    void theSameMasterListedTwiceFailsStartupBecauseItWouldCountAsTwoOfTheMajority() {
+        String master = masters.get(0).redisUri();
+        application.withPropertyValues("redis-lock.redlock.nodes=" + master + "," + masters.get(1).redisUri() + "," + master + "/1")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.redlock.nodes lists the server " + masters.get(0).host() + ":" + masters.get(0).port() + " more than once"));
+    }
+
+    @Test
     void anInvalidMasterUrlIsNamedWithoutItsPassword() {
         application.withPropertyValues("redis-lock.redlock.nodes=redis://127.0.0.1:1,http://user:secret@127.0.0.1:2,redis://127.0.0.1:3")
                 .run(context -> assertThat(context).getFailure().rootCause()
