@@ -21,8 +21,7 @@ public final class RedisLockerBuilder {
     private String keyPrefix = "lock:";
     private Duration watchdogTimeout = Duration.ofSeconds(30);
     private Duration replicaSync;
-    private ApplicationEventPublisher events = event -> {
-    };
+    private ApplicationEventPublisher events = event -> { };
     private LockObserver observer = LockObserver.NONE;
 
     RedisLockerBuilder(RedisConnectionFactory connectionFactory) {
@@ -40,6 +39,9 @@ public final class RedisLockerBuilder {
     }
 
     public RedisLockerBuilder replicaSync(Duration replicaSync) {
+        if (replicaSync != null && replicaSync.toMillis() < 1) { // WAIT blocks for ever on 0, and refuses a negative time once the lock is taken
+            throw new IllegalArgumentException("replicaSync must be at least 1ms (or null to not wait for replicas), but was " + replicaSync);
+        }
         this.replicaSync = replicaSync;
         return this;
     }

@@ -218,6 +218,12 @@ class BadInputTest {
                         "redis-lock.default-wait-time must be 0 or more"),
                 new BadInput("`redis-lock.replica-sync=0ms`", t -> startup("redis-lock.replica-sync=0ms"), IllegalArgumentException.class,
                         "redis-lock.replica-sync must be at least 1ms"),
+                new BadInput("`RedisLocker.builder(...).replicaSync(Duration.ZERO)` (Redis's WAIT would wait forever)",
+                        t -> RedisLocker.builder(t.instance.connectionFactory).replicaSync(Duration.ZERO).build().tryLock("bad-sync-zero"),
+                        IllegalArgumentException.class, "replicaSync must be at least 1ms"),
+                new BadInput("`RedisLocker.builder(...).replicaSync(Duration.ofMillis(-1))`",
+                        t -> RedisLocker.builder(t.instance.connectionFactory).replicaSync(Duration.ofMillis(-1)).build().tryLock("bad-sync-negative"),
+                        IllegalArgumentException.class, "replicaSync must be at least 1ms"),
                 new BadInput("`redis-lock.replica-sync=200ms` on a Redis without replicas", t -> {
                     AtomicReference<Throwable> failure = new AtomicReference<>();
                     contextRunner().withPropertyValues("redis-lock.replica-sync=200ms")
