@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Distributed locks on the application's Redis, or on a Redis of their own ({@code redis-lock.redis.*}):
@@ -77,9 +78,17 @@ public class RedisLockAutoConfiguration {
         @Bean
         LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties,
                             RedisLockSettingsCheck settings) {
-            return LockRedisMode.of(properties) == LockRedisMode.APPLICATION
-                    ? LockRedis.shared(requireConnectionFactory(connectionFactory))
-                    : LockRedis.dedicated(properties.getRedis());
+            if (LockRedisMode.of(properties) != LockRedisMode.APPLICATION) {
+                return LockRedis.dedicated(properties.getRedis());
+            }
+            RedisConnectionFactory application = requireConnectionFactory(connectionFactory);
+            if (properties.getReplicaSync() != null && !(application instanceof LettuceConnectionFactory)) {
+                // found here, not at the first lock call: that would fail every acquisition, after taking the lock
+                throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", properties.getReplicaSync(),
+                        "redis-lock.replica-sync needs Lettuce, which sends Redis's WAIT on the lock's own connection, but the application's"
+                                + " Redis runs on " + application.getClass().getSimpleName() + ". Unset it, or use spring.data.redis.client-type=lettuce");
+            }
+            return LockRedis.shared(application);
         }
 
         @Bean

@@ -25,6 +25,7 @@ import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -170,6 +171,14 @@ class JedisApplicationTest {
     }
 
     /** Waits until one waiter waits; fails with the waiter's own failure when it ended instead. */
+    @Test
+    void replicaSyncFailsStartupNamingItBecauseOnlyLettuceSendsTheWait() {
+        application.withPropertyValues("redis-lock.replica-sync=200ms")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("redis-lock.replica-sync needs Lettuce").hasMessageContaining("JedisConnectionFactory"));
+    }
+
     private static void awaitWaiters(ApplicationContext context, CompletableFuture<Long> waiter) throws Exception {
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
                 .until(() -> context.getBean(RedisLocker.class).waiterCount() == 1 || waiter.isDone());
