@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
@@ -21,7 +23,8 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every {@code ```java} block of README.md and docs/ compiles against the library and the test
+ * Every {@code ```java} block of README.md and docs/, and every {@code <pre>{@code ...}</pre>} example
+ * of the javadoc of the library and its test support, compiles against the library and the test
  * classpath, so a renamed method, a changed signature or a snippet that never compiled fails the build.
  *
  * <p>The manual keeps its snippets short, and this test fills in what they leave out:
@@ -35,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * compiled as members of that class (classes become nested classes, which is why they may use the
  * scaffold's names); any other is compiled as the statements of a method. A marker comment before the
  * fence decides when that guess is wrong: {@code <!-- java: members -->} or {@code <!-- java: statements -->}.</li>
- * <li>{@code { ... }} stands for a body left out and compiles as an empty one.</li>
+ * <li>{@code { ... }} stands for a body left out: after a parameter list (a method's, a lambda's) it compiles
+ * as one that throws, so a method that returns a value compiles too, elsewhere as an empty one. A line of
+ * just {@code ...} stands for statements left out and compiles as none.</li>
  * </ul>
  */
 class JavaSnippetsCompileTest {
@@ -53,6 +58,7 @@ class JavaSnippetsCompileTest {
             "org.springframework.integration.leader.DefaultCandidate", "org.springframework.integration.support.leader.LockRegistryLeaderInitiator",
             "org.springframework.integration.support.locks.LockRegistry",
             "org.springframework.boot.test.context.SpringBootTest", "org.junit.jupiter.api.Test",
+            "org.junit.jupiter.api.extension.RegisterExtension", "io.github.redislock.test.*", "io.github.redislock.testsupport.RedlockMasters",
             "static org.assertj.core.api.Assertions.assertThat",
             "org.springframework.boot.testcontainers.service.connection.ServiceConnection",
             "org.testcontainers.containers.GenericContainer", "org.testcontainers.junit.jupiter.Container",
@@ -63,10 +69,17 @@ class JavaSnippetsCompileTest {
             "^(@|((public|protected|private|static|final|abstract|default)\\s+)*(class|interface|record|enum|@interface)\\s"
                     + "|[\\w<>\\[\\]?, .]+\\s+\\w+\\s*\\([^;]*\\)\\s*(throws\\s+[\\w., ]+)?\\s*\\{).*");
     private static final Pattern BODY_LEFT_OUT = Pattern.compile("\\{\\s*\\.\\.\\.\\s*}");
+    private static final Pattern CALLABLE_BODY_LEFT_OUT = Pattern.compile("(\\)[^{;()]*)\\{\\s*\\.\\.\\.\\s*}");
+    private static final Pattern LINE_LEFT_OUT = Pattern.compile("^\\s*\\.\\.\\.\\s*$");
+    /** The main sources whose javadoc users read: the library and its test support. */
+    private static final List<String> JAVADOC_SOURCES = List.of("lock-autoconfigure/src/main/java", "lock-test-support/src/main/java");
 
     @Test
     void everyJavaSnippetOfTheManualCompiles() throws IOException {
-        List<Manual.Block> blocks = Manual.blocks("java");
+        List<Manual.Block> blocks = new ArrayList<>(Manual.blocks("java"));
+        List<Manual.Block> javadoc = javadocExamples();
+        assertThat(javadoc).as("javadoc examples found").isNotEmpty();
+        blocks.addAll(javadoc);
         List<Unit> units = new ArrayList<>();
         for (Manual.Block block : blocks) {
             units.add(unit(block));
@@ -99,7 +112,8 @@ class JavaSnippetsCompileTest {
             if (line.startsWith("import ")) {
                 imports.add(line);
             } else {
-                body.add(BODY_LEFT_OUT.matcher(line).replaceAll("{ }"));
+                String filled = CALLABLE_BODY_LEFT_OUT.matcher(line).replaceAll("$1{ throw null; }");
+                body.add(LINE_LEFT_OUT.matcher(line).matches() ? "" : BODY_LEFT_OUT.matcher(filled).replaceAll("{ }"));
                 bodyLines.add(block.line() + 1 + i);
             }
         }
@@ -119,6 +133,32 @@ class JavaSnippetsCompileTest {
         source.add(members ? "}" : "}}");
         pageLines.add(block.line() + block.lines().size() + 1);
         return new Unit(name, String.join("\n", source), block, pageLines);
+    }
+
+    /** Each {@code <pre>{@code} example of {@link #JAVADOC_SOURCES}, its {@code * } margin removed. */
+    static List<Manual.Block> javadocExamples() throws IOException {
+        List<Manual.Block> examples = new ArrayList<>();
+        for (String sources : JAVADOC_SOURCES) {
+            List<Path> files;
+            try (Stream<Path> walk = Files.walk(Manual.ROOT.resolve(sources))) {
+                files = walk.filter(file -> file.toString().endsWith(".java")).sorted().toList();
+            }
+            for (Path file : files) {
+                Manual.Page page = new Manual.Page(file, Files.readAllLines(file, StandardCharsets.UTF_8));
+                for (int i = 0; i < page.lines().size(); i++) {
+                    if (!page.lines().get(i).strip().equals("* <pre>{@code")) {
+                        continue;
+                    }
+                    int start = i;
+                    List<String> code = new ArrayList<>();
+                    for (i++; i < page.lines().size() && !page.lines().get(i).strip().equals("* }</pre>"); i++) {
+                        code.add(page.lines().get(i).replaceFirst("^\\s*\\* ?", ""));
+                    }
+                    examples.add(new Manual.Block(page, start + 1, "java", null, code));
+                }
+            }
+        }
+        return examples;
     }
 
     private static boolean isMembers(Manual.Block block, List<String> body) {
