@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import java.time.Duration;
 import java.util.Map;
 
 import io.github.redislock.LockUtilBinding;
@@ -78,17 +79,37 @@ public class RedisLockAutoConfiguration {
         @Bean
         LockRedis lockRedis(ObjectProvider<RedisConnectionFactory> connectionFactory, RedisLockProperties properties,
                             RedisLockSettingsCheck settings) {
-            if (LockRedisMode.of(properties) != LockRedisMode.APPLICATION) {
-                return LockRedis.dedicated(properties.getRedis());
+            boolean dedicated = LockRedisMode.of(properties) != LockRedisMode.APPLICATION;
+            RedisConnectionFactory application = dedicated ? null : requireConnectionFactory(connectionFactory);
+            checkReplicaSync(properties, application);
+            return dedicated ? LockRedis.dedicated(properties.getRedis()) : LockRedis.shared(application);
+        }
+
+        /**
+         * Refuses a {@code redis-lock.replica-sync} that the locks' Redis client cannot keep, at startup rather than
+         * at every first acquisition: on Jedis, which cannot send Redis's WAIT on the connection that took the lock,
+         * and at or beyond the client's command timeout, which ends the WAIT before the time set.
+         *
+         * @param application the application's factory, or null for the dedicated Redis of {@code redis-lock.redis.*}
+         */
+        private static void checkReplicaSync(RedisLockProperties properties, RedisConnectionFactory application) {
+            Duration replicaSync = properties.getReplicaSync();
+            if (replicaSync == null) {
+                return;
             }
-            RedisConnectionFactory application = requireConnectionFactory(connectionFactory);
-            if (properties.getReplicaSync() != null && !(application instanceof LettuceConnectionFactory)) {
-                // found here, not at the first lock call: that would fail every acquisition, after taking the lock
-                throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", properties.getReplicaSync(),
+            if (application != null && !(application instanceof LettuceConnectionFactory)) {
+                throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", replicaSync,
                         "redis-lock.replica-sync needs Lettuce, which sends Redis's WAIT on the lock's own connection, but the application's"
                                 + " Redis runs on " + application.getClass().getSimpleName() + ". Unset it, or use spring.data.redis.client-type=lettuce");
             }
-            return LockRedis.shared(application);
+            Duration timeout = application == null ? properties.getRedis().getTimeout()
+                    : ((LettuceConnectionFactory) application).getClientConfiguration().getCommandTimeout();
+            if (replicaSync.compareTo(timeout) >= 0) {
+                throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", replicaSync, "redis-lock.replica-sync ("
+                        + replicaSync.toMillis() + "ms) must be shorter than the command timeout of the locks' Redis, "
+                        + (application == null ? "redis-lock.redis.timeout" : "spring.data.redis.timeout") + " (" + timeout.toMillis()
+                        + "ms): the client would give up on Redis's WAIT first, and fail the acquisition with a timeout");
+            }
         }
 
         @Bean

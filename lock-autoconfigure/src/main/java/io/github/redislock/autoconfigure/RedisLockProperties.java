@@ -66,7 +66,7 @@ public class RedisLockProperties {
      * acknowledge it (Redis WAIT), and fails with LockRedisException, releasing the lock again, when
      * none did: a lock then survives a Sentinel failover. Unset: no waiting; replication is
      * asynchronous and a lock taken just before the master dies may be lost. For a master with
-     * replicas (Sentinel); not for Redis Cluster.
+     * replicas (Sentinel); not for Redis Cluster. Lettuce only, and shorter than the command timeout.
      */
     private Duration replicaSync;
 

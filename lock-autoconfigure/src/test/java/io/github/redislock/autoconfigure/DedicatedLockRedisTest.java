@@ -121,6 +121,14 @@ class DedicatedLockRedisTest {
     }
 
     @Test
+    void aReplicaSyncNotShorterThanTheDedicatedRedisTimeoutFailsStartupNamingBoth() {
+        contextRunner.withPropertyValues("redis-lock.redis.url=" + lockRedis.redisUri(), "redis-lock.redis.timeout=1s", "redis-lock.replica-sync=2s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("redis-lock.replica-sync (2000ms) must be shorter than the command timeout of the locks' Redis, "
+                                + "redis-lock.redis.timeout (1000ms)"));
+    }
+
+    @Test
     void aBlankSentinelMasterFailsStartupNamingTheProperty() {
         contextRunner.withPropertyValues("redis-lock.redis.sentinel.master= ", "redis-lock.redis.sentinel.nodes=127.0.0.1:26379")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()

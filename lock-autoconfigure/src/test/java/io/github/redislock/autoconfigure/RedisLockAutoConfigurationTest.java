@@ -92,6 +92,17 @@ class RedisLockAutoConfigurationTest {
     }
 
     @Test
+    void aReplicaSyncNotShorterThanTheCommandTimeoutFailsStartupNamingBoth() {
+        contextRunner.withPropertyValues("spring.data.redis.timeout=300ms", "redis-lock.replica-sync=300ms")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("redis-lock.replica-sync (300ms) must be shorter than the command timeout of the locks' Redis, "
+                                + "spring.data.redis.timeout (300ms)"));
+        contextRunner.withPropertyValues("spring.data.redis.timeout=300ms", "redis-lock.replica-sync=299ms")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Locker.class));
+    }
+
+    @Test
     void withoutARedisConnectionFactoryStartupFailsSayingWhatToConfigure() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class)).run(context -> {
             assertThat(context).hasFailed();

@@ -138,7 +138,7 @@ class SentinelTest {
         // leave the Sentinels unaware of it, and the failover below without a replica to promote.)
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                 .until(() -> "up".equals(oldMaster.info("replication").get("master_link_status")));
-        contextRunner().withPropertyValues("redis-lock.replica-sync=2s").run(context -> {
+        contextRunner().withPropertyValues("redis-lock.replica-sync=900ms").run(context -> { // under the 1 s command timeout
             Locker locker = context.getBean(Locker.class);
             locker.lock("synced"); // returns only once a replica has it
             newMaster.kill();
