@@ -70,7 +70,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                 String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
         if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("Lock key prefix must not be blank");
+            throw new IllegalArgumentException("keyPrefix (redis-lock.key-prefix) must not be blank, but was " + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
         }
         this.keyPrefix = keyPrefix;
         this.commands = Objects.requireNonNull(commands, "commands");

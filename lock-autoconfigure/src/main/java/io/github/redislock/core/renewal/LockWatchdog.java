@@ -56,7 +56,7 @@ public final class LockWatchdog implements AutoCloseable {
 
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
         if (timeout == null || timeout.toMillis() < 3) {
-            throw new IllegalArgumentException("Watchdog timeout must be at least 3 ms, but was " + timeout);
+            throw new IllegalArgumentException("watchdogTimeout (redis-lock.watchdog-timeout) must be at least 3 ms, but was " + timeout);
         }
         this.timeout = timeout;
         this.client = client;
