@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
+import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -19,6 +20,7 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Stops startup when a {@code redis-lock.*} setting is set but has no effect where the locks live
@@ -30,15 +32,25 @@ import org.springframework.core.env.StandardEnvironment;
  * it is in force (issue 34: a half-configured Sentinel put the locks on the application's Redis). The
  * settings of the leader election, the Spring Integration registry and the Actuator endpoint
  * ({@code redis-lock.leader.*}, {@code .integration.*}, {@code .actuator.*}) belong to their own
- * auto-configurations and are not judged here. With {@code redis-lock.enabled=false} nothing is
+ * auto-configurations and are judged here only when the library their feature needs is missing, as
+ * then nothing binds them. With {@code redis-lock.enabled=false} nothing is
  * checked: switching the library off keeps the rest of the configuration for when it is on again.
  */
-final class RedisLockSettingsCheck implements InitializingBean {
+final class RedisLockSettingsCheck implements InitializingBean, BeanClassLoaderAware {
 
     private static final String PREFIX = "redis-lock";
 
     /** Groups of {@code redis-lock.*} that other configuration properties classes own. */
     private static final Set<String> OTHER_GROUPS = Set.of("leader", "integration", "actuator");
+
+    /**
+     * Of those groups, the ones whose feature needs a library on the classpath: the class its
+     * auto-configuration requires, and the library. Without it nothing binds the group's settings.
+     */
+    private static final Map<String, List<String>> GROUP_LIBRARIES = Map.of(
+            "integration", List.of("org.springframework.integration.support.locks.LockRegistry", "Spring Integration (spring-integration-core)"),
+            "actuator", List.of("org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint",
+                    "Spring Boot Actuator (spring-boot-starter-actuator)"));
 
     private static final Set<LockRedisMode> EVERY_MODE = EnumSet.allOf(LockRedisMode.class);
     private static final Set<LockRedisMode> ONE_REDIS = EnumSet.complementOf(EnumSet.of(LockRedisMode.REDLOCK));
@@ -74,6 +86,7 @@ final class RedisLockSettingsCheck implements InitializingBean {
 
     private final Environment environment;
     private final RedisLockProperties properties;
+    private ClassLoader classLoader = RedisLockSettingsCheck.class.getClassLoader();
 
     /** A bean that checks when it is created, before the beans that connect to Redis (they take it as a parameter). */
     RedisLockSettingsCheck(Environment environment, RedisLockProperties properties) {
@@ -82,19 +95,29 @@ final class RedisLockSettingsCheck implements InitializingBean {
     }
 
     @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
+    }
+
+    @Override
     public void afterPropertiesSet() {
-        check(environment, properties);
+        check(environment, properties, classLoader);
     }
 
     /**
      * Fails on the first {@code redis-lock.*} setting of {@code environment} that has no effect in the
-     * mode that {@code properties} (bound from it) choose.
+     * mode that {@code properties} (bound from it) choose, or in a group whose library {@code classLoader} lacks.
      *
      * @throws InvalidConfigurationPropertyValueException naming the setting and why it has no effect
      */
-    static void check(Environment environment, RedisLockProperties properties) {
+    static void check(Environment environment, RedisLockProperties properties, ClassLoader classLoader) {
         LockRedisMode mode = LockRedisMode.of(properties);
         for (ConfigurationPropertyName name : setNames(environment)) {
+            List<String> library = name.getNumberOfElements() > 1 ? GROUP_LIBRARIES.get(name.getElement(1, ConfigurationPropertyName.Form.DASHED)) : null;
+            if (library != null && !ClassUtils.isPresent(library.get(0), classLoader)) {
+                throw new InvalidConfigurationPropertyValueException(name.toString(), "(set)", name + " is set but has no effect: "
+                        + library.get(1) + " is not on the classpath, so nothing of redis-lock reads it. Remove it, or add the library");
+            }
             String relative = relativeName(name);
             if (relative == null) {
                 continue;

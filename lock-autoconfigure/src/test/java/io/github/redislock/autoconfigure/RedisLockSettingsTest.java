@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -133,6 +134,19 @@ class RedisLockSettingsTest {
             application.withPropertyValues("redis-lock.leader.lease=10s", "redis-lock.integration.lease=10s",
                     "redis-lock.actuator.force-release-enabled=true")
                     .run(context -> assertThat(context).hasNotFailed());
+        }
+
+        @Test
+        void anIntegrationOrActuatorSettingWithoutItsLibraryFailsStartupNamingIt() {
+            application.withClassLoader(new FilteredClassLoader("org.springframework.integration"))
+                    .withPropertyValues("redis-lock.integration.lease=10s")
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                            .hasMessageContaining("redis-lock.integration.lease is set but has no effect: Spring Integration"));
+            application.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+                    .withPropertyValues("redis-lock.actuator.force-release-enabled=true")
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining("redis-lock.actuator.force-release-enabled is set but has no effect: Spring Boot Actuator"));
         }
 
         @Test
