@@ -43,8 +43,9 @@ public class RedisLockAnnotationAutoConfiguration {
                                                          ObjectProvider<RedisLockProperties> properties) {
         RedisLockProperties settings = Binder.get(environment).bindOrCreate("redis-lock", RedisLockProperties.class);
         // An injected ObjectProvider resolves the dependency anew on every getObject(), several microseconds
-        // each: look the properties bean up once, and read its (changeable) wait on every call.
-        SingletonSupplier<RedisLockProperties> lockProperties = SingletonSupplier.of(properties::getObject);
+        // each: look the properties bean up once, and read its (changeable) wait on every call. Without the
+        // bean (redis-lock.enabled=false beside the application's own Locker) the settings bound here serve.
+        SingletonSupplier<RedisLockProperties> lockProperties = SingletonSupplier.of(() -> properties.getIfAvailable(() -> settings));
         DistributedLockAdvisor advisor = new DistributedLockAdvisor(beanFactory, locker::getObject, asyncLocker::getIfAvailable,
                 () -> lockProperties.obtain().getDefaultWaitTime(), settings.isReleaseAfterTransaction());
         advisor.setOrder(settings.getAspectOrder());

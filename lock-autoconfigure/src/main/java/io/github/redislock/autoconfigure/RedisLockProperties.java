@@ -20,7 +20,9 @@ import org.springframework.core.Ordered;
 public class RedisLockProperties {
 
     /**
-     * Whether to auto-configure the Locker, the watchdog and the annotation support.
+     * Whether to auto-configure the Locker, and with it the leader election, the LockRegistry, the locks
+     * endpoint and health; @DistributedLock runs on any Locker bean, the application's own too. true or
+     * false: any other value stops startup.
      */
     private boolean enabled = true;
 

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
 import io.github.redislock.core.OverlapDetector;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockProperties;
@@ -31,6 +32,9 @@ import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** {@link DistributedLock} on real beans in real application contexts, with a real Redis. */
@@ -154,6 +158,28 @@ class DistributedLockTest {
                     .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("PT0.001S");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1000);
         }));
+    }
+
+    @Test
+    void anApplicationsOwnLockerRunsAnnotatedMethodsWithTheAutoConfigurationSwitchedOff() {
+        APPLICATION.withPropertyValues("redis-lock.enabled=false", "redis-lock.default-wait-time=1s").withUserConfiguration(OwnLocker.class)
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(RedisLockProperties.class);
+                    AtomicInteger runs = new AtomicInteger();
+                    context.getBean(AnnotatedServices.Stock.class).buy(sku, runs::incrementAndGet);
+                    assertThat(runs).hasValue(1);
+                    holdingElsewhere(context, "stock:" + sku, () -> assertThatThrownBy(() -> context.getBean(AnnotatedServices.Stock.class).buy(sku, runs::incrementAndGet))
+                            .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("PT1S"));
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnLocker {
+
+        @Bean(destroyMethod = "close")
+        RedisLocker ownLocker(RedisConnectionFactory connectionFactory) {
+            return RedisLocker.builder(connectionFactory).build();
+        }
     }
 
     @Test
