@@ -21,7 +21,8 @@ public class RedisLockLeaderProperties implements InitializingBean {
     private Duration lease = Duration.ofSeconds(3);
 
     /**
-     * Per role (the key of its lock), settings that differ from the defaults above.
+     * Per role (the key of its lock), a lease that differs from redis-lock.leader.lease. A key with
+     * characters other than letters, digits, '-' and '_' goes in brackets: roles[orders:poller].lease.
      */
     private final Map<String, Role> roles = new LinkedHashMap<>();
 
