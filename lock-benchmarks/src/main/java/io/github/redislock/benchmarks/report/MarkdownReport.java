@@ -239,15 +239,17 @@ public final class MarkdownReport {
         }
     }
 
-    /** Two cells: the means of {@code figure} old / new, and the median of the per-round ratios new / old with their range. */
+    /** Two cells: the means of {@code figure} old / new, and the median of the per-round ratios new / old with their range; a round without the figure counts in neither. */
     private static void compare(StringBuilder out, List<Row> old, List<Row> current, ToDoubleFunction<Row> figure,
                                 DoubleFunction<String> format) {
-        double oldMean = old.stream().mapToDouble(figure).average().orElse(Double.NaN);
-        double newMean = current.stream().mapToDouble(figure).average().orElse(Double.NaN);
+        double oldMean = old.stream().mapToDouble(figure).filter(Double::isFinite).average().orElse(Double.NaN); // over the rounds that have it
+        double newMean = current.stream().mapToDouble(figure).filter(Double::isFinite).average().orElse(Double.NaN);
         List<Double> perRound = new ArrayList<>();
         for (Row before : old) {
             current.stream().filter(after -> after.round == before.round)
-                    .forEach(after -> perRound.add(figure.applyAsDouble(after) / figure.applyAsDouble(before)));
+                    .mapToDouble(after -> figure.applyAsDouble(after) / figure.applyAsDouble(before))
+                    .filter(Double::isFinite) // a round without this figure (e.g. no Redis CPU) has no ratio
+                    .forEach(perRound::add);
         }
         perRound.sort(null);
         out.append(" | ").append(format.apply(oldMean)).append(" / ").append(format.apply(newMean)).append(" | ");

@@ -35,7 +35,7 @@ final class UncontendedScenario implements Scenario {
                 + "lock+unlock pair. The ceiling row sends redis-lock's own acquire and release script calls "
                 + "through Lettuce's async API (after a JVM warm-up of its own), " + context.options().ceilingInFlight() + " pairs in flight over "
                 + context.options().ceilingConnections() + " connections: what this Redis can do for two script calls per pair. "
-                + "The scripts-alone rows, measured with the ceiling, send the same two script calls of an uncontended `lock` and `unlock` "
+                + "The scripts-alone rows (added when the ceiling is selected, measured in the same rounds as the libraries) send the same two script calls of an uncontended `lock` and `unlock` "
                 + "from T threads through Lettuce's blocking API on one connection, with no library code around them: what the lock "
                 + "model costs at T before redis-lock's client adds anything (its row against them). "
                 + "Client CPU per pair: CPU time of this benchmark JVM in the measured window (all its threads: the workers, the "

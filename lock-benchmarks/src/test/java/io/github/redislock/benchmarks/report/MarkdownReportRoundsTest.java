@@ -51,6 +51,39 @@ class MarkdownReportRoundsTest {
         assertThat(markdown).doesNotContain("round");
     }
 
+    @Test
+    void anOldAgainstNewRatioLeavesOutARoundThatLacksTheFigure() {
+        List<Row> rows = new ArrayList<>();
+        double[] oldRedisCpu = {10, Double.NaN, 10}; // round 2 read no Redis CPU for the old commit
+        for (int round = 1; round <= 3; round++) {
+            rows.add(oldVsNew("redis-lock", round, 12));
+            Row old = oldVsNew("redis-lock-baseline", round, oldRedisCpu[round - 1]);
+            rows.add(old);
+        }
+
+        String markdown = report(rows, "old-vs-new").render();
+
+        assertThat(markdown).contains("| 1 | 10,000 / 10,000 | 1.00x (1.00-1.00) | 50.0 / 50.0 | 1.00x (1.00-1.00) | 10.0 / 12.0 | 1.20x (1.20-1.20) |");
+    }
+
+    private static Row oldVsNew(String id, int round, double redisCpuMicros) {
+        Row row = uncontended(id, 1, round, 10_000, 50);
+        Row copy = new Row("old-vs-new", id, id, 1, 1);
+        copy.round = round;
+        copy.opsPerSecond = row.opsPerSecond;
+        copy.clientCpuMicrosPerOp = row.clientCpuMicrosPerOp;
+        copy.redisCpuMicrosPerOp = redisCpuMicros;
+        copy.p50Micros = row.p50Micros;
+        copy.p99Micros = row.p99Micros;
+        return copy;
+    }
+
+    private static MarkdownReport report(List<Row> rows, String scenario) {
+        RunFacts facts = new RunFacts(ZonedDateTime.parse("2026-11-28T00:00:00Z"), 2, "Linux amd64", "a JDK", "7.0.15", "redis-server from PATH",
+                "java -jar lock-benchmarks.jar", "", "durations");
+        return new MarkdownReport(facts, List.of(new MarkdownReport.Section(scenario, "old against new", "description")), rows);
+    }
+
     private static MarkdownReport report(List<Row> rows) {
         RunFacts facts = new RunFacts(ZonedDateTime.parse("2026-11-28T00:00:00Z"), 2, "Linux amd64", "a JDK", "7.0.15", "redis-server from PATH",
                 "java -jar lock-benchmarks.jar", "", "durations");
