@@ -18,6 +18,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -48,6 +49,7 @@ public final class HeldLocks {
     private static final Duration CENTURIES = Duration.ofNanos(Long.MAX_VALUE / 2);
     /** Lost-lock events that may wait for a listener; beyond that one is dropped with an ERROR (its unlock still throws). */
     static final int MAX_PENDING_LOST_EVENTS = 1000;
+    private static final AtomicLongFieldUpdater<Hold> TOKENS = AtomicLongFieldUpdater.newUpdater(Hold.class, "token");
 
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private final Locker locker;
@@ -106,7 +108,7 @@ public final class HeldLocks {
         Hold hold = holds.compute(new Hold.Id(keys.name(), owner, kind.holdSlot()), (held, known) -> {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
-                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this::publishLost);
+                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this);
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }
@@ -134,7 +136,7 @@ public final class HeldLocks {
             watchdog.watch(hold);
         }
         if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), owner, hold.token); // the owner names the hold among others on the key: one locker, one prefix
+            FencingTokens.record(keys.key(), owner, hold); // the owner names the hold among others on the key: one locker, one prefix
         }
         if (LOCKER_LOG.isDebugEnabled()) {
             LOCKER_LOG.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
@@ -170,7 +172,21 @@ public final class HeldLocks {
         FencingTokens.forget(hold.keys.key(), hold.owner);
     }
 
-    private void publishLost(Hold hold, String reason) {
+    /**
+     * The hold's fencing token; one its acquisition did not draw (a blocking locker's everyday one) is drawn now, in a round trip that
+     * checks Redis still has the hold ({@code token.lua}), then kept. Asks racing on a token owner's threads all get the first kept.
+     *
+     * @throws LockLostException when Redis no longer has the hold (its lease ended, or it was deleted or taken by another owner)
+     */
+    public long token(Hold hold) {
+        long drawn = hold.token != 0 ? hold.token : commands.await(commands.tokenAsync(hold.keys, hold.owner));
+        if (drawn < 0) {
+            throw lostException(hold, "Redis no longer had it when its fencing token was asked for");
+        }
+        return TOKENS.compareAndSet(hold, 0, drawn) ? drawn : hold.token;
+    }
+
+    void publishLost(Hold hold, String reason) {
         if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
             holds.remove(hold.id, hold); // nobody is left to unlock it
         }
