@@ -172,12 +172,7 @@ public final class HeldLocks {
         FencingTokens.forget(hold.keys.key(), hold.owner);
     }
 
-    /**
-     * The hold's fencing token; one its acquisition did not draw (a blocking locker's everyday one) is drawn now, in a round trip that
-     * checks Redis still has the hold ({@code token.lua}), then kept. Asks racing on a token owner's threads all get the first kept.
-     *
-     * @throws LockLostException when Redis no longer has the hold (its lease ended, or it was deleted or taken by another owner)
-     */
+    /** The hold's token; one its acquisition did not draw is drawn now ({@code token.lua}, which checks the hold), and the first drawn kept. */
     public long token(Hold hold) {
         long drawn = hold.token != 0 ? hold.token : commands.await(commands.tokenAsync(hold.keys, hold.owner));
         if (drawn < 0) {

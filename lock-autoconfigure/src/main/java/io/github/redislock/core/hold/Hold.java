@@ -10,10 +10,7 @@ import io.github.redislock.LockNameScope;
 import java.lang.ref.WeakReference;
 import java.util.function.LongSupplier;
 
-/**
- * What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis.
- * As a {@link LongSupplier}, its fencing token, drawn at the first ask when its acquisition drew none ({@link HeldLocks#token}).
- */
+/** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
 public final class Hold implements WatchedLock, LongSupplier {
 
     public final LockKeys keys;
@@ -91,7 +88,7 @@ public final class Hold implements WatchedLock, LongSupplier {
         holds.publishLost(this, reason);
     }
 
-    @Override
+    @Override // the fencing token, for FencingTokens
     public long getAsLong() {
         return holds.token(this);
     }

@@ -167,9 +167,7 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     @Override // no token: each master would draw its own (see RedlockLocker)
-    public CompletableFuture<Long> tokenAsync(LockKeys keys, String owner) {
-        return CompletableFuture.completedFuture(0L);
-    }
+    public CompletableFuture<Long> tokenAsync(LockKeys keys, String owner) { return CompletableFuture.completedFuture(0L); }
 
     @Override
     public boolean exists(LockKeys keys) {
