@@ -329,7 +329,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         if (hold.lost) {
             throw holds.lostException(hold, "the watchdog found it gone");
         }
-        return holds.token(hold);
+        return hold.getAsLong();
     }
 
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)

@@ -18,7 +18,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -49,12 +48,11 @@ public final class HeldLocks {
     private static final Duration CENTURIES = Duration.ofNanos(Long.MAX_VALUE / 2);
     /** Lost-lock events that may wait for a listener; beyond that one is dropped with an ERROR (its unlock still throws). */
     static final int MAX_PENDING_LOST_EVENTS = 1000;
-    private static final AtomicLongFieldUpdater<Hold> TOKENS = AtomicLongFieldUpdater.newUpdater(Hold.class, "token");
 
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private final Locker locker;
     private final Supplier<String> currentOwner;
-    private final LockCommands commands;
+    final LockCommands commands;
     private final LockWatchdog watchdog;
     private final LockObserver observer;
     private final ApplicationEventPublisher events;
@@ -170,15 +168,6 @@ public final class HeldLocks {
             }
         }
         FencingTokens.forget(hold.keys.key(), hold.owner);
-    }
-
-    /** The hold's token; one its acquisition did not draw is drawn now ({@code token.lua}, which checks the hold), and the first drawn kept. */
-    public long token(Hold hold) {
-        long drawn = hold.token != 0 ? hold.token : commands.await(commands.tokenAsync(hold.keys, hold.owner));
-        if (drawn < 0) {
-            throw lostException(hold, "Redis no longer had it when its fencing token was asked for");
-        }
-        return TOKENS.compareAndSet(hold, 0, drawn) ? drawn : hold.token;
     }
 
     void publishLost(Hold hold, String reason) {

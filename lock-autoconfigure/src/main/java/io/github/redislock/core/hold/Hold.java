@@ -8,6 +8,7 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockNameScope;
 
 import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.LongSupplier;
 
 /** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
@@ -88,9 +89,16 @@ public final class Hold implements WatchedLock, LongSupplier {
         holds.publishLost(this, reason);
     }
 
-    @Override // the fencing token, for FencingTokens
+    private static final AtomicLongFieldUpdater<Hold> TOKEN = AtomicLongFieldUpdater.newUpdater(Hold.class, "token");
+
+    /** The fencing token; one its acquisition did not draw is drawn now ({@code token.lua}, which checks the hold), the first drawn kept. */
+    @Override
     public long getAsLong() {
-        return holds.token(this);
+        long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));
+        if (drawn < 0) {
+            throw holds.lostException(this, "Redis no longer had it when its fencing token was asked for");
+        }
+        return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;
     }
 
     @Override
