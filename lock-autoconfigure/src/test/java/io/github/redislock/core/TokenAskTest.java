@@ -4,6 +4,7 @@ import io.github.redislock.LockLostException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -34,6 +35,18 @@ class TokenAskTest extends TwoInstances {
                 .hasMessageContaining("'" + key + "'").hasMessageContaining(first.locker.currentOwner());
         assertThat(timeCalls()).as("TIME calls: no token drawn").isEqualTo(clockReads);
         second.locker.unlock(key);
+    }
+
+    @Test
+    void aLostHoldThatNeverDrewATokenReportsTokenZeroAndOneThatDrewItReportsIt() {
+        first.locker.lock(key);
+        first.locker.lock(key + "-asked");
+        long asked = first.locker.fencingToken(key + "-asked");
+        first.redis.delete(List.of(keys.name(), first.redisKey(key + "-asked")));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> first.lostEvents.size() == 2);
+        assertThat(first.lostEvents).extracting(event -> event.getKey(), event -> event.getFencingToken())
+                .containsExactlyInAnyOrder(tuple(key, 0L), tuple(key + "-asked", asked));
     }
 
     @Test
