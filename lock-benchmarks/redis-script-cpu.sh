@@ -7,11 +7,13 @@
 # writing the replies too) and the time inside EVALSHA (INFO commandstats), then the medians over the
 # rounds. Pass one version twice (two copies of a directory) to see the noise between equals.
 #
-# Usage: lock-benchmarks/redis-script-cpu.sh DIR... (each DIR holds an acquire.lua and a release.lua)
+# Usage: lock-benchmarks/redis-script-cpu.sh DIR... (each DIR holds an acquire.lua and a release.lua, and may hold a
+#   file flags: acquire.lua's ARGV[3] for that version's uncontended lock(key); 011 when absent, 0101 since issue 33's
+#   flag 3, 0111 for a lock handle's acquisition, which draws its token)
 #   e.g. for the scripts at a commit: git show <rev>:lock-autoconfigure/src/main/resources/io/github/redislock/core/script/acquire.lua
 # Environment: ROUNDS (7), CALLS (100000), REDIS_SERVER (redis-server), PORT (a free one above 20000).
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n 2,12p "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n 2,14p "$0"; exit 2; }
 ROUNDS=${ROUNDS:-7}
 CALLS=${CALLS:-100000}
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
@@ -57,7 +59,7 @@ for round in $(seq "$ROUNDS"); do
         acquire=$(cli script load "$(cat "$dir/acquire.lua")")
         release=$(cli script load "$(cat "$dir/release.lua")")
         tag="r$round:$(basename "$dir")"
-        measure "$(basename "$dir") acquire" "$acquire" "$tag" 30000 "$OWNER" 011
+        measure "$(basename "$dir") acquire" "$acquire" "$tag" 30000 "$OWNER" "$(cat "$dir/flags" 2>/dev/null || echo 011)"
         [ "$(cli exists "lock:$tag:$CALLS")" = 1 ] || { echo "$dir: acquire.lua took no lock" >&2; exit 1; }
         measure "$(basename "$dir") release" "$release" "$tag" "$OWNER"
         [ "$(cli dbsize)" = 0 ] || { echo "$dir: release.lua left $(cli dbsize) keys" >&2; exit 1; }

@@ -3,21 +3,25 @@ package io.github.redislock;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The fencing tokens of the locks the calling thread holds, for code that cannot reach the lock
  * object: a method run under {@code @DistributedLock}, or a repository several calls below the one
- * that took the lock. Every acquisition on a thread records its token here; the final release removes it.
+ * that took the lock. Every acquisition on a thread records here how to get its token; the final release removes it.
+ *
+ * <p>Since issue 33 a Locker records a {@link LongSupplier} per acquisition, not a {@code long}: a plain lock's
+ * everyday acquisition draws no token, and {@link #current} draws it at the first ask.
  */
 public final class FencingTokens {
 
     /**
      * key -> the thread's hold on it: a {@link Token}, or, while several Lockers hold the key on this thread, a map of
-     * Redis key and owner to token, latest acquisition last. One hold per key is the usual case, and it costs one object.
+     * Redis key and owner to token supplier, latest acquisition last. One hold per key is the usual case, and it costs one object.
      */
     private static final ThreadLocal<Map<String, Object>> HELD = ThreadLocal.withInitial(HashMap::new);
 
-    private record Token(String hold, long token) {
+    private record Token(String hold, LongSupplier token) {
     }
 
     private FencingTokens() {
@@ -25,9 +29,11 @@ public final class FencingTokens {
 
     /**
      * The token of the calling thread's hold on {@code key} (the key as given to the Locker, without the prefix);
-     * see {@link RedisLock#fencingToken()} for how a resource uses it and the Redis clock it relies on.
+     * see {@link RedisLock#fencingToken()} for how a resource uses it and the Redis clock it relies on. The first ask of a
+     * plain lock's hold whose acquisition drew no token draws it, in one round trip to Redis (it blocks for that); later asks are local.
      *
      * @throws IllegalStateException when the calling thread holds no lock on {@code key}, or one without a token (Redlock)
+     * @throws LockLostException     when the token had to be drawn and Redis no longer has the hold
      */
     public static long current(String key) {
         Object held = HELD.get().get(key);
@@ -35,14 +41,15 @@ public final class FencingTokens {
             throw new IllegalStateException("The current thread (" + Thread.currentThread().getName()
                     + ") holds no lock on '" + key + "', so it has no fencing token for it");
         }
-        long token = 0;
+        LongSupplier latest = null;
         if (held instanceof Token one) {
-            token = one.token();
+            latest = one.token();
         } else {
-            for (Long each : several(held).values()) {
-                token = each; // the latest acquisition's
+            for (LongSupplier each : several(held).values()) {
+                latest = each; // the latest acquisition's
             }
         }
+        long token = latest.getAsLong();
         if (token == 0) { // recorded by a Locker that has no tokens
             throw new IllegalStateException("The current thread's lock on '" + key + "' has no fencing token: the Redlock Locker "
                     + "(redis-lock.redlock.nodes) gives none, as its masters count tokens each on its own");
@@ -51,23 +58,24 @@ public final class FencingTokens {
     }
 
     /**
-     * For Locker implementations: records the token of an acquisition by the calling thread, so that
-     * {@link #current} finds it. Application code never calls it.
+     * For Locker implementations: records how to get the token of an acquisition by the calling thread, so that
+     * {@link #current} finds it. Application code never calls it. (Before issue 33 it took the token as a {@code long}.)
      *
-     * @param hold names the hold among others on the same key (its Redis key and owner)
+     * @param hold  names the hold among others on the same key (its Redis key and owner)
+     * @param token the hold's token, drawn when first asked for if the acquisition drew none; 0 for none at all (Redlock)
      */
-    public static void record(String key, String hold, long token) {
+    public static void record(String key, String hold, LongSupplier token) {
         Map<String, Object> held = HELD.get();
         Object known = held.get(key);
         if (known == null || known instanceof Token one && one.hold().equals(hold)) {
             held.put(key, new Token(hold, token));
         } else if (known instanceof Token other) {
-            LinkedHashMap<String, Long> holds = new LinkedHashMap<>(4);
+            LinkedHashMap<String, LongSupplier> holds = new LinkedHashMap<>(4);
             holds.put(other.hold(), other.token());
             holds.put(hold, token);
             held.put(key, holds);
         } else {
-            LinkedHashMap<String, Long> holds = several(known);
+            LinkedHashMap<String, LongSupplier> holds = several(known);
             holds.remove(hold);
             holds.put(hold, token);
         }
@@ -82,7 +90,7 @@ public final class FencingTokens {
                 held.remove(key);
             }
         } else if (known != null) {
-            LinkedHashMap<String, Long> holds = several(known);
+            LinkedHashMap<String, LongSupplier> holds = several(known);
             holds.remove(hold);
             if (holds.isEmpty()) {
                 held.remove(key);
@@ -91,7 +99,7 @@ public final class FencingTokens {
     }
 
     @SuppressWarnings("unchecked")
-    private static LinkedHashMap<String, Long> several(Object held) {
-        return (LinkedHashMap<String, Long>) held;
+    private static LinkedHashMap<String, LongSupplier> several(Object held) {
+        return (LinkedHashMap<String, LongSupplier>) held;
     }
 }

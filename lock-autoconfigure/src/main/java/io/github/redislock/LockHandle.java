@@ -26,6 +26,7 @@ public interface LockHandle {
      * The fencing token of the hold the handle's latest acquisition got (a re-entry keeps the first
      * hold's); see {@link RedisLock#fencingToken()} for how a resource uses it, and for the clock
      * assumption: tokens come from the Redis server's clock and rise only while it does not step back.
+     * A handle's acquisition always draws its token, so this never blocks (an event loop may call it).
      *
      * @throws IllegalStateException before the handle's first acquisition completed
      */

@@ -122,9 +122,11 @@ public interface Locker {
 
     /**
      * The fencing token of the calling thread's hold on the lock; see {@link RedisLock#fencingToken()},
-     * also for its clock assumption (tokens rise only while the Redis server's clock does not step back).
+     * also for its clock assumption (tokens rise only while the Redis server's clock does not step back)
+     * and for the hold's first ask, which may block for one round trip to Redis.
      *
      * @throws IllegalMonitorStateException when the calling thread does not hold the lock
+     * @throws LockLostException            when the hold is known lost, or the first ask found Redis no longer has it
      */
     long fencingToken(String key);
 

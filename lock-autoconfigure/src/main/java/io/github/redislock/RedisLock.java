@@ -13,12 +13,20 @@ public interface RedisLock extends Lock {
     String getKey();
 
     /**
-     * The fencing token of the calling thread's hold: a number drawn in Redis at the first acquisition
-     * (re-entering keeps it) that is larger than every token handed out for this key before. Pass it to
+     * The fencing token of the calling thread's hold: a number drawn in Redis once per hold (re-entering
+     * keeps it) that is larger than every token handed out for this key before. Pass it to
      * the resource the lock protects and let the resource refuse writes carrying a smaller token than
      * one it has seen, so a holder that lost the lock during a pause cannot overwrite a newer holder's work.
      *
-     * <p><b>Clock assumption.</b> A first acquisition's token is the Redis server's clock in microseconds
+     * <p><b>When it is drawn, and when this call blocks.</b> A plain lock taken free on a thread draws no
+     * token with its acquisition (most holders never ask): this call, the hold's first ask, draws it in one
+     * round trip to Redis, in a script that also checks Redis still has the hold, and keeps it, so later
+     * calls (and re-entries) answer at once. Every other acquisition draws it in its own script (a fair or
+     * read-write lock, a multi-lock, a hand-off, a restarted count). Holds of one key never overlap in Redis
+     * and each draw happens inside its hold, so a later holder's token is larger whether or not those
+     * between asked.
+     *
+     * <p><b>Clock assumption.</b> A token is the Redis server's clock in microseconds when drawn
      * ({@code TIME}; for fair and read-write locks it seeds their counter when none is left); a lock handed
      * to a queued waiter gets the greater of the releasing holder's token plus one and the clock. Tokens therefore rise only as long as
      * the clock of the server that draws one is not behind the clock that drew the previous one. A clock
@@ -29,7 +37,8 @@ public interface RedisLock extends Lock {
      * again from a new baseline once no old holder can still write (after the longest lease).
      *
      * @throws IllegalMonitorStateException when the calling thread does not hold this lock
-     * @throws LockLostException            when the watchdog already found the hold gone
+     * @throws LockLostException            when the watchdog already found the hold gone, or the first ask found Redis no longer has it
+     * @throws LockRedisException           when the first ask gets no answer from Redis
      */
     long fencingToken();
 

@@ -36,9 +36,11 @@ public final class CurrentLock {
     }
 
     /**
-     * The fencing token of the innermost annotated invocation's lock.
+     * The fencing token of the innermost annotated invocation's lock; the first ask of a hold may block for
+     * one round trip to Redis ({@link FencingTokens#current}).
      *
      * @throws IllegalStateException outside an annotated method, or when it locks several keys (use {@link #fencingToken(String)})
+     * @throws io.github.redislock.LockLostException when the first ask finds Redis no longer has the hold
      */
     public static long fencingToken() {
         List<String> keys = keys();

@@ -329,7 +329,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         if (hold.lost) {
             throw holds.lostException(hold, "the watchdog found it gone");
         }
-        return hold.token;
+        return hold.getAsLong();
     }
 
     private boolean acquire(LockKind kind, List<LockKeys> keys, String owner, long waitNanos, long leaseMillis, boolean interruptible)
@@ -341,7 +341,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             long redisLease = redisLease(leaseMillis);
             LockAttempt attempt = switch (kind) {
                 case PLAIN -> plainAttempt(keys, owner, leaseMillis, redisLease);
-                case FAIR -> attempts.queuing(kind, keys.get(0), owner, leaseMillis, redisLease, false);
+                case FAIR -> attempts.queuing(kind, keys.get(0), owner, leaseMillis, redisLease, false, false);
                 case READ, WRITE -> attempts.readWrite(kind, keys.get(0), owner, leaseMillis, redisLease);
             };
             acquired = new ParkedWait(lifecycle, attempt, () -> kind.describe(describe(keys.stream().map(LockKeys::key).toList())), waitNanos,
@@ -401,7 +401,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** The attempt of a lock handle's plain lock ({@link RedisAsyncLocker}): the same queue place and hand-off as a parked wait's. */
     LockAttempt queuedPlainAttempt(LockKeys keys, String owner, long leaseMillis) {
         leaseMillis = holds.reentryLease(LockKind.PLAIN, List.of(keys), owner, leaseMillis);
-        return attempts.queuing(LockKind.PLAIN, keys, owner, leaseMillis, redisLease(leaseMillis), true);
+        return attempts.queuing(LockKind.PLAIN, keys, owner, leaseMillis, redisLease(leaseMillis), true, true);
     }
 
     /** A token owner's field; the '~' keeps it apart from every thread owner's numeric id. */

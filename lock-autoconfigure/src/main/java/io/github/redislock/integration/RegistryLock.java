@@ -17,7 +17,8 @@ import io.github.redislock.RedisLock;
  * then hand out a fresh hold with a new fencing token, and a heartbeat that re-takes its lock (as
  * {@code LockRegistryLeaderInitiator}'s does) would go on leading, its one unlock per beat freeing the
  * lock for somebody else. A re-entry compares the hold's token before and after instead, and a
- * changed token, or a hold the watchdog already found gone, is reported as the loss it is.
+ * changed token, or a hold the watchdog already found gone (or the token's draw found gone), is
+ * reported as the loss it is. The hold's first re-entry draws its token (one round trip), later ones find it kept.
  */
 class RegistryLock implements RedisLock {
 
@@ -187,10 +188,10 @@ class RegistryLock implements RedisLock {
         long token = 0;
         if (reentry) {
             try {
-                token = locker.fencingToken(key); // local: no round trip
+                token = locker.fencingToken(key); // drawn at the hold's first re-entry (a round trip that checks the hold), then kept
             } catch (LockLostException e) {
                 dropLostHold(locker);
-                throw LockerLockRegistry.lockLost(key, "the watchdog found it gone");
+                throw LockerLockRegistry.lockLost(key, "the watchdog found it gone, or Redis no longer had it when its token was drawn");
             } catch (IllegalMonitorStateException e) { // the Locker forgot it: a first acquisition after all
                 registry.releasedOne(key, true);
                 reentry = false;

@@ -314,8 +314,11 @@ final class LockerCandidacy implements Candidacy, Runnable {
                 release();
                 return;
             }
-            term = locker.fencingToken(role);
-        } catch (IllegalMonitorStateException e) { // lost already
+            term = locker.fencingToken(role); // drawn now, on this run's own thread: one round trip per grant, then kept on the hold
+        } catch (RuntimeException e) { // lost already (IllegalMonitorStateException), or the term's draw got no reply
+            if (!(e instanceof IllegalMonitorStateException)) {
+                log.warn("Could not draw the term of role '" + role + "' before leading; it is given back", e);
+            }
             release();
             return;
         }

@@ -62,7 +62,7 @@ class CloseDuringATryTest {
     void aTryThatQueuesAfterItsLockerWithdrewItsWaitsLeavesNoPlaceBehind() throws Exception {
         holder.locker.lock(key);
         LockAttempt attempt = closing.attempts.queuing(LockKind.PLAIN, LockKeys.of(LockerFixture.PREFIX, key), closing.currentOwner(),
-                Locker.WATCHDOG_LEASE, Duration.ofSeconds(3).toMillis(), false);
+                Locker.WATCHDOG_LEASE, Duration.ofSeconds(3).toMillis(), false, false);
         CompletableFuture<?> reply = attempt.send(true); // on its way: its reply is not settled yet
 
         closing.close(); // withdraws the waits it knows queued, before the try has settled (and queued the wait)

@@ -261,7 +261,7 @@ class HandOffTest extends TwoInstances {
     /** Puts an owner into the wait queue as a blocked lock() of another instance would, without that instance. */
     private void queue(String owner, long keepPlaceMillis) {
         LockCommands.Acquisition blocked = first.commands.await(first.commands.acquireAsync(List.of(keys), owner, WATCHDOG_TIMEOUT.toMillis(),
-                new boolean[] {true}, keepPlaceMillis, member(owner), false, keepPlaceMillis > 0));
+                new boolean[] {true}, keepPlaceMillis, member(owner), false, keepPlaceMillis > 0, false));
         assertThat(blocked.acquired()).isFalse();
     }
 

@@ -137,7 +137,7 @@ final class ModelReplay implements AutoCloseable {
                     boolean queues = !marks && a[1] != 0; // member 0: a try with no wait, which does not queue
                     long keepPlace = queues ? KEEP_PLACE : 0;
                     byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[marks ? 1 : 3] == 1},
-                            keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks);
+                            keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks, true); // the model draws every token at its acquisition
                     List<Object> answer = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
                     // a lone integer (Lettuce's MULTI output makes it a list of one) is a first hold's token
                     List<Object> reply = answer.size() == 1 ? List.of(1L, 1L, answer.get(0)) : answer;

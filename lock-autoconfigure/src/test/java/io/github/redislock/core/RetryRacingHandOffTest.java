@@ -61,7 +61,7 @@ class RetryRacingHandOffTest {
     @Test
     void aHandOffMessageReadAfterARetryFoundTheLockHeldIsNotTakenAndLeavesNoPlace() {
         long lease = WATCHDOG_TIMEOUT.toMillis(); // a watched lease: the hand-off's claim lease is the whole lease
-        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false);
+        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false, false);
         long token = retryRacesTheHandOff(wait);
 
         assertThat(wait.handedOver(token)).as("the hand-off, whose claim lease ended before another owner took the lock")
@@ -76,7 +76,7 @@ class RetryRacingHandOffTest {
     @Test
     void aTryThatTakesTheLockAfterAnExpiredHandOffLeavesNoPlace() {
         long lease = 2 * WATCHDOG_TIMEOUT.toMillis(); // longer than the claim lease: the hand-off is claimed in Redis
-        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false);
+        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false, false);
         long token = retryRacesTheHandOff(wait);
         assertThat(wait.handedOver(token)).isEqualTo(LockAttempt.HandOff.EXPIRED);
 
@@ -91,7 +91,7 @@ class RetryRacingHandOffTest {
     @Test
     void aTryWhoseReplyWasLostLeavesNoPlaceOnceALaterTryTakesTheLock() {
         long lease = 2 * WATCHDOG_TIMEOUT.toMillis();
-        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false);
+        LockAttempt wait = waiting.locker.attempts.queuing(LockKind.PLAIN, keys, waiter, lease, lease, false, false);
         long token = retryRacesTheHandOff(wait);
         assertThat(wait.handedOver(token)).isEqualTo(LockAttempt.HandOff.EXPIRED);
 

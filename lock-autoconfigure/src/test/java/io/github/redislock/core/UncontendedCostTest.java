@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -102,10 +103,77 @@ class UncontendedCostTest {
             List<Object> acquire = scriptCallOf(() -> instance.locker.lock("flags"));
             instance.locker.unlock("flags");
 
-            // lease, owner, flags (no queue place to give up, waits, first hold): the first try of a wait queues nothing
+            // lease, owner, flags (no queue place to give up, waits, no token drawn, first hold): the first try of a wait queues nothing
             assertThat(acquire).as("EVALSHA, its sha, the key count, 1 KEY, then ARGV").hasSize(7);
             assertThat(acquire.subList(2, 4)).containsExactly("1", "lock:flags");
-            assertThat(acquire.get(6)).isEqualTo("011");
+            assertThat(acquire.get(6)).isEqualTo("0101");
+        }
+    }
+
+    @Test
+    void anUncontendedLockReadsNoClockItsTokenIsNotDrawn() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            instance.locker.lock("warm-up");
+            instance.locker.unlock("warm-up");
+            redis.resetStats();
+
+            instance.locker.lock("clockless");
+            Map<String, Long> calls = commandsSinceReset();
+            instance.locker.unlock("clockless");
+
+            assertThat(calls).isEqualTo(Map.of("evalsha", 1L, "pttl", 1L, "hset", 1L, "pexpire", 1L));
+        }
+    }
+
+    @Test
+    void aHoldsTokenIsDrawnAtItsFirstAskOnlyAReentryAndASecondAskSendNothing() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            instance.locker.lock("warm-up"); // token.lua loaded: only the measured calls are counted below
+            instance.locker.fencingToken("warm-up");
+            instance.locker.unlock("warm-up");
+            instance.locker.lock("asked");
+            redis.resetStats();
+
+            long token = instance.locker.fencingToken("asked");
+            assertThat(commandsSinceReset()).as("the first ask").isEqualTo(Map.of("evalsha", 1L, "hexists", 1L, "time", 1L));
+            redis.resetStats();
+            instance.locker.lock("asked");
+            assertThat(instance.locker.fencingToken("asked")).isEqualTo(token);
+            assertThat(instance.locker.fencingToken("asked")).isEqualTo(token);
+            Map<String, Long> calls = commandsSinceReset();
+            instance.locker.unlock("asked");
+            instance.locker.unlock("asked");
+
+            assertThat(calls).as("a re-entry and two asks").isEqualTo(Map.of("evalsha", 1L, "pttl", 1L, "hexists", 1L, "hincrby", 1L, "pexpire", 1L));
+        }
+    }
+
+    @Test
+    void anAsyncHandlesTokenIsDrawnWithItsAcquisitionSoReadingItSendsNothing() throws Exception {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            LockHandle handle = instance.async.acquire("handle", Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS);
+            redis.resetStats();
+
+            assertThat(handle.fencingToken()).isPositive();
+            Map<String, Long> calls = commandsSinceReset();
+            instance.async.release(handle).get(5, TimeUnit.SECONDS);
+
+            assertThat(calls).isEmpty();
+        }
+    }
+
+    @Test
+    void aReactiveHandlesTokenIsDrawnWithItsAcquisitionSoReadingItSendsNothing() {
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30))) {
+            RedisReactiveLocker reactive = new RedisReactiveLocker(instance.async);
+            LockHandle handle = reactive.acquire("reactive", Duration.ZERO, Duration.ofSeconds(10)).block(Duration.ofSeconds(5));
+            redis.resetStats();
+
+            assertThat(handle.fencingToken()).isPositive();
+            Map<String, Long> calls = commandsSinceReset();
+            reactive.release(handle, Duration.ZERO).block(Duration.ofSeconds(5));
+
+            assertThat(calls).isEmpty();
         }
     }
 

@@ -125,12 +125,12 @@ class WaitersMarkTest extends TwoInstances {
         String earlier = "earlier-instance:1";
         String member = LockCommands.queueMember(LockCommands.inboxField("earlier-inbox"), "1:" + earlier, 30_000);
         java.util.List<LockKeys> group = java.util.List.of(keys);
-        assertThat(first.commands.await(first.commands.acquireAsync(group, earlier, 30_000, new boolean[] {true}, 10_000, member, false, true)).acquired()).isFalse();
+        assertThat(first.commands.await(first.commands.acquireAsync(group, earlier, 30_000, new boolean[] {true}, 10_000, member, false, true, false)).acquired()).isFalse();
         Future<Long> heldAt = patientWaiter();
         await().atMost(Duration.ofSeconds(5)).until(() -> queueLength() == 2);
         first.redis.delete(keys.name()); // the holder's lease ends
 
-        LockCommands.Acquisition retry = first.commands.await(first.commands.acquireAsync(group, earlier, 30_000, new boolean[] {true}, 10_000, member, true, true));
+        LockCommands.Acquisition retry = first.commands.await(first.commands.acquireAsync(group, earlier, 30_000, new boolean[] {true}, 10_000, member, true, true, false));
         assertThat(retry.acquired()).as("the earlier waiter's retry finds the lock free").isTrue();
         assertThat(queueLength()).isEqualTo(1);
         assertThat(hasMark()).as("mark for the waiter left behind").isTrue();

@@ -219,6 +219,21 @@ class LockerLockRegistryTest {
     }
 
     @Test
+    void aReentryIntoAHoldWhoseTokenIsKeptThatRedisLostFailsInsteadOfTakingTheLockAnew() {
+        Lock lock = registry.obtain(key);
+        lock.lock();
+        lock.lock(); // the first re-entry draws the hold's token, kept for the next
+        lock.unlock();
+        first.redis.delete(first.redisKey(key)); // lost before the watchdog looked
+
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock).withMessageContaining(key)
+                .withMessageContaining("Redis no longer had it");
+
+        assertThat(first.redis.hasKey(first.redisKey(key))).as("the re-entry left nothing held").isFalse();
+        assertThat(first.locker.heldLockCount()).isZero();
+    }
+
+    @Test
     void aReentryIntoAHoldTheWatchdogFoundGoneFailsAndTheThreadHoldsNothing() {
         Lock lock = registry.obtain(key);
         lock.lock();
@@ -240,7 +255,8 @@ class LockerLockRegistryTest {
         Lock theirs = otherInstance.obtain(key);
         assertThat(theirs.tryLock()).isTrue();
 
-        assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+        // the re-entry draws the hold's token first, which finds the hold gone in Redis (issue 33: no longer a false from the try)
+        assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.tryLock(100, TimeUnit.MILLISECONDS)).withMessageContaining(key);
 
         assertThat(first.locker.heldLockCount()).isZero();
         assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);

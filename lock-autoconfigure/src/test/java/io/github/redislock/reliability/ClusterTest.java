@@ -143,6 +143,22 @@ class ClusterTest {
     }
 
     @Test
+    void aBlockingHoldDrawsItsFencingTokenAtTheFirstAskOnTheMasterOfItsKey() {
+        contextRunner().run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            for (String key : keysOnEveryMaster()) {
+                locker.lock(key);
+                long token = locker.fencingToken(key);
+                assertThat(token).as("token of '%s'", key).isPositive().isEqualTo(locker.fencingToken(key));
+                locker.unlock(key);
+                locker.lock(key);
+                assertThat(locker.fencingToken(key)).as("the next hold of '%s'", key).isGreaterThan(token);
+                locker.unlock(key);
+            }
+        });
+    }
+
+    @Test
     void theAsyncLockerTakesHandsOnAndReleasesLocksOnEveryMasterLeavingNoKey() {
         contextRunner().withPropertyValues("redis-lock.watchdog-timeout=30s").run(context -> {
             try (RedisAsyncLocker async = new RedisAsyncLocker(context.getBean(RedisLocker.class))) {

@@ -52,7 +52,7 @@ public final class HeldLocks {
     private final Map<Hold.Id, Hold> holds = new ConcurrentHashMap<>();
     private final Locker locker;
     private final Supplier<String> currentOwner;
-    private final LockCommands commands;
+    final LockCommands commands;
     private final LockWatchdog watchdog;
     private final LockObserver observer;
     private final ApplicationEventPublisher events;
@@ -106,7 +106,7 @@ public final class HeldLocks {
         Hold hold = holds.compute(new Hold.Id(keys.name(), owner, kind.holdSlot()), (held, known) -> {
             if (holdCount == 1 || known == null) {
                 replaced[0] = known; // a hold lost earlier and never unlocked
-                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this::publishLost);
+                Hold taken = new Hold(held, keys, kind, token, holdCount, leaseMillis, threadOwned, uncontended, this);
                 if (known != null && known.lost) {
                     taken.owedToLost = known.count + known.owedToLost;
                 }
@@ -134,7 +134,7 @@ public final class HeldLocks {
             watchdog.watch(hold);
         }
         if (threadOwned) { // a token owner's lock may end on another thread: no thread-local for it
-            FencingTokens.record(keys.key(), owner, hold.token); // the owner names the hold among others on the key: one locker, one prefix
+            FencingTokens.record(keys.key(), owner, hold); // the owner names the hold among others on the key: one locker, one prefix
         }
         if (LOCKER_LOG.isDebugEnabled()) {
             LOCKER_LOG.debug("Acquired " + kind.describe(keys.name()) + " (hold " + holdCount + ", token " + hold.token + ", "
@@ -170,7 +170,7 @@ public final class HeldLocks {
         FencingTokens.forget(hold.keys.key(), hold.owner);
     }
 
-    private void publishLost(Hold hold, String reason) {
+    void publishLost(Hold hold, String reason) {
         if (LockLostEvent.OWNER_THREAD_TERMINATED.equals(reason)) {
             holds.remove(hold.id, hold); // nobody is left to unlock it
         }

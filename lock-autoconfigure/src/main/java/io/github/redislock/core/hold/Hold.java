@@ -8,17 +8,19 @@ import io.github.redislock.Locker;
 import io.github.redislock.LockNameScope;
 
 import java.lang.ref.WeakReference;
-import java.util.function.BiConsumer;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.function.LongSupplier;
 
 /** What this instance knows of one owner's hold of one lock: so an unlock knows whether it is the final one before asking Redis. */
-public final class Hold implements WatchedLock {
+public final class Hold implements WatchedLock, LongSupplier {
 
     public final LockKeys keys;
     public final String owner;
     /** How it was first taken; decides the release script. */
     public final LockKind kind;
     final Id id;
-    public final long token;
+    /** 0 until drawn (a blocking locker's everyday acquisition draws none); set once, by its acquisition or its first ask. */
+    public volatile long token;
     /** Taken by its first try (not after a blocked one, nor by a hand-off): its final release tries the short one. */
     final boolean takenUncontended;
     final long sinceNanos = System.nanoTime();
@@ -40,9 +42,9 @@ public final class Hold implements WatchedLock {
     long owedToLost;
     /** The name metrics give it, from the {@link LockNameScope} it was taken in; null lets the namer decide. */
     final String name = LockNameScope.current();
-    private final BiConsumer<Hold, String> onLost;
+    private final HeldLocks holds;
 
-    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned, boolean takenUncontended, BiConsumer<Hold, String> onLost) {
+    Hold(Id id, LockKeys keys, LockKind kind, long token, long count, long leaseMillis, boolean threadOwned, boolean takenUncontended, HeldLocks holds) {
         this.keys = keys;
         this.owner = id.owner();
         this.kind = kind;
@@ -51,7 +53,7 @@ public final class Hold implements WatchedLock {
         this.takenUncontended = takenUncontended;
         this.count = count;
         this.leaseMillis = leaseMillis;
-        this.onLost = onLost;
+        this.holds = holds;
         this.ownerThread = threadOwned ? new WeakReference<>(Thread.currentThread()) : null;
     }
 
@@ -84,7 +86,19 @@ public final class Hold implements WatchedLock {
     public void lost(String reason) {
         lost = true;
         watched = false;
-        onLost.accept(this, reason);
+        holds.publishLost(this, reason);
+    }
+
+    private static final AtomicLongFieldUpdater<Hold> TOKEN = AtomicLongFieldUpdater.newUpdater(Hold.class, "token");
+
+    /** The fencing token; one its acquisition did not draw is drawn now ({@code token.lua}, which checks the hold), the first drawn kept. */
+    @Override
+    public long getAsLong() {
+        long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));
+        if (drawn < 0) {
+            throw holds.lostException(this, "Redis no longer had it when its fencing token was asked for");
+        }
+        return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;
     }
 
     @Override

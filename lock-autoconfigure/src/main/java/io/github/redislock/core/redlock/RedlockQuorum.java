@@ -86,7 +86,7 @@ public final class RedlockQuorum extends LockCommands {
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<CompletableFuture<Acquisition>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> undoing != null && !undoing.get(i).isDone()
                 ? CompletableFuture.<Acquisition>completedFuture(null)
-                : send(i, (node, index) -> node.acquireAsync(List.of(keys), owner, leaseMillis, new boolean[] {firstHold}, 0, null, false, false))).toList();
+                : send(i, (node, index) -> node.acquireAsync(List.of(keys), owner, leaseMillis, new boolean[] {firstHold}, 0, null, false, false, false))).toList();
         return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
             List<Acquisition> took = answers.stream().filter(answer -> answer != null && answer.acquired()).toList();
@@ -165,6 +165,9 @@ public final class RedlockQuorum extends LockCommands {
             return left;
         });
     }
+
+    @Override // no token: each master would draw its own (see RedlockLocker)
+    public CompletableFuture<Long> tokenAsync(LockKeys keys, String owner) { return CompletableFuture.completedFuture(0L); }
 
     @Override
     public boolean exists(LockKeys keys) {

@@ -67,8 +67,8 @@ public class LockCommands implements RenewalClient {
 
         static Acquisition of(Object shape) {
             List<?> reply = shape instanceof List<?> list ? list : List.of(shape); // a lone integer: a Long from Jedis, a list of one from Lettuce
-            if (reply.size() == 1 || number(reply, 0) != 1) { // size 1: acquire.lua's everyday reply, a first hold's token alone
-                return reply.size() == 1 ? new Acquisition(true, new long[] {1}, new long[] {number(reply, 0)}, -1, 0)
+            if (reply.size() == 1 || number(reply, 0) != 1) { // size 1: acquire.lua's everyday reply, a first hold's token alone or 1 (none drawn: 0)
+                return reply.size() == 1 ? new Acquisition(true, new long[] {1}, new long[] {number(reply, 0) == 1 ? 0 : number(reply, 0)}, -1, 0)
                         : new Acquisition(false, new long[0], new long[0], (int) number(reply, 1) - 1, number(reply, 2));
             }
             long[] holdCounts = new long[(reply.size() - 1) / 2];
@@ -86,11 +86,11 @@ public class LockCommands implements RenewalClient {
         }
     }
 
-    /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them (see {@code acquire.lua}). */
+    /** Takes every lock of {@code group} (one hash slot) for {@code owner}, or none of them (see {@code acquire.lua}; {@code drawToken}: its flag 3). */
     public CompletableFuture<Acquisition> acquireAsync(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
-                                                String queueMember, boolean queuedBefore, boolean waits) {
+                                                String queueMember, boolean queuedBefore, boolean waits, boolean drawToken) {
         return synced(LockKind.PLAIN, group, owner, leaseMillis, LockScript.ACQUIRE, acquireKeyCount(group.size(), keepPlaceMillis),
-                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits),
+                () -> acquireKeysAndArgs(group, owner, leaseMillis, firstHolds, keepPlaceMillis, queueMember, queuedBefore, waits, drawToken),
                 Acquisition::of, Acquisition::tookFirstHold);
     }
 
@@ -103,16 +103,17 @@ public class LockCommands implements RenewalClient {
 
     /** KEYS then ARGV of {@code acquire.lua}; also what the benchmark's Redis ceiling sends. */
     public static byte[][] acquireKeysAndArgs(List<LockKeys> group, String owner, long leaseMillis, boolean[] firstHolds, long keepPlaceMillis,
-                                       String queueMember, boolean queuedBefore, boolean waits) {
+                                       String queueMember, boolean queuedBefore, boolean waits, boolean drawToken) {
         int locks = group.size();
         int keyCount = acquireKeyCount(locks, keepPlaceMillis);
         byte[][] keysAndArgs = new byte[keyCount + (keepPlaceMillis > 0 ? 5 : 3)][];
-        byte[] flags = keysAndArgs[keyCount + 2] = new byte[2 + locks];
+        byte[] flags = keysAndArgs[keyCount + 2] = new byte[3 + locks];
         flags[0] = flag(queuedBefore)[0];
         flags[1] = flag(waits)[0];
+        flags[2] = flag(drawToken)[0];
         for (int i = 0; i < locks; i++) {
             keysAndArgs[i] = bytes(group.get(i).name());
-            flags[2 + i] = flag(firstHolds[i])[0];
+            flags[3 + i] = flag(firstHolds[i])[0];
         }
         if (keepPlaceMillis > 0) {
             keysAndArgs[1] = bytes(group.get(0).waitQueue());
@@ -198,6 +199,11 @@ public class LockCommands implements RenewalClient {
             }
             return holdsLeft;
         });
+    }
+
+    /** The fencing token of {@code owner}'s plain hold, drawn now ({@code token.lua}): -1 when Redis no longer has that hold. */
+    public CompletableFuture<Long> tokenAsync(LockKeys keys, String owner) {
+        return send(keys.name(), LockScript.TOKEN, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(keys.name()), bytes(owner)});
     }
 
     /** Takes a waiter that gives up out of the queue, releasing a hold handed to it meanwhile; true when it had been handed the lock. */

@@ -14,7 +14,7 @@ import org.springframework.core.io.ClassPathResource;
 /** The Lua scripts of the lock, loaded once from the {@code .lua} resources beside this class (ACQUIRE is {@code acquire.lua}). */
 public enum LockScript {
 
-    ACQUIRE, RELEASE, RENEW, RENEW_LEASES, READ_WRITE, FAIR, FORCE_RELEASE, CLAIM;
+    ACQUIRE, RELEASE, RENEW, RENEW_LEASES, READ_WRITE, FAIR, FORCE_RELEASE, CLAIM, TOKEN;
 
     private final byte[] body;
     private final String sha1Hex;

@@ -71,7 +71,7 @@ public final class LockAttempts {
 
     public LockAttempt plain(List<LockKeys> keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
         if (keys.size() == 1) {
-            return queuing(LockKind.PLAIN, keys.get(0), owner, leaseMillis, redisLease, sharedOwner);
+            return queuing(LockKind.PLAIN, keys.get(0), owner, leaseMillis, redisLease, sharedOwner, false);
         }
         List<List<LockKeys>> groups = HeldLocks.bySlot(keys, LockKeys::name);
         return queue -> tryGroups(groups, 0, queue, owner, leaseMillis, redisLease, new ArrayList<>(), new ArrayList<>());
@@ -83,8 +83,8 @@ public final class LockAttempts {
     }
 
     /** A single plain or fair lock; {@code sharedOwner}: whether {@code owner} may acquire from several threads at once (they then take turns). */
-    public LockAttempt queuing(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
-        return new QueuedLock(kind, keys, owner, leaseMillis, redisLease, sharedOwner);
+    public LockAttempt queuing(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner, boolean drawToken) {
+        return new QueuedLock(kind, keys, owner, leaseMillis, redisLease, sharedOwner, drawToken);
     }
 
     /**
@@ -99,6 +99,8 @@ public final class LockAttempts {
         private final long leaseMillis;
         private final long redisLease;
         private final boolean sharedOwner;
+        /** A lock handle's: a free plain lock's token is drawn with it, as the handle must never block to tell it. */
+        private final boolean drawToken;
         private final long keepPlace;
         private final long claimLease;
         /** Plain only: a release does not hand a fair lock over. */
@@ -117,7 +119,7 @@ public final class LockAttempts {
         /** Whether the last try asked for a place: its lost reply may have queued it. */
         private volatile boolean lastTryQueued;
 
-        QueuedLock(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner) {
+        QueuedLock(LockKind kind, LockKeys keys, String owner, long leaseMillis, long redisLease, boolean sharedOwner, boolean drawToken) {
             this.kind = kind;
             this.fair = kind == LockKind.FAIR;
             this.keys = keys;
@@ -125,6 +127,7 @@ public final class LockAttempts {
             this.leaseMillis = leaseMillis;
             this.redisLease = redisLease;
             this.sharedOwner = sharedOwner;
+            this.drawToken = drawToken;
             long watchdogMillis = watchdog.timeout().toMillis();
             this.keepPlace = fair ? watchdogMillis : keepPlaceMillis(watchdogMillis);
             this.claimLease = Math.min(redisLease, watchdogMillis);
@@ -142,7 +145,7 @@ public final class LockAttempts {
             lastTryFirstHold = firstHolds[0];
             // Unless contended lately, a wait's first try sends what a tryLock sends, marking a lock it finds held, and queues only when blocked
             return queue && !fair && !placeSought && contendedUntil.get(contendedBucket()) - System.nanoTime() < 0
-                    ? commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, true).thenCompose(marked -> marked.acquired()
+                    ? commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, true, drawToken).thenCompose(marked -> marked.acquired()
                             ? CompletableFuture.completedFuture(marked) : acquire(group, firstHolds, true))
                     : acquire(group, firstHolds, queue);
         }
@@ -157,7 +160,7 @@ public final class LockAttempts {
             placeSought |= queue;
             lastTryQueued = queue;
             return fair ? commands.acquireAsync(kind, keys, owner, redisLease, queue ? keepPlace : 0, firstHolds[0], false)
-                    : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, queue ? member() : null, queuedBefore, queue);
+                    : commands.acquireAsync(group, owner, redisLease, firstHolds, queue ? keepPlace : 0, queue ? member() : null, queuedBefore, queue, drawToken);
         }
 
         /** Marks the wait queued only now that its reply is in: a close withdraws no place it did not see, so a try it missed gives back its take. */
@@ -264,7 +267,7 @@ public final class LockAttempts {
                                                          long redisLease, List<LockKeys> taken, List<LockCommands.Acquisition> results) {
         List<LockKeys> group = groups.get(index);
         boolean[] firstHolds = holds.firstHolds(group, owner);
-        return commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue).handle((attempt, failure) -> {
+        return commands.acquireAsync(group, owner, redisLease, firstHolds, 0, null, false, queue, false).handle((attempt, failure) -> {
             if (failure != null || !attempt.acquired()) {
                 for (int i = 0; failure != null && i < group.size(); i++) {
                     if (firstHolds[i]) { // the lost reply may have taken it: only this try can give it back

@@ -1,8 +1,10 @@
 -- Takes or re-enters one or more reentrant locks, all or nothing (a multi-lock passes several; all
 -- KEYS share one hash slot). The same script serves one Redis or each node of a Redlock.
--- The uncontended first acquisition, the everyday case, runs 4 commands (PTTL, HSET, PEXPIRE, TIME):
--- its fencing token is the Redis clock, read once per call, so no counter key has to be written,
--- expired or deleted. Each lock's remaining life is read once, up front: it tells a free lock (-2),
+-- The uncontended first acquisition, the everyday case, runs 3 commands (PTTL, HSET, PEXPIRE) and draws
+-- no fencing token unless flag 3 asks for it (TIME, a 4th): most holders never read theirs, and one that
+-- does draws it later with token.lua, inside its hold (issue 33). Every other first hold draws its token
+-- here: the Redis clock, read once per call, so no counter key has to be written, expired or deleted.
+-- Each lock's remaining life is read once, up front: it tells a free lock (-2),
 -- is the blocked reply, and decides whether a re-entry or a restarted count lengthens the lease.
 -- KEYS[i]     lock hash i (<key-prefix><key>); one field per owner, value = hold count; a 'waiters'
 --             field (see below) once a waiter blocked on it
@@ -12,13 +14,15 @@
 -- ARGV[1]     lease in milliseconds (the watchdog timeout when the watchdog keeps the lock alive); a
 --             re-entry only ever lengthens the lock's remaining life, never shortens it
 -- ARGV[2]     owner field (<clientId>:<threadId> or a per-invocation owner token)
--- ARGV[3]     the flags, one character each, '1' for yes and '0' for no; its length is 2 + the number of
+-- ARGV[3]     the flags, one character each, '1' for yes and '0' for no; its length is 3 + the number of
 --             locks. Flag 1: when queuing, this wait may still have a place in the wait queue from an
 --             earlier try, which it gives up when it gets the lock ('0' saves that work).
 --             Flag 2: the caller waits if blocked: the blocking lock's hash gets the field 'waiters',
 --             which tells its release to look at the queue and publish (a release of a lock without it
 --             skips both); when queuing it is set in any case.
---             Flag 2+i: the client knows of no hold of this owner on lock i: a count Redis still has
+--             Flag 3: the everyday case draws its token now (the async and reactive lockers, whose handles
+--             answer fencingToken() without a round trip); '0' leaves it undrawn.
+--             Flag 3+i: the client knows of no hold of this owner on lock i: a count Redis still has
 --             for it was left by an acquisition whose reply never arrived (a timeout) or by a hand-off
 --             whose message was missed, so the count restarts at 1 and a new token is drawn, instead
 --             of a phantom re-entry the owner's single unlock would never undo; the key's remaining
@@ -30,9 +34,9 @@
 --             release.lua, which parses it, and LockCommands.queueMember); the wait id tells this
 --             wait apart from the same owner's earlier ones, so a late hand-off message is not mistaken
 --             for one to this wait
--- Returns     token (an integer, not a table) for a first acquisition of a single lock that was free and
---               leaves no queue place behind (the everyday case): the fencing token as below, the
---               hold count 1;
+-- Returns     an integer, not a table, for a first acquisition of a single lock that was free and
+--               leaves no queue place behind (the everyday case), hold count 1: with flag 3 the fencing
+--               token as below, else 1 (no token drawn: a token is at least a clock in microseconds);
 --             {1, holdCount1, token1, holdCount2, token2, ...} otherwise when this owner now holds every lock:
 --               holdCount 1 = first acquisition, whose fencing token is the Redis clock in
 --               microseconds (TIME); a token taken over in a hand-off is at least one above the
@@ -42,16 +46,19 @@
 --             {0, i, pttl} when lock i is held by another owner and nothing was taken; pttl is its
 --               remaining lease in ms (-1 when the key has no expiry, so the caller cannot know when it ends).
 local flags = ARGV[3]
-local locks = #flags - 2
+local locks = #flags - 3
 local owner = ARGV[2]
 local placeToGiveUp = ARGV[4] and string.sub(flags, 1, 1) == '1'
 -- The everyday case first, with no table or closure built for it: one free lock, and no queue place
--- this wait must give up. It does what the loops below do for it (HSET, PEXPIRE, TIME), and replies
--- with the token alone.
+-- this wait must give up. It does what the loops below do for it (HSET, PEXPIRE, and TIME only when flag 3
+-- asks), and replies with the token alone, or 1. HSET's value is the string '1', which Redis need not format.
 local firstPttl = redis.call('pttl', KEYS[1])
 if firstPttl == -2 and locks == 1 and not placeToGiveUp then
-    redis.call('hset', KEYS[1], owner, 1)
+    redis.call('hset', KEYS[1], owner, '1')
     redis.call('pexpire', KEYS[1], ARGV[1])
+    if string.sub(flags, 3, 3) ~= '1' then
+        return 1
+    end
     local clock = redis.call('time')
     return tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 end
@@ -103,9 +110,9 @@ local reply = {1}
 for i = 1, locks do
     local hash = KEYS[i]
     local holdCount = 1
-    -- Whether the count restarts over a hold Redis still had (see flag 2+i): that hold's longer life is kept.
+    -- Whether the count restarts over a hold Redis still had (see flag 3+i): that hold's longer life is kept.
     local restarted = false
-    if flag(2 + i) then
+    if flag(3 + i) then
         restarted = redis.call('hset', hash, owner, 1) == 0
         if othersQueued then
             redis.call('hset', hash, 'waiters', 1)

@@ -32,10 +32,10 @@
 --             '0' for the owner's last hold as its client counts: the lock is freed whatever Redis counts
 --             (a count above the client's was left by a re-entry whose reply was lost, which nobody will
 --             unlock; kept, the watchdog would renew it with nobody behind it)
--- ARGV[3+2i]  the releasing owner's fencing token on lock i (0 when unknown): a hand-off gives the
+-- ARGV[3+2i]  the releasing owner's fencing token on lock i (0 when unknown or never drawn): a hand-off gives the
 --             next owner the greater of one above it and the Redis clock in microseconds (a re-entry
 --             whose reply was lost may have drawn a clock token the releasing client never learnt); a
---             later first acquisition reads the clock, which the hand-offs (a round trip each) cannot
+--             later hold draws from the clock (acquire.lua, token.lua), which the hand-offs (a round trip each) cannot
 --             have overtaken
 -- ARGV[3+2n+i] optional (n = #KEYS / 4; absent or 0 for a plain release): ms to keep lock i on a
 --             final release instead of freeing it (a shortest hold, 'holdAtLeast'): the owner's field

@@ -79,7 +79,7 @@ class ShortReleaseTest {
     void aWaiterThatQueuedDuringTheHoldGetsTheLockFromTheFullReleaseThatFollows() throws Exception {
         take("owner-a");
         String member = LockCommands.queueMember(LockCommands.inboxField(LockerFixture.PREFIX + "inbox"), "1:owner-b", LEASE);
-        assertThat(done(commands.acquireAsync(group, "owner-b", LEASE, new boolean[] {true}, LEASE, member, false, true)).acquired()).isFalse();
+        assertThat(done(commands.acquireAsync(group, "owner-b", LEASE, new boolean[] {true}, LEASE, member, false, true, false)).acquired()).isFalse();
 
         assertThat(done(releaseTakenUncontended("owner-a"))).containsExactly(0);
         assertThat(redis.command("HGET", keys.name(), "owner-b")).as("handed to the queued waiter").isEqualTo("1");
@@ -88,7 +88,7 @@ class ShortReleaseTest {
     }
 
     private void take(String owner) throws Exception {
-        assertThat(done(commands.acquireAsync(group, owner, LEASE, new boolean[] {true}, 0, null, false, false)).acquired()).isTrue();
+        assertThat(done(commands.acquireAsync(group, owner, LEASE, new boolean[] {true}, 0, null, false, false, false)).acquired()).isTrue();
     }
 
     private CompletableFuture<long[]> releaseTakenUncontended(String owner) {

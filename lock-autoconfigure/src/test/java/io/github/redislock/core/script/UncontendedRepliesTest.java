@@ -23,8 +23,8 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The uncontended pair's replies are single integers: {@code acquire.lua} answers the first hold of one free lock with its
- * fencing token alone, and the short release with 0, -1 or -2; every other outcome keeps its table. The client reads both
+ * The uncontended pair's replies are single integers: {@code acquire.lua} answers the first hold of one free lock with 1
+ * (no token drawn), or with its fencing token alone when asked to draw it, and the short release with 0, -1 or -2; every other outcome keeps its table. The client reads both
  * shapes on every way a script reaches Redis: Lettuce's shared connection, a Lettuce connection of its own (a factory that
  * shares none) and Jedis.
  */
@@ -47,9 +47,18 @@ class UncontendedRepliesTest {
     }
 
     @Test
-    void aFirstAcquisitionOfAFreeLockRepliesWithItsTokenAloneTheRedisClockInMicroseconds() {
+    void aFirstAcquisitionOfAFreeLockDrawsNoTokenAndRepliesWithOne() {
+        Object reply = eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "0001");
+
+        assertThat(reply).isEqualTo(1L);
+        assertThat(redis.command("HGET", keys.name(), "owner-a")).isEqualTo("1");
+        assertThat((Long) redis.command("PTTL", keys.name())).isBetween(1L, LEASE);
+    }
+
+    @Test
+    void aFirstAcquisitionOfAFreeLockAskedToDrawItsTokenRepliesWithItAloneTheRedisClockInMicroseconds() {
         long before = redisMicros();
-        Object reply = eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "001");
+        Object reply = eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "0011");
         long after = redisMicros();
 
         assertThat(reply).isInstanceOf(Long.class);
@@ -59,10 +68,10 @@ class UncontendedRepliesTest {
 
     @Test
     void aReentryAndABlockedTryKeepTheirTables() {
-        eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "001");
+        eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "0001");
 
-        assertThat(eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "000")).isEqualTo(List.of(1L, 2L, 0L));
-        assertThat(eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-b", "001")).isInstanceOfSatisfying(List.class,
+        assertThat(eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-a", "0000")).isEqualTo(List.of(1L, 2L, 0L));
+        assertThat(eval(LockScript.ACQUIRE, keys.name(), Long.toString(LEASE), "owner-b", "0001")).isInstanceOfSatisfying(List.class,
                 blocked -> assertThat(blocked.subList(0, 2)).isEqualTo(List.of(0L, 1L)));
     }
 
@@ -71,7 +80,7 @@ class UncontendedRepliesTest {
     void theClientReadsAFirstHoldsTokenAlone(String client) throws Exception {
         connect(client);
         long before = redisMicros();
-        LockCommands.Acquisition first = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {true}, 0, null, false, false));
+        LockCommands.Acquisition first = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {true}, 0, null, false, false, true));
         long after = redisMicros();
 
         assertThat(first.acquired()).isTrue();
@@ -81,14 +90,25 @@ class UncontendedRepliesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"lettuce", "lettuce-own-connection", "jedis"})
+    void theClientReadsAFirstHoldWithNoTokenDrawnAsTokenZero(String client) throws Exception {
+        connect(client);
+        LockCommands.Acquisition first = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {true}, 0, null, false, false, false));
+
+        assertThat(first.acquired()).isTrue();
+        assertThat(first.holdCounts()).containsExactly(1);
+        assertThat(first.tokens()).containsExactly(0);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lettuce", "lettuce-own-connection", "jedis"})
     void theClientReadsTheTablesOfAReentryABlockedTryAndAFullRelease(String client) throws Exception {
         connect(client);
-        long token = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {true}, 0, null, false, false)).tokens()[0];
+        long token = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {true}, 0, null, false, false, false)).tokens()[0];
 
-        LockCommands.Acquisition reentry = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {false}, 0, null, false, false));
+        LockCommands.Acquisition reentry = done(commands.acquireAsync(group, "owner-a", LEASE, new boolean[] {false}, 0, null, false, false, false));
         assertThat(reentry.acquired()).isTrue();
         assertThat(reentry.holdCounts()).containsExactly(2);
-        LockCommands.Acquisition blocked = done(commands.acquireAsync(group, "owner-b", LEASE, new boolean[] {true}, 0, null, false, false));
+        LockCommands.Acquisition blocked = done(commands.acquireAsync(group, "owner-b", LEASE, new boolean[] {true}, 0, null, false, false, false));
         assertThat(blocked.acquired()).isFalse();
         assertThat(blocked.blockedIndex()).isZero();
         assertThat(blocked.holderTtlMillis()).isBetween(1L, LEASE);
@@ -129,7 +149,7 @@ class UncontendedRepliesTest {
     }
 
     private void take(String owner) throws Exception {
-        assertThat(done(commands.acquireAsync(group, owner, LEASE, new boolean[] {true}, 0, null, false, false)).acquired()).isTrue();
+        assertThat(done(commands.acquireAsync(group, owner, LEASE, new boolean[] {true}, 0, null, false, false, false)).acquired()).isTrue();
     }
 
     private CompletableFuture<long[]> releaseTakenUncontended(String owner) {

@@ -47,13 +47,13 @@ import io.netty.buffer.Unpooled;
  */
 public final class LockClientProbe implements AutoCloseable {
 
-    /** The fencing token every acquisition gets: a clock value in microseconds, as Redis would give. */
+    /** The fencing token every ask for one draws ({@code token.lua}): a clock value in microseconds, as Redis would give. */
     public static final long TOKEN = 1_795_435_892_693_675L;
 
     /** Where each call's arguments are encoded, as the event loop would, to read its script: one buffer per thread, kept. */
     private static final ThreadLocal<ByteBuf> ENCODED = ThreadLocal.withInitial(() -> Unpooled.buffer(512));
     private static final Map<LockScript, ByteBuf> SHA1 = new EnumMap<>(Map.of(LockScript.ACQUIRE, sha1(LockScript.ACQUIRE),
-            LockScript.RELEASE, sha1(LockScript.RELEASE), LockScript.RENEW, sha1(LockScript.RENEW)));
+            LockScript.RELEASE, sha1(LockScript.RELEASE), LockScript.RENEW, sha1(LockScript.RENEW), LockScript.TOKEN, sha1(LockScript.TOKEN)));
 
     private final AtomicLong scriptCalls = new AtomicLong();
     private final AtomicLong renewalCalls = new AtomicLong();
@@ -131,14 +131,18 @@ public final class LockClientProbe implements AutoCloseable {
     }
 
     /**
-     * Reads the script's SHA-1 where Lettuce sends it, after {@code $40\r\n}, and answers as Redis does: an acquisition with its
-     * token alone, a short release with 0 (freed), a renewal with an empty table (null here: nothing lost).
+     * Reads the script's SHA-1 where Lettuce sends it, after {@code $40\r\n}, and answers as Redis does: an acquisition with 1 (a
+     * free lock, no token drawn), an ask for the token with {@link #TOKEN}, a short release with 0 (freed), a renewal with an empty
+     * table (null here: nothing lost).
      */
     private Long answer(CommandArgs<?, ?> evalsha) {
         ByteBuf encoded = ENCODED.get().clear();
         evalsha.encode(encoded);
         if (isScript(encoded, LockScript.ACQUIRE)) {
             scriptCalls.incrementAndGet();
+            return 1L;
+        }
+        if (isScript(encoded, LockScript.TOKEN)) {
             return TOKEN;
         }
         if (isScript(encoded, LockScript.RELEASE)) {

@@ -56,7 +56,7 @@ final class ScriptsAloneClient implements LockClient {
     public void lock(String key) {
         CeilingCalls.Call acquire = calls(key)[0];
         List<Object> reply = redis.evalsha(acquire.sha1(), ScriptOutputType.MULTI, acquire.keys(), acquire.args());
-        if (reply.size() != 1) { // a first hold's token alone (MULTI reads a lone integer as a list of one)
+        if (reply.size() != 1) { // a first hold's lone 1, no token drawn (MULTI reads a lone integer as a list of one)
             throw new IllegalStateException("The scripts-alone row found lock " + key + " held: it measures uncontended pairs only");
         }
     }

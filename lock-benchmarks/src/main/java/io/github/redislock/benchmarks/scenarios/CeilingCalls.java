@@ -36,7 +36,7 @@ public final class CeilingCalls {
         long keepPlaceMillis = LockAttempts.keepPlaceMillis(leaseMillis);
         List<LockKeys> group = List.of(LockKeys.of(prefix, key));
         byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(group, owner, leaseMillis, new boolean[] {true}, keepPlaceMillis,
-                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false, true);
+                LockCommands.queueMember(LockCommands.inboxField(prefix + "__anchor:ceiling"), "1:" + owner, leaseMillis), false, true, false);
         return split(LockScript.ACQUIRE, keysAndArgs, LockCommands.acquireKeyCount(1, keepPlaceMillis));
     }
 
