@@ -188,7 +188,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
 
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        listener.subscribed(channel);
+        listener.subscribed(channel, false);
         opened.complete(this);
     }
 }

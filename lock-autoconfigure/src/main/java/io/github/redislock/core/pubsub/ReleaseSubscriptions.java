@@ -1,6 +1,7 @@
 package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.renewal.DaemonThreads;
+import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,6 +40,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private final ChannelSubscriber subscriber;
     final HandOffInbox inbox;
+    /** How a hand-off on a sharded lock channel names this instance's inbox: {@code <n>|<inbox>}, as in the queue member. */
+    private final byte[] handOffAddress;
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
@@ -49,6 +52,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
         this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
+        this.handOffAddress = LockCommands.inboxField(inbox.name).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -214,18 +218,24 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         later(this::reconnect, 0);
     }
 
+    /** A hand-off on a sharded lock channel ({@code <n>|<inbox>granted:...}, see release.lua) goes to the inbox it names, if ours. */
     void message(byte[] channel, byte[] body) {
         ReleaseChannel entry = entry(name(channel));
-        if (entry != null) {
+        if (entry != inbox && body.length > 0 && Character.isDigit(body[0])) { // a hand-off: ours, or another instance's
+            if (Arrays.equals(body, 0, Math.min(body.length, handOffAddress.length), handOffAddress, 0, handOffAddress.length)) {
+                inbox.message(Arrays.copyOfRange(body, handOffAddress.length, body.length));
+            }
+        } else if (entry != null) {
             entry.message(body);
         }
     }
 
-    /** After each subscribe and reconnect; comes before the joins it confirms complete: whoever waits already may have missed a release. */
-    void subscribed(byte[] channel) {
+    /** After each (s)subscribe and reconnect; comes before the joins it confirms complete: whoever waits already may have missed a release. */
+    void subscribed(byte[] channel, boolean sharded) {
         String name = name(channel);
         ReleaseChannel entry = entry(name);
         if (entry != null) {
+            entry.sharded = sharded;
             entry.confirmedAt = System.nanoTime();
             entry.wakeAll();
             entry.confirmation.complete(null);
@@ -301,6 +311,8 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
         /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed. */
         volatile long confirmedAt;
+        /** Confirmed by {@code SSUBSCRIBE}: hand-offs to this instance's waits for the lock come here. */
+        volatile boolean sharded;
 
         ReleaseChannel(String name) {
             this.name = name;

@@ -38,9 +38,9 @@ public final class Waiting implements AutoCloseable {
         }
     }
 
-    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter. */
+    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter, on its sharded lock channel or else the inbox. */
     public boolean hearsEverythingSince(long nanos) {
-        long confirmed = subscriptions.inbox.confirmedAt;
+        long confirmed = (channel.sharded ? channel : subscriptions.inbox).confirmedAt;
         return confirmed != 0 && confirmed - nanos < 0;
     }
 
