@@ -43,6 +43,8 @@ class RedlockHungMasterTest {
     private final List<RedlockLocker> lockers = new ArrayList<>();
     private final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
     private FaultProxy hung;
+    /** Holds the lock a waiter waits for. */
+    private RedlockLocker holder;
     private String key;
 
     @BeforeEach
@@ -61,10 +63,7 @@ class RedlockHungMasterTest {
 
     @Test
     void aWaitForALockHeldElsewhereTakesItOnTheOtherTwoWhenItIsReleased() throws Exception {
-        RedlockLocker holder = locker(Duration.ofSeconds(3));
-        RedlockLocker waiter = locker(Duration.ofSeconds(3));
-        holdOnEveryMaster(holder);
-        hung.holdReplies();
+        RedlockLocker waiter = waiterWhileHeldElsewhereAndAMasterHangs();
         CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
             assertThat(tryLock(waiter, Duration.ofSeconds(8))).as("the waiter got the lock").isTrue();
             long at = System.nanoTime();
@@ -82,10 +81,7 @@ class RedlockHungMasterTest {
 
     @Test
     void anInterruptedWaitEndsAtOnceAndLeavesNoCopyOnceTheHungMasterAnswers() throws Exception {
-        RedlockLocker holder = locker(Duration.ofSeconds(3));
-        RedlockLocker waiter = locker(Duration.ofSeconds(3));
-        holdOnEveryMaster(holder);
-        hung.holdReplies();
+        RedlockLocker waiter = waiterWhileHeldElsewhereAndAMasterHangs();
         CompletableFuture<Thread> thread = new CompletableFuture<>();
         CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
             thread.complete(Thread.currentThread());
@@ -140,6 +136,15 @@ class RedlockHungMasterTest {
         client.unlock(key);
         hung.releaseReplies();
         awaitNoCopyLeft();
+    }
+
+    /** Another client takes the lock, then the first master hangs; returns a client to wait for it. */
+    private RedlockLocker waiterWhileHeldElsewhereAndAMasterHangs() {
+        holder = locker(Duration.ofSeconds(3));
+        RedlockLocker waiter = locker(Duration.ofSeconds(3));
+        holdOnEveryMaster(holder);
+        hung.holdReplies();
+        return waiter;
     }
 
     /** Takes the lock, which must then be on all three masters: a master that missed the round would make a hung one the quorum's tie-break. */
