@@ -40,8 +40,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
 
     private final ChannelSubscriber subscriber;
     final HandOffInbox inbox;
-    /** How a hand-off on a sharded lock channel names this instance's inbox: {@code <n>|<inbox>}, as in the queue member. */
-    private final byte[] handOffAddress;
     /** Held while the connection is opened or closed, never while one channel is subscribed on it. */
     private final Object connectionLock = new Object();
     private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
@@ -52,7 +50,6 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     public ReleaseSubscriptions(ChannelSubscriber subscriber, String anchorChannel) {
         this.subscriber = subscriber;
         this.inbox = new HandOffInbox(anchorChannel);
-        this.handOffAddress = LockCommands.inboxField(inbox.name).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -221,11 +218,10 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** A hand-off on a sharded lock channel ({@code <n>|<inbox>granted:...}, see release.lua) goes to the inbox it names, if ours. */
     void message(byte[] channel, byte[] body) {
         ReleaseChannel entry = entry(name(channel));
-        if (entry != inbox && body.length > 0 && Character.isDigit(body[0])) { // a hand-off: ours, or another instance's
-            if (Arrays.equals(body, 0, Math.min(body.length, handOffAddress.length), handOffAddress, 0, handOffAddress.length)) {
-                inbox.message(Arrays.copyOfRange(body, handOffAddress.length, body.length));
-            }
-        } else if (entry != null) {
+        byte[] ours = entry != inbox && body.length > 0 && Character.isDigit(body[0]) ? LockCommands.inboxField(inbox.name).getBytes(StandardCharsets.UTF_8) : null;
+        if (ours != null && Arrays.equals(body, 0, Math.min(body.length, ours.length), ours, 0, ours.length)) {
+            inbox.message(Arrays.copyOfRange(body, ours.length, body.length));
+        } else if (ours == null && entry != null) {
             entry.message(body);
         }
     }
@@ -311,8 +307,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
         /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed. */
         volatile long confirmedAt;
-        /** Confirmed by {@code SSUBSCRIBE}: hand-offs to this instance's waits for the lock come here. */
-        volatile boolean sharded;
+        volatile boolean sharded; // confirmed by SSUBSCRIBE: hand-offs to this instance's waits for the lock come here
 
         ReleaseChannel(String name) {
             this.name = name;

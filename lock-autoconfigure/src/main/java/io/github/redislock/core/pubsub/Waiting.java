@@ -21,7 +21,7 @@ public final class Waiting implements AutoCloseable {
         this.subscriptions = subscriptions;
         this.channel = channel;
         this.waitName = waitName;
-        this.onWake = onWake;
+        this.onWake = onWake != null ? onWake : () -> { };
     }
 
     public boolean takeWakeUps() {
@@ -51,9 +51,7 @@ public final class Waiting implements AutoCloseable {
 
     void wake() {
         wakeUps.release();
-        if (onWake != null) {
-            onWake.run();
-        }
+        onWake.run();
     }
 
     void grant(long token) {
