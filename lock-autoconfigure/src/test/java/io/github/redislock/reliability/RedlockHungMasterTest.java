@@ -104,6 +104,41 @@ class RedlockHungMasterTest {
         awaitNoCopyLeft();
     }
 
+    /**
+     * A master that runs nothing while it hangs (CLIENT PAUSE) and is free of the lock the others hold for another owner:
+     * every round of the wait queues an acquire there, each of which would take it. Interrupted, the wait leaves nothing
+     * behind once the master runs them and the undos their late answers call for.
+     */
+    @Test
+    void anInterruptedWaitLeavesNoCopyOnAMasterThatRanItsQueuedAttemptsLate() throws Exception {
+        RedlockLocker waiter = locker(Duration.ofSeconds(10)); // a copy left would outlive the checks below: only an undo removes it in time
+        for (int i = 1; i < 3; i++) {
+            masters.get(i).command("HSET", "lock:" + key, "someone-else:1", "1");
+            masters.get(i).command("PEXPIRE", "lock:" + key, "30000");
+        }
+        masters.get(0).command("CLIENT", "PAUSE", "1500");
+        CompletableFuture<Thread> thread = new CompletableFuture<>();
+        CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
+            thread.complete(Thread.currentThread());
+            try {
+                return waiter.tryLock(key, 30, -1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                return e;
+            }
+        });
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone()); // several rounds queued
+
+        thread.join().interrupt();
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).as("the wait's outcome").isInstanceOf(InterruptedException.class);
+
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertThat(masters.get(0).command("EXISTS", "lock:" + key)).as("a copy on the master that hung").isEqualTo(0L));
+        for (int i = 1; i < 3; i++) {
+            masters.get(i).command("DEL", "lock:" + key);
+        }
+        awaitNoCopyLeft();
+    }
+
     @Test
     void anUnlockReturnsWithinTheNodeTimeoutAndTheHungMastersCopyGoesOnceItAnswers() throws Exception {
         RedlockLocker client = locker(Duration.ofSeconds(3));
