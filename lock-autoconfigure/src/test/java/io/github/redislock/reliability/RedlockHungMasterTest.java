@@ -83,14 +83,7 @@ class RedlockHungMasterTest {
     void anInterruptedWaitEndsAtOnceAndLeavesNoCopyOnceTheHungMasterAnswers() throws Exception {
         RedlockLocker waiter = waiterWhileHeldElsewhereAndAMasterHangs();
         CompletableFuture<Thread> thread = new CompletableFuture<>();
-        CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
-            thread.complete(Thread.currentThread());
-            try {
-                return waiter.tryLock(key, 30, -1, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                return e;
-            }
-        });
+        CompletableFuture<Object> waiting = waitUpTo30Seconds(waiter, thread);
         await().atMost(Duration.ofSeconds(5)).until(() -> thread.isDone() && thread.join().getState() != Thread.State.RUNNABLE);
 
         long interruptedAt = System.nanoTime();
@@ -118,14 +111,7 @@ class RedlockHungMasterTest {
         }
         masters.get(0).command("CLIENT", "PAUSE", "1500");
         CompletableFuture<Thread> thread = new CompletableFuture<>();
-        CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
-            thread.complete(Thread.currentThread());
-            try {
-                return waiter.tryLock(key, 30, -1, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                return e;
-            }
-        });
+        CompletableFuture<Object> waiting = waitUpTo30Seconds(waiter, thread);
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone()); // several rounds queued
 
         thread.join().interrupt();
@@ -171,6 +157,18 @@ class RedlockHungMasterTest {
         client.unlock(key);
         hung.releaseReplies();
         awaitNoCopyLeft();
+    }
+
+    /** A wait on a thread of its own, which {@code thread} names; completes with its outcome, or the InterruptedException that ended it. */
+    private CompletableFuture<Object> waitUpTo30Seconds(RedlockLocker waiter, CompletableFuture<Thread> thread) {
+        return CompletableFuture.supplyAsync(() -> {
+            thread.complete(Thread.currentThread());
+            try {
+                return waiter.tryLock(key, 30, -1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                return e;
+            }
+        });
     }
 
     /** Another client takes the lock, then the first master hangs; returns a client to wait for it. */
