@@ -43,6 +43,11 @@ final class Waiters {
      * the waiter's own retries (every ninth of it) slower than that, or a wake-up could not be told from a retry.
      */
     static void assertAReleaseWakesAWaiter(ApplicationContext context, String key) throws Exception {
+        assertAReleaseWakesAWaiter(context, key, () -> { });
+    }
+
+    /** As above, with {@code justBeforeTheRelease} run once the waiter waits: a fault the release must get through. */
+    static void assertAReleaseWakesAWaiter(ApplicationContext context, String key, Runnable justBeforeTheRelease) throws Exception {
         long retryMillis = context.getBean(WatchdogState.Source.class).watchdogState().timeout().toMillis() / 9;
         assertThat(retryMillis).as("ms between a waiter's own retries (set redis-lock.watchdog-timeout=30s for a wake-up test)")
                 .isGreaterThan(2 * LockerFixture.WOKEN_WITHIN.toMillis());
@@ -61,6 +66,7 @@ final class Waiters {
         });
         // Released right after the waiter parks: its own next look at the lock is a whole retry period away.
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> context.getBean(RedisLocker.class).waiterCount() == 1);
+        justBeforeTheRelease.run();
         long releasedAt = System.nanoTime();
         locker.unlock(key);
         assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(15, TimeUnit.SECONDS) - releasedAt))

@@ -128,14 +128,14 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
         }
     }
 
-    /** Returns with the connection closed, as its factory may stop next: a thread in subscribe (on Jedis, reading) is made to leave and close it. */
+    /** Returns with the connection closed, as its factory may stop next, by one closer: a thread in subscribe as it leaves (Jedis's reads there: made to). */
     @Override
     public void close() {
         synchronized (this) {
             if (state == State.SUBSCRIBING) {
                 state = State.CLOSING;
                 onSender(() -> {
-                    if (isOpen()) {
+                    if (isOpen() && !(connectionFactory instanceof LettuceConnectionFactory)) { // Lettuce's leaves by itself; closed twice, it warns
                         connection.getSubscription().close();
                     }
                 });
@@ -188,7 +188,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
 
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        listener.subscribed(channel);
+        listener.subscribed(channel, false);
         opened.complete(this);
     }
 }

@@ -1,6 +1,7 @@
 package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.renewal.DaemonThreads;
+import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.ScriptTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -214,18 +215,23 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         later(this::reconnect, 0);
     }
 
+    /** A hand-off on a sharded lock channel ({@code <n>|<inbox>granted:...}, see release.lua) goes to the inbox it names, if ours. */
     void message(byte[] channel, byte[] body) {
         ReleaseChannel entry = entry(name(channel));
-        if (entry != null) {
+        byte[] ours = entry != inbox && body.length > 0 && Character.isDigit(body[0]) ? LockCommands.inboxField(inbox.name).getBytes(StandardCharsets.UTF_8) : null;
+        if (ours != null && Arrays.equals(body, 0, Math.min(body.length, ours.length), ours, 0, ours.length)) {
+            inbox.message(Arrays.copyOfRange(body, ours.length, body.length));
+        } else if (ours == null && entry != null) {
             entry.message(body);
         }
     }
 
-    /** After each subscribe and reconnect; comes before the joins it confirms complete: whoever waits already may have missed a release. */
-    void subscribed(byte[] channel) {
+    /** After each (s)subscribe and reconnect; comes before the joins it confirms complete: whoever waits already may have missed a release. */
+    void subscribed(byte[] channel, boolean sharded) {
         String name = name(channel);
         ReleaseChannel entry = entry(name);
         if (entry != null) {
+            entry.sharded = sharded;
             entry.confirmedAt = System.nanoTime();
             entry.wakeAll();
             entry.confirmation.complete(null);
@@ -301,6 +307,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
         volatile CompletableFuture<Void> confirmation = NOT_SUBSCRIBED;
         /** When Redis last confirmed it (System.nanoTime()); 0 = not subscribed. */
         volatile long confirmedAt;
+        volatile boolean sharded; // confirmed by SSUBSCRIBE: hand-offs to this instance's waits for the lock come here
 
         ReleaseChannel(String name) {
             this.name = name;

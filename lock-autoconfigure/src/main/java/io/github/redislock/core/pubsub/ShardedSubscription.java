@@ -180,7 +180,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
 
     @Override
     public void subscribed(RedisClusterNode node, byte[] channel, long count) {
-        listener.subscribed(channel);
+        listener.subscribed(channel, false);
     }
 
     @Override
@@ -188,7 +188,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
         if (node != null && node.getNodeId() != null) {
             confirmedBy.put(name(channel), node.getNodeId());
         }
-        listener.subscribed(channel);
+        listener.subscribed(channel, true);
     }
 
     /** Our own unsubscribe forgot the channel first: one still wanted was let go of by Redis. */

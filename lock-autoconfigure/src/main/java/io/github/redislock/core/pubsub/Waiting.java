@@ -21,7 +21,7 @@ public final class Waiting implements AutoCloseable {
         this.subscriptions = subscriptions;
         this.channel = channel;
         this.waitName = waitName;
-        this.onWake = onWake;
+        this.onWake = onWake != null ? onWake : () -> { };
     }
 
     public boolean takeWakeUps() {
@@ -38,9 +38,9 @@ public final class Waiting implements AutoCloseable {
         }
     }
 
-    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter. */
+    /** Whether every hand-off published since {@code nanos} (a System.nanoTime()) reaches this waiter, on its sharded lock channel or else the inbox. */
     public boolean hearsEverythingSince(long nanos) {
-        long confirmed = subscriptions.inbox.confirmedAt;
+        long confirmed = (channel.sharded ? channel : subscriptions.inbox).confirmedAt;
         return confirmed != 0 && confirmed - nanos < 0;
     }
 
@@ -51,9 +51,7 @@ public final class Waiting implements AutoCloseable {
 
     void wake() {
         wakeUps.release();
-        if (onWake != null) {
-            onWake.run();
-        }
+        onWake.run();
     }
 
     void grant(long token) {

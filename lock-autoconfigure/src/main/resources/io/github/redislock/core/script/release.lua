@@ -27,7 +27,8 @@
 --             by a try whose reply was lost) and the owner's hold is released as by ''
 --             (a single lock only)
 -- ARGV[3]     'publish' or 'spublish': how to publish on the lock's channel (sharded on a Redis Cluster
---             that supports it); the inbox has no slot and always gets a classic 'publish'
+--             that supports it); with 'spublish' a hand-off goes there too, not to the inbox, which has
+--             no slot: a classic publish crosses the cluster bus, which drops it while a link reconnects
 -- ARGV[2+2i]  lease in milliseconds to restore on lock i when holds remain; never shortens its life;
 --             '0' for the owner's last hold as its client counts: the lock is freed whatever Redis counts
 --             (a count above the client's was left by a re-entry whose reply was lost, which nobody will
@@ -45,7 +46,8 @@
 --             Until then every owner is refused, its former owner too; nothing is handed off or
 --             published (queued waiters try again when its time is up: acquire.lua tells them its pttl)
 -- Publishes   on a hand-off 'granted:<token>:<wait id>:<owner>' to the new owner's inbox only (token =
---             its fencing token, see ARGV[3+2i]),
+--             its fencing token, see ARGV[3+2i]); with 'spublish', '<n>|<inbox>granted:...' on the lock's
+--             channel, which the new owner's instance subscribed on the lock's own master,
 --             else, when waiters had blocked on the lock, 'released' on the lock's channel (free: a
 --             waiter may try again)
 -- Returns     per lock, a table: -1 when the owner does not hold it (never taken, expired or deleted) or a
@@ -83,7 +85,12 @@ local function handOff(hash, channel, queue, deadlines, releasedToken)
             -- Never below the clock: a re-entry whose reply was lost may have drawn a clock token the
             -- releasing client never learnt, above the one it sent.
             local token = string.format('%.0f', math.max(releasedToken + 1, micros))
-            redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)
+            local granted = 'granted:' .. token .. ':' .. wait
+            if ARGV[3] == 'spublish' then
+                redis.call('spublish', channel, inboxLength .. '|' .. inbox .. granted)
+            else
+                redis.call('publish', inbox, granted)
+            end
             return
         end
         member = redis.call('lpop', queue)

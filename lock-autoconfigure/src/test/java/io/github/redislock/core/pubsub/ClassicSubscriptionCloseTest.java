@@ -1,11 +1,14 @@
 package io.github.redislock.core.pubsub;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.redislock.core.script.ShardedChannels;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,6 +22,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -46,6 +50,8 @@ class ClassicSubscriptionCloseTest {
     private final CountDownLatch leaveSubscribe = new CountDownLatch(1);
     private final CountDownLatch inSubscribe = new CountDownLatch(1);
     private final AtomicBoolean connectionClosed = new AtomicBoolean();
+    /** The threads that closed the connection or its subscription. */
+    private final Set<String> closers = ConcurrentHashMap.newKeySet();
     private RedisConnectionFactory factory;
     private ReleaseSubscriptions subscriptions;
 
@@ -82,6 +88,28 @@ class ClassicSubscriptionCloseTest {
         subscriptions.close();
 
         assertThat(connectionClosed).as("the connection is closed when close() returns").isTrue();
+    }
+
+    /**
+     * Lettuce's subscribing thread leaves subscribe by itself and, finding the subscription closing, closes the connection.
+     * Closing the subscription on the sender thread as well made two closers race: the connection's close found the subscription
+     * closed and returned while the sender's close still ran, so close() returned too, the factory's client shut down and closed
+     * that connection again, which Lettuce logs as a WARN "Connection is already closed" (once in CI at context close).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Client.class, names = {"LETTUCE", "LETTUCE_POOLED"})
+    void onLettuceClosingWhileTheSubscribingThreadHasNotLeftTheSubscribeLeavesTheCloseToOneThread(Client client) throws Exception {
+        open(client, true);
+        assertThat(inSubscribe.await(10, TimeUnit.SECONDS)).as("the subscribing thread returned from subscribe").isTrue();
+        Thread closing = new Thread(subscriptions::close, "closes the subscriptions");
+        closing.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> closing.getState() == Thread.State.TIMED_WAITING || !closing.isAlive());
+
+        leaveSubscribe.countDown();
+        closing.join(10_000);
+
+        assertThat(connectionClosed).as("the connection is closed when close() returns").isTrue();
+        assertThat(closers).as("threads that closed the connection or its subscription").hasSize(1);
     }
 
     /** A subscription with its anchor channel confirmed; the subscribing thread held in subscribe if {@code holdInSubscribe}. */
@@ -124,13 +152,30 @@ class ClassicSubscriptionCloseTest {
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
+            if (method.getName().equals("getSubscription") && result != null) {
+                return closeWatched((Subscription) result);
+            }
             if (method.getName().equals("close")) {
+                closers.add(Thread.currentThread().getName());
                 connectionClosed.set(true);
             } else if (method.getName().equals("subscribe") && holdInSubscribe) {
                 inSubscribe.countDown();
                 leaveSubscribe.await();
             }
             return result;
+        });
+    }
+
+    private Subscription closeWatched(Subscription subscription) {
+        return (Subscription) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Subscription.class}, (proxy, method, args) -> {
+            if (method.getName().equals("close")) {
+                closers.add(Thread.currentThread().getName());
+            }
+            try {
+                return method.invoke(subscription, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
         });
     }
 }
