@@ -192,13 +192,7 @@ public class LockCommands implements RenewalClient {
     }
 
     private CompletableFuture<long[]> fullRelease(List<LockKeys> group, String owner, long[] restoreLeases, long[] tokens, long[] keeps) {
-        return release(group, owner, "", restoreLeases, tokens, keeps).thenApply(reply -> {
-            long[] holdsLeft = new long[reply.size()];
-            for (int i = 0; i < holdsLeft.length; i++) {
-                holdsLeft[i] = number(reply, i);
-            }
-            return holdsLeft;
-        });
+        return release(group, owner, "", restoreLeases, tokens, keeps).thenApply(reply -> reply.stream().mapToLong(left -> ((Number) left).longValue()).toArray());
     }
 
     /** The fencing token of {@code owner}'s plain hold, drawn now ({@code token.lua}): -1 when Redis no longer has that hold. */

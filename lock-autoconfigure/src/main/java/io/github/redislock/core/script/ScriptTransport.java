@@ -56,7 +56,6 @@ public final class ScriptTransport {
     /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-    /** With {@code commands}, every call goes to them alone (the benchmarks' {@code LockClientProbe}); with neither, every call fails. */
     ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands) {
         this.connectionFactory = connectionFactory;
         this.shared = commands;
