@@ -21,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -71,13 +72,9 @@ public class LockCommands implements RenewalClient {
                 return reply.size() == 1 ? new Acquisition(true, new long[] {1}, new long[] {number(reply, 0) == 1 ? 0 : number(reply, 0)}, -1, 0)
                         : new Acquisition(false, new long[0], new long[0], (int) number(reply, 1) - 1, number(reply, 2));
             }
-            long[] holdCounts = new long[(reply.size() - 1) / 2];
-            long[] tokens = new long[holdCounts.length];
-            for (int i = 0; i < holdCounts.length; i++) {
-                holdCounts[i] = number(reply, 1 + 2 * i);
-                tokens[i] = number(reply, 2 + 2 * i);
-            }
-            return new Acquisition(true, holdCounts, tokens, -1, 0);
+            int locks = (reply.size() - 1) / 2; // {1, holdCount1, token1, holdCount2, token2, ...}
+            return new Acquisition(true, IntStream.range(0, locks).mapToLong(i -> number(reply, 1 + 2 * i)).toArray(),
+                    IntStream.range(0, locks).mapToLong(i -> number(reply, 2 + 2 * i)).toArray(), -1, 0);
         }
 
         /** Whether a replica must acknowledge it: it took a first hold of some lock. */
