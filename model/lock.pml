@@ -803,10 +803,11 @@ idle:
     :: atomic { RUNNING(L) && bel[t] == 0 && cycles < CYCLES(t) -> cycles++; goto lock }
     :: atomic { RUNNING(L) && bel[t] > 0 && MAY_REENTER(t, reentries) -> reentries++; goto lock }
 #if ASKS > 0
-    /* the holder asks for its Hold's token (RedisLocker.java "return holds.token(hold);"): a lost Hold answers
-       LockLostException without asking, one with a token answers it (HeldLocks.java "if (token != 0) {"), else
-       token.lua (HeldLocks.java "long drawn = commands.await(commands.tokenAsync(hold.keys, hold.owner));"); its -1
-       is LockLostException (HeldLocks.java "if (drawn < 0) {"), the Hold unchanged */
+    /* the holder asks for its Hold's token (RedisLocker.java "return hold.getAsLong();"): a lost Hold answers
+       LockLostException without asking (RedisLocker.java "if (hold.lost) {"), one with a token answers it, else
+       token.lua (Hold.java "long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));");
+       its -1 is LockLostException (Hold.java "if (drawn < 0) {"), the Hold unchanged; else the Hold keeps the
+       token (Hold.java "return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;") */
     :: atomic { RUNNING(L) && bel[t] > 0 && hk[o] && !hlost[o] && htok[o] == 0 && asks > 0 -> asks--; tokenLua(o); check() }
 #endif
     :: atomic { RUNNING(L) && bel[t] > 0 -> goto unlock }
