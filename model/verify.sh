@@ -178,11 +178,11 @@ long_runs=(
     broken-any-wait-id          # 22
     fixed-released-messages     # 18
     fixed-hold-at-least         # 18
-    ask-tokens-pause-lost-reply # 17 (-O0, 2026-11-28)
-    ask-tokens-late-renewal     # 11 (-O0, 2026-11-28)
     fixed-late-renewal          # 8
+    ask-tokens-pause-lost-reply # 8 (at 12d3e89, 2026-11-28; 17 s compiled with -O0)
     fixed-zero-wait-tries       # 7
     rw-late-renewal             # 5
+    ask-tokens-late-renewal     # 5 (at 12d3e89; 11 s with -O0)
 )
 
 if [ "$list_only" = no ]; then
