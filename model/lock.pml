@@ -33,11 +33,13 @@
  *   -DBROKEN_KEEP_DELETES      release.lua's kept release (holdAtLeast) deletes the key instead of keeping it
  *   -DBROKEN_GIVE_BACK_TAKES_TURN  the async cancel give-back waits for its acquisition's turn (e189b0e)
  *   -DBROKEN_GIVE_BACK_PAYS_NEST   the give-back pays an unlock owed to a lost hold it replaced, Redis untouched (before 5440447)
+ *   -DBROKEN_ASK_UNCHECKED     with -DASKS: token.lua draws a token without checking that the owner still holds the lock
  * Steps that only some runs take (each kept out of the others' state space):
  *   -DZERO_WAIT_TRIES    thread 1's lock() calls are tries with no wait (tryLock with a zero wait)
  *   -DHOLD_AT_LEAST      thread 2's final unlock may keep the lock (unlock with holdAtLeast: the 'kept' field)
  *   -DASYNC_CANCELS=n    n cancellations of thread 0's async acquisition while its acquire.lua is in flight
  *   -DRELEASED_MESSAGES  a release that finds no live queue place publishes 'released', which wakes the waiters
+ *   -DASKS=n             n asks for a hold's fencing token in a run (token.lua, by a holder whose Hold has none yet)
  * Every assertion carries a "property: <name>" tag, which verify.sh reads to tell which one failed.
  *
  * Scripts (lock-autoconfigure/src/main/resources/io/github/redislock/core/script/*.lua) are atomic steps
@@ -59,9 +61,14 @@
  *     the place's refresh only wake it earlier. So losing or delaying 'released' changes nothing a
  *     waiter does; it is published into the waiters' state only under -DBROKEN_RELEASED_AS_GRANT.
  *     'granted' messages are kept in the waiter's inbox until it reads them (delay), and may be lost.
- *   - Fencing tokens: the Redis clock is a counter that advances on each TIME a script reads; a
- *     hand-off reads TIME too, so hand-offs never overtake the clock (the assumption release.lua
- *     states). Redis failover and clock steps are not modelled (docs/reliability.md treats them).
+ *   - Fencing tokens: the Redis clock is a counter that advances on each TIME a script reads for a
+ *     token; a hand-off reads TIME too, so hand-offs never overtake the clock (the assumption
+ *     release.lua states). Redis failover and clock steps are not modelled (docs/reliability.md treats
+ *     them). Issue 33: acquire.lua's everyday path (a free lock, no queue place to give up) draws no
+ *     token unless the caller asks for it now (DRAW_NOW: thread 0, an async caller); every other
+ *     first hold, a restarted count and each hand-off draw one; a holder whose Hold has none may ask
+ *     (token.lua, -DASKS=n), which draws only while Redis still has the owner's field, and the Hold
+ *     keeps the answer (a re-entry keeps it, a new Hold starts without one).
  *   - renew-leases.lua serves read-write locks only; the plain lock renews with renew.lua.
  */
 
@@ -84,6 +91,17 @@
 /* Threads 0 and 1 take the lock with the watchdog lease (claim lease = lease: confirmHandOff needs no
  * Redis call); thread 2 with a fixed lease longer than the watchdog timeout (claim.lua confirms). */
 #define WATCHED(t) ((t) != 2)
+/* Whose acquisitions draw their fencing token at once (acquire.lua's flag "draw the token now", which the
+ * async and reactive lockers send, as a LockHandle of theirs never blocks to ask for it): thread 0's, the
+ * async caller (the one -DASYNC_CANCELS cancels). Threads 1 and 2 lock through the blocking lockers: their
+ * everyday acquisition draws none, their holder asks for it when it needs it (-DASKS). The variants of
+ * older code (the default, -DONLY_ABC, -DCODE_*, -DCLOSE_B745336) draw at every first hold, as that code did. */
+#if defined(FIXED) && !defined(ONLY_ABC) && !defined(CLOSE_B745336) && !defined(CODE_35F76D9) && !defined(CODE_6825C2C) \
+    && !defined(CODE_076F0CF) && !defined(CODE_4AC28F4)
+#define DRAW_NOW(t) ((t) == 0)
+#else
+#define DRAW_NOW(t) 1
+#endif
 
 #ifndef CYCLES0
 #define CYCLES0 1
@@ -121,6 +139,9 @@
 #endif
 #ifndef CLOSES
 #define CLOSES 1             /* Locker 0 closed (context shutdown) while its threads run */
+#endif
+#ifndef ASKS
+#define ASKS 0               /* asks for a hold's fencing token (token.lua) in one run */
 #endif
 #ifdef LIVENESS
 #define GIVE_UP 0            /* liveness: a waiter keeps waiting (no wait deadline) */
@@ -187,6 +208,26 @@ bool ql[QMAX];               /* the member's deadline has passed (zset score <= 
 byte qn;                     /* queue length */
 byte clock;                  /* the Redis clock as TIME reads it (fencing tokens) */
 byte lastTok;                /* highest fencing token handed out for the key */
+#if ASKS > 0
+/* Ghosts for tokens_rise when a token may be drawn after its hold began (an ask): which hold of the key
+ * Redis has (advanced wherever a hold starts: a first hold, a restarted count, a hand-off), and the
+ * latest hold a token was drawn for. Tokens are Redis clock readings, which rise at every read, so they
+ * rise in the order of the holds exactly when, besides rising in the order drawn (handOut), no hold
+ * draws after a later hold drew (drawn). */
+byte rep;
+byte lastEp;
+byte asks = ASKS;
+#ifdef BROKEN_ASK_UNCHECKED
+byte oep[NO + 1];            /* the latest hold owner o started in Redis (the hold an unchecked ask draws for) */
+#define HOLD_STARTS(o) rep++; oep[o] = rep
+#else
+#define HOLD_STARTS(o) rep++
+#endif
+#define DRAWN drawn(rep)
+#else
+#define HOLD_STARTS(o) skip
+#define DRAWN skip
+#endif
 #ifdef BROKEN_NO_CLAIM_LEASE
 bool rhand;                  /* the key was set by a hand-off, and nothing gave it a lease since */
 #define HANDED(v) rhand = v
@@ -376,6 +417,17 @@ inline handOut(tok) {
     assert(!CHECK_TOKENS || tok > lastTok);   /* property: tokens_rise */
     lastTok = (tok > lastTok -> tok : lastTok)
 }
+#if ASKS > 0
+/* a token drawn for hold ep: no hold draws after a later hold drew */
+inline drawn(ep) {
+    assert(!CHECK_TOKENS || ep >= lastEp);   /* property: tokens_rise */
+    lastEp = ep
+}
+#endif
+/* a first hold's token drawn now: the Redis clock */
+inline drawToken(tok) {
+    clock++; tok = clock; handOut(tok); DRAWN
+}
 
 /* ---------------------------------------------------------------- scripts */
 
@@ -414,12 +466,26 @@ inline queueFind(m) {
 }
 #endif
 
-/* acquire.lua with one lock and a queue place (ARGV[4] sent, flag 2 '1'): owner o, member m,
- * flag 1 = qb, flag 3 = first. Sets ok, cnt, tok (the reply). */
-inline acquireLua(o, m, qb, first, ok, cnt, tok) {
+/* acquire.lua:56 "if firstPttl == -2 and locks == 1 and not placeToGiveUp then": the everyday path, one free
+ * lock and no queue place to give up: HSET (count 1, whatever the lock's flag says), PEXPIRE, and no TIME
+ * unless the caller asks for the token now (draw). Sets ok, cnt, tok (0: no token drawn). */
+inline everydayLua(o, draw, ok, cnt, tok) {
+    rc[o] = 1; cnt = 1; HANDED(0);                        /* acquire.lua:57 "redis.call('hset', KEYS[1], owner, '1')" */
+    HOLD_STARTS(o);
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:71 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
-        /* acquire.lua:76 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
+    :: draw -> drawToken(tok)                             /* acquire.lua:59 "if string.sub(flags, 3, 3) ~= '1' then", else TIME */
+    :: else -> tok = 0                                    /* acquire.lua:60 "return 1" */
+    fi;
+    ok = 1
+}
+
+/* acquire.lua with one lock and a queue place (ARGV[4] sent, flag 2 '1'): owner o, member m,
+ * flag 1 = qb, draw = the flag "draw the token now", first = the lock's flag "no hold known".
+ * Sets ok, cnt, tok (the reply; tok 0: no token drawn). */
+inline acquireLua(o, m, qb, draw, first, ok, cnt, tok) {
+    if
+    :: KEY_EXISTS && rc[o] == 0 ->                        /* acquire.lua:78 "pttl ~= -2 and redis.call('hexists', hash, owner) == 0" */
+        /* acquire.lua:83 "if redis.call('zadd', deadlines, deadline, member) == 1 then": rpush a new member */
         si = 0; sf = 0;
         do
         :: si < qn && q[si] == m -> ql[si] = 0; sf = 1; break   /* zadd returns 0: deadline refreshed */
@@ -427,37 +493,35 @@ inline acquireLua(o, m, qb, first, ok, cnt, tok) {
         :: else -> break
         od;
         if
-        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:77 "redis.call('rpush', queue, member)" */
+        :: !sf -> assert(qn < QMAX); q[qn] = m; ql[qn] = 0; qn++   /* acquire.lua:84 "redis.call('rpush', queue, member)" */
         :: else
         fi;
         si = 0; sf = 0;
-        rw = 1;                                           /* acquire.lua:86 "redis.call('hset', hash, 'waiters', 1)" */
-        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:88 "return {0, i, pttl}" */
+        rw = 1;                                           /* acquire.lua:93 "redis.call('hset', hash, 'waiters', 1)" */
+        ok = 0; cnt = 0; tok = 0                          /* acquire.lua:95 "return {0, i, pttl}" */
+    :: !KEY_EXISTS && !qb -> everydayLua(o, draw, ok, cnt, tok)
     :: else ->
-        /* acquire.lua:92 "A waiter that leaves the queue for a free lock" */
-        /* a free lock without qb takes acquire.lua:52 "if firstPttl == -2 and locks == 1 and not placeToGiveUp then":
-           the same steps, HSET (the first branch below), PEXPIRE and TIME */
+        /* acquire.lua:99 "A waiter that leaves the queue for a free lock" */
         sf = 0;
         if
-        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:94 "if placeToGiveUp then" */
+        :: qb -> queueRemove(m); sj = (qn > 0)            /* acquire.lua:101 "if placeToGiveUp then" */
         :: else -> sj = 0                                 /* without queuedBefore nobody looks: no 'waiters' field */
         fi;
         if
-        :: first ->                                       /* acquire.lua:109 "restarted = redis.call('hset', hash, owner, 1) == 0" */
+        :: first ->                                       /* acquire.lua:116 "restarted = redis.call('hset', hash, owner, 1) == 0" */
 #ifdef FIXED
             /* fix A: and the key's remaining life is never shortened (pexpire max(pttl, lease));
                not visible here, as time is not modelled */
 #endif
             rc[o] = 1; cnt = 1;
             if :: sj -> rw = 1 :: else fi
-        :: else ->                                        /* acquire.lua:114 "holdCount = redis.call('hincrby', hash, owner, 1)" */
+        :: else ->                                        /* acquire.lua:121 "holdCount = redis.call('hincrby', hash, owner, 1)" */
             rc[o]++; cnt = rc[o];
             if :: cnt == 1 && sj -> rw = 1 :: else fi
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock;              /* acquire.lua:121 "micros = micros or clockMicros()" */
-           handOut(tok)
-        :: else -> tok = 0                                /* acquire.lua:126 "elseif pttls[i] < lease then" */
+        :: cnt == 1 -> HOLD_STARTS(o); drawToken(tok)     /* acquire.lua:128 "micros = micros or clockMicros()" */
+        :: else -> tok = 0                                /* acquire.lua:133 "elseif pttls[i] < lease then" */
         fi;
         sj = 0; sf = 0; HANDED(0);
         ok = 1
@@ -491,7 +555,7 @@ inline handOff(rt) {
             si = (rt > 0 -> rt + 1 : clock);              /* before fix F */
 #endif
             printf("    hand-off to owner %d (thread %d wait %d), token %d\n", OWNER(MT(sm)), MT(sm), MW(sm), si);
-            handOut(si);
+            HOLD_STARTS(OWNER(MT(sm))); handOut(si); DRAWN;
             if                                            /* release.lua:86 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
             :: lostMessages > 0 -> lostMessages--;
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
@@ -573,6 +637,28 @@ inline claimLua(o, m, ok) {
     if :: m != 0 -> printf("@C %d %d = %d ", o, m, ok) :: else -> printf("@C %d = %d ", o, ok) fi; REDIS_STATE
 }
 
+#if ASKS > 0
+#ifdef BROKEN_ASK_UNCHECKED
+#define ASK_UNCHECKED 1
+#define ASK_HOLD(o) (rc[o] > 0 -> rep : oep[o])   /* broken: without the owner's field, its ended hold */
+#else
+#define ASK_UNCHECKED 0
+#define ASK_HOLD(o) rep
+#endif
+/* token.lua: the owner's ask for its Hold's token, which the client keeps on the Hold. Prints the
+ * drawn token, or 0 for token.lua's -1 (the caller gets LockLostException, the Hold no token); the
+ * checks come after the print, so that a trail's last step shows the ask that fails them. */
+inline tokenLua(o) {
+    if
+    :: rc[o] > 0 || ASK_UNCHECKED -> clock++; htok[o] = clock   /* token.lua "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
+    :: else -> skip
+    fi;
+    printf("@F %d = %d ", o, htok[o]); REDIS_STATE;
+    printf("T  token.lua owner %d: token %d\n", o, htok[o]);
+    if :: htok[o] != 0 -> handOut(htok[o]); sm = ASK_HOLD(o); drawn(sm); sm = 0 :: else fi
+}
+#endif
+
 inline loseReply(lost) {
     if
     :: lostReplies > 0 -> lostReplies--; lost = 1
@@ -637,18 +723,19 @@ inline holdsAcquired(o, t, cnt, tok, uq) {
 /* acquire.lua without ARGV[4] (a try that does not queue): takes a free lock (or re-enters), else
  * queues nothing and, with flag 2 (marks: a wait's first try), writes the 'waiters' field; without
  * it (a try that does not wait) changes nothing. Sets ok, cnt, tok. */
-inline tryLua(o, first, marks, ok, cnt, tok) {
+inline tryLua(o, first, marks, draw, ok, cnt, tok) {
     if
-    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:85 "if keepPlace > 0 or flag(2) then" */
+    :: KEY_EXISTS && rc[o] == 0 ->                       /* acquire.lua:92 "if keepPlace > 0 or flag(2) then" */
         if :: marks -> rw = 1 :: else fi;
         ok = 0; cnt = 0; tok = 0
+    :: !KEY_EXISTS -> everydayLua(o, draw, ok, cnt, tok)
     :: else ->
         if
         :: first -> rc[o] = 1; cnt = 1
         :: else -> rc[o]++; cnt = rc[o]
         fi;
         if
-        :: cnt == 1 -> clock++; tok = clock; handOut(tok)
+        :: cnt == 1 -> HOLD_STARTS(o); drawToken(tok)
         :: else -> tok = 0
         fi;
         HANDED(0);
@@ -715,6 +802,14 @@ idle:
     :: atomic { bel[t] == 0 && (cycles == CYCLES(t) || closed[L]) -> goto end_done }
     :: atomic { RUNNING(L) && bel[t] == 0 && cycles < CYCLES(t) -> cycles++; goto lock }
     :: atomic { RUNNING(L) && bel[t] > 0 && MAY_REENTER(t, reentries) -> reentries++; goto lock }
+#if ASKS > 0
+    /* the holder asks for its Hold's token (RedisLocker.java "return hold.getAsLong();"): a lost Hold answers
+       LockLostException without asking (RedisLocker.java "if (hold.lost) {"), one with a token answers it, else
+       token.lua (Hold.java "long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));");
+       its -1 is LockLostException (Hold.java "if (drawn < 0) {"), the Hold unchanged; else the Hold keeps the
+       token (Hold.java "return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;") */
+    :: atomic { RUNNING(L) && bel[t] > 0 && hk[o] && !hlost[o] && htok[o] == 0 && asks > 0 -> asks--; tokenLua(o); check() }
+#endif
     :: atomic { RUNNING(L) && bel[t] > 0 -> goto unlock }
     od;
 
@@ -742,10 +837,10 @@ try:
     atomic {
         RUNNING(L);
         if
-        :: mk -> tryLua(o, first, 1, ok, cnt, tok);
-            printf("@M %d %d = %d %d %d ", o, first, ok, cnt, tok)
-        :: else -> acquireLua(o, MEMBER(t), qb, first, ok, cnt, tok);
-            printf("@A %d %d %d %d = %d %d %d ", o, MEMBER(t), qb, first, ok, cnt, tok)
+        :: mk -> tryLua(o, first, 1, DRAW_NOW(t), ok, cnt, tok);
+            printf("@M %d %d %d = %d %d %d ", o, first, DRAW_NOW(t), ok, cnt, tok)
+        :: else -> acquireLua(o, MEMBER(t), qb, DRAW_NOW(t), first, ok, cnt, tok);
+            printf("@A %d %d %d %d %d = %d %d %d ", o, MEMBER(t), qb, first, DRAW_NOW(t), ok, cnt, tok)
         fi;
         REDIS_STATE;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
@@ -1082,8 +1177,8 @@ unlocked:
 zeroTry:
     atomic {
         RUNNING(L);
-        tryLua(o, first, 0, ok, cnt, tok);
-        printf("@A %d 0 0 %d = %d %d %d ", o, first, ok, cnt, tok); REDIS_STATE;
+        tryLua(o, first, 0, DRAW_NOW(t), ok, cnt, tok);
+        printf("@A %d 0 0 %d %d = %d %d %d ", o, first, DRAW_NOW(t), ok, cnt, tok); REDIS_STATE;
         if :: ok && bel[t] == 0 -> ended[t] = 0 :: else fi;
         printf("T%d  acquire.lua (no queue) owner %d: %d (count %d, token %d)\n", t, o, ok, cnt, tok);
         loseReply(lost);

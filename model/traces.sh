@@ -20,11 +20,11 @@ configs=(
     "calm-reentrant|250|-DFIXED -DCYCLES0=3 -DCYCLES1=3 -DCYCLES2=3 -DREENTRIES=2 -DKILLS=0 -DCLOSES=0 -DPAUSES=0"
     "lossy|250|-DFIXED -DCYCLES0=3 -DCYCLES1=2 -DCYCLES2=3 -DLOST_REPLIES=2 -DLOST_MESSAGES=2 -DKILLS=0 -DCLOSES=0"
     "distinct-owners|250|-DFIXED -DDISTINCT_OWNERS -DCYCLES0=2 -DCYCLES1=2 -DCYCLES2=3 -DKILLS=0"
-    "every-fault|250|-DFIXED -DCYCLES0=2 -DCYCLES1=2 -DCYCLES2=2 -DLATE_RENEWALS=1"
+    "every-fault|250|-DFIXED -DCYCLES0=2 -DCYCLES1=2 -DCYCLES2=2 -DLATE_RENEWALS=1 -DASKS=2"
 )
 
-# the steps only some runs take (zero-wait tries, kept releases, async cancels, 'released' wake-ups)
-feature_steps="-DFIXED -DZERO_WAIT_TRIES -DHOLD_AT_LEAST -DASYNC_CANCELS=1 -DRELEASED_MESSAGES"
+# the steps only some runs take (zero-wait tries, kept releases, async cancels, 'released' wake-ups, asks for a token)
+feature_steps="-DFIXED -DZERO_WAIT_TRIES -DHOLD_AT_LEAST -DASYNC_CANCELS=1 -DRELEASED_MESSAGES -DASKS=2"
 feature_configs=(
     "features-faults|150|$feature_steps -DCYCLES0=2 -DCYCLES1=3 -DCYCLES2=3 -DKILLS=0"
     "features-calm|100|$feature_steps -DCYCLES0=3 -DCYCLES1=3 -DCYCLES2=3 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0"

@@ -179,8 +179,10 @@ long_runs=(
     fixed-released-messages     # 18
     fixed-hold-at-least         # 18
     fixed-late-renewal          # 8
+    ask-tokens-pause-lost-reply # 8 (at 12d3e89, 2026-11-28; 17 s compiled with -O0)
     fixed-zero-wait-tries       # 7
     rw-late-renewal             # 5
+    ask-tokens-late-renewal     # 5 (at 12d3e89; 11 s with -O0)
 )
 
 if [ "$list_only" = no ]; then
@@ -266,6 +268,13 @@ run fixed-give-back-lost-hold pass safety "-w26" -- -DFIXED -DASYNC_CANCELS=1 -D
 run broken-give-back-pays-nest give_back_releases safety "" -- -DFIXED -DASYNC_CANCELS=1 -DBROKEN_GIVE_BACK_PAYS_NEST -DLATE_RENEWALS=1 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=1 -DCLOSES=0
 # The read-write lock with two cycles per thread.
 run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
+# Issue 33: the everyday acquisition of a blocking caller draws no fencing token; its holder asks for it
+# (token.lua), which draws only while Redis still has the owner's field. Tokens rise in the order of the
+# holds with a lease that ends under its holder, and with a re-entry, a pause and a lost reply (a restarted
+# count); an ask that does not check the hold gives a holder whose lease ended a token above the next holder's.
+run ask-tokens-late-renewal pass safety "-w26" -- -DFIXED -DASKS=2 -DLATE_RENEWALS=1 $quiet -DCLOSES=0
+run ask-tokens-pause-lost-reply pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DCLOSES=0 -DCYCLES1=0
+run broken-ask-unchecked tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_UNCHECKED -DLATE_RENEWALS=1 $quiet -DCLOSES=0 -DCYCLES1=0
 echo traces >> "$work/planned"
 names+=(traces)
 jobs+=(check_traces)

@@ -26,7 +26,7 @@ class ModelConformanceTest {
 
     /** The spin defines of variants whose scripts are deliberately broken: their trails must not conform. */
     private static final List<String> BROKEN_SCRIPTS = List.of("-DBROKEN_RELEASE_ANY", "-DBROKEN_WITHDRAW_KEEPS", "-DBROKEN_RENEW_EXISTS",
-            "-DBROKEN_KEEP_DELETES");
+            "-DBROKEN_KEEP_DELETES", "-DBROKEN_ASK_UNCHECKED");
 
     @Test
     void everyRandomSimulationOfTheModelRunsAlikeOnRedis() throws IOException {
@@ -42,6 +42,8 @@ class ModelConformanceTest {
         assertThat(traces).as("random simulations in model/traces/features.trace").hasSizeGreaterThanOrEqualTo(200);
         assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'K' && step.kept()))
                 .as("kept releases in the traces").isNotEmpty();
+        assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'F' && step.reply()[0] == 0))
+                .as("asks for a token that token.lua answers with -1 in the traces").isNotEmpty();
         assertThat(differences(traces, ModelReplay.script(LockScript.RELEASE), "features", 3)).isEmpty();
     }
 

@@ -27,7 +27,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  * Redis' expiry would, and after every step the reply, the published hand-off message and the Redis
  * state (owner fields and counts, the 'waiters' field, the wait queue in order, which places' deadlines
  * passed) must be what the model says. The model's fencing tokens are small counters where Redis has
- * microseconds: they must map one-to-one, in the same order.
+ * microseconds: they must map one-to-one, in the same order; where the model draws none (a blocking
+ * locker's everyday acquisition, sent without {@code acquire.lua}'s flag 3), Redis must draw none, and a
+ * holder's ask ({@code token.lua}) must answer the model's token, or -1 where the model has none.
  *
  * <p>Model owner field n is {@code client<locker>:<n>} (owner 2 lives in Locker 1, owners 1 and 3 in
  * Locker 0); model queue member {@code thread * 8 + wait} is the member {@link LockCommands#queueMember}
@@ -51,6 +53,7 @@ final class ModelReplay implements AutoCloseable {
     private final String release;
     private final String claim = script(LockScript.CLAIM);
     private final String renew = script(LockScript.RENEW);
+    private final String token = script(LockScript.TOKEN);
     private final String run;
 
     /**
@@ -132,15 +135,17 @@ final class ModelReplay implements AutoCloseable {
             int[] a = step.args();
             int[] r = step.reply();
             switch (step.op()) {
-                case 'A', 'M' -> { // M: a wait's first try, which only marks a lock it finds held (owner, first hold)
+                case 'A', 'M' -> { // M: a wait's first try, which only marks a lock it finds held (owner, first hold, draw now)
                     boolean marks = step.op() == 'M';
                     boolean queues = !marks && a[1] != 0; // member 0: a try with no wait, which does not queue
                     long keepPlace = queues ? KEEP_PLACE : 0;
+                    boolean drawNow = a[marks ? 2 : 4] == 1; // acquire.lua's flag 3: the everyday path draws the token too
                     byte[][] keysAndArgs = LockCommands.acquireKeysAndArgs(List.of(keys), owner(a[0]), LEASE, new boolean[] {a[marks ? 1 : 3] == 1},
-                            keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks, true); // the model draws every token at its acquisition
+                            keepPlace, queues ? member(a[1]) : "", !marks && a[2] == 1, queues || marks, drawNow);
                     List<Object> answer = eval(acquire, LockCommands.acquireKeyCount(1, keepPlace), keysAndArgs);
-                    // a lone integer (Lettuce's MULTI output makes it a list of one) is a first hold's token
-                    List<Object> reply = answer.size() == 1 ? List.of(1L, 1L, answer.get(0)) : answer;
+                    // a lone integer (Lettuce's MULTI output makes it a list of one) is the everyday first hold's token, or 1: none drawn
+                    long lone = answer.size() == 1 ? (Long) answer.get(0) : 0;
+                    List<Object> reply = answer.size() == 1 ? List.of(1L, 1L, !drawNow && lone == 1 ? 0L : lone) : answer;
                     long ok = (Long) reply.get(0);
                     if (ok != r[0]) {
                         return "acquire.lua answered " + reply + ", the model " + Arrays.toString(r);
@@ -198,6 +203,13 @@ final class ModelReplay implements AutoCloseable {
                     List<Object> lost = redis.eval(renew, ScriptOutputType.MULTI, new String[] {keys.name()}, Long.toString(LEASE), owner(a[0]));
                     boolean held = lost.isEmpty();
                     return held != (r[0] == 1) ? "renew.lua found the hold " + (held ? "held" : "lost") + ", the model " + (r[0] == 1 ? "held" : "lost") : null;
+                }
+                case 'F' -> { // token.lua: the model's token, or 0 for its -1 (the owner no longer holds the lock)
+                    Long drawn = connection.sync().eval(token, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]));
+                    if (r[0] == 0) {
+                        return drawn != -1 ? "token.lua drew " + drawn + " where the model answers -1" : null;
+                    }
+                    return drawn == -1 ? "token.lua answered -1 where the model draws token " + r[0] : tokens.map(r[0], drawn, "token.lua");
                 }
                 case 'E' -> redis.del(keys.name());
                 case 'L' -> {

@@ -26,8 +26,9 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
     /**
      * One step: {@code op} is A (acquire.lua; member 0: a try that does not queue), M (acquire.lua marking, not queuing: a
      * wait's first try), R (release.lua), K (release.lua
-     * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), E (the key's lease ended), L (a queue place's
-     * deadline passed) or X (the queue's keys expired).
+     * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), F (token.lua: a holder asks for its fencing token),
+     * E (the key's lease ended), L (a queue place's deadline passed) or X (the queue's keys expired). A and M end their
+     * arguments with acquire.lua's flag 3, "draw the token now" (without it the everyday path draws none: token 0).
      *
      * @param line the line as the model printed it, for failure messages
      * @param args the step's arguments
