@@ -528,35 +528,35 @@ inline acquireLua(o, m, qb, draw, first, ok, cnt, tok) {
     fi
 }
 
-/* release.lua:64 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
+/* release.lua:66 "local function handOff(hash, channel, queue, deadlines, releasedToken)": hands the
  * freed lock to the first live member. */
 inline handOff(rt) {
-    clock++;                                              /* release.lua:65 "local clock = redis.call('time')" */
+    clock++;                                              /* release.lua:67 "local clock = redis.call('time')" */
     do
     :: qn > 0 ->
-        sm = q[0]; sf = ql[0];                            /* release.lua:68 "local member = redis.call('lpop', queue)" */
+        sm = q[0]; sf = ql[0];                            /* release.lua:70 "local member = redis.call('lpop', queue)" */
         si = 0;
         do
         :: si < qn - 1 -> q[si] = q[si + 1]; ql[si] = ql[si + 1]; si++
         :: else -> break
         od;
-        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:71 "redis.call('zrem', deadlines, member)" */
+        qn--; q[qn] = 0; ql[qn] = 0; si = 0;              /* release.lua:73 "redis.call('zrem', deadlines, member)" */
         if
-        :: !sf ->                                         /* release.lua:72 "if deadline and tonumber(deadline) > now then" */
+        :: !sf ->                                         /* release.lua:74 "if deadline and tonumber(deadline) > now then" */
             /* a closed Locker's waits get no hand-off once they ended; -DWAIT_PLACES: no ended wait does */
             assert(!CHECK_WAITS || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || !closed[LOCKER(MT(sm))] || dead[LOCKER(MT(sm))] || withdrawing[MT(sm)]);   /* property: no_hand_off_to_ended_wait */
             assert(!CHECK_WAIT_PLACES || (waiting[MT(sm)] && wid[MT(sm)] == MW(sm)) || dead[LOCKER(MT(sm))]);   /* property: no_hand_off_to_ended_wait */
-            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:77 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
+            rc[OWNER(MT(sm))] = 1; HANDED(1);             /* release.lua:79 "redis.call('hset', hash, newOwner, 1, 'waiters', 1)" */
             rw = (qn > 0);
-            /* release.lua:81 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
+            /* release.lua:83 "redis.call('pexpire', hash, lease)": the claim lease (BROKEN_NO_CLAIM_LEASE: none) */
 #ifdef FIX_F
-            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:85 "math.max(releasedToken + 1, micros)" */
+            si = (rt + 1 > clock -> rt + 1 : clock);      /* release.lua:87 "math.max(releasedToken + 1, micros)" */
 #else
             si = (rt > 0 -> rt + 1 : clock);              /* before fix F */
 #endif
             printf("    hand-off to owner %d (thread %d wait %d), token %d\n", OWNER(MT(sm)), MT(sm), MW(sm), si);
             HOLD_STARTS(OWNER(MT(sm))); handOut(si); DRAWN;
-            if                                            /* release.lua:86 "redis.call('publish', inbox, 'granted:' .. token .. ':' .. wait)" */
+            if                                            /* release.lua:92 "redis.call('publish', inbox, granted)" */
             :: lostMessages > 0 -> lostMessages--;
                printf("MSG granted:%d to thread %d wait %d LOST\n", si, MT(sm), MW(sm))
             :: true ->
@@ -568,9 +568,9 @@ inline handOff(rt) {
             pubM = sm; pubT = si;
             si = 0; sm = 0; sf = 0;
             break
-        :: else -> sm = 0; sf = 0                         /* release.lua:89 "member = redis.call('lpop', queue)": skip a member past its deadline */
+        :: else -> sm = 0; sf = 0                         /* release.lua:96 "member = redis.call('lpop', queue)": skip a member past its deadline */
         fi
-    :: else -> PUBLISH_RELEASED; break                    /* release.lua:91 "redis.call(ARGV[3], channel, 'released')" */
+    :: else -> PUBLISH_RELEASED; break                    /* release.lua:98 "redis.call(ARGV[3], channel, 'released')" */
     od
 }
 
@@ -582,13 +582,13 @@ inline releaseLua(o, wm, rt, rem, final) {
 #ifdef BROKEN_WITHDRAW_KEEPS
     :: wm != 0 -> queueFind(wm)                           /* broken: sees the member, leaves it queued */
 #else
-    :: wm != 0 -> queueRemove(wm)                         /* release.lua:95 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
+    :: wm != 0 -> queueRemove(wm)                         /* release.lua:102 "if ARGV[2] ~= '' and redis.call('zrem', KEYS[4], ARGV[2]) == 1 then" */
 #endif
     :: else
     fi;
 #ifdef FIXED
     if
-    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:97 "return {-1}" */
+    :: wm != 0 && sf -> rem = 255                         /* fix C, release.lua:104 "return {-1}" */
     :: else ->
 #endif
     sf = 0;
@@ -596,16 +596,16 @@ inline releaseLua(o, wm, rt, rem, final) {
     if :: KEY_EXISTS && rc[o] == 0 -> rc[1] = 0; rc[2] = 0; rc[3] = 0; rc[o] = 1 :: else fi;  /* no owner check */
 #endif
 #ifdef FIX_E
-    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:109 "local holdCount = restoreLease == '0' and 0 or" */
+    if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi;     /* fix E, release.lua:116 "local holdCount = restoreLease == '0' and 0 or" */
 #endif
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
-    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:111 "redis.call('hset', hash, owner, holdCount)" */
-    :: rc[o] == 1 ->                                      /* release.lua:120 "redis.call('del', hash)" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:110 "if not fields[1] then" */
+    :: rc[o] > 1 -> rc[o]--; rem = rc[o]                  /* release.lua:118 "redis.call('hset', hash, owner, holdCount)" */
+    :: rc[o] == 1 ->                                      /* release.lua:127 "redis.call('del', hash)" */
         rem = 0; sj = rw;
         rc[o] = 0; rw = 0; HANDED(0);                     
         if
-        :: sj -> sj = 0; handOff(rt)                      /* release.lua:121 "if fields[2] then" */
+        :: sj -> sj = 0; handOff(rt)                      /* release.lua:128 "if fields[2] then" */
         :: else
         fi
     fi;
@@ -616,14 +616,14 @@ inline releaseLua(o, wm, rt, rem, final) {
     pubM = 0; pubT = 0
 }
 
-/* release.lua:57 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
+/* release.lua:59 "if #KEYS == 1 then": the short release, the first call of the final release of a hold
  * its wait's first try took. rem = 255 (-1: not held), 254 (-2: a waiter's mark, nothing changed:
  * the client sends the full release, a call of its own) or 0 (deleted). */
 inline shortReleaseLua(o, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:59 "return -1 - redis.call('hexists', KEYS[1], owner)", or :61 with no mark */
-    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:59 "return -1 - redis.call('hexists', KEYS[1], owner)" */
-    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:61 "return redis.call('hdel', KEYS[1], owner) - 1": the hash's only field */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:61 "return -1 - redis.call('hexists', KEYS[1], owner)", or :61 with no mark */
+    :: rc[o] > 0 && rw -> rem = 254                       /* release.lua:61 "return -1 - redis.call('hexists', KEYS[1], owner)" */
+    :: rc[o] > 0 && !rw -> rc[o] = 0; rem = 0; HANDED(0)  /* release.lua:63 "return redis.call('hdel', KEYS[1], owner) - 1": the hash's only field */
     fi;
     printf("@S %d = %d ", o, rem); REDIS_STATE
 }
@@ -762,12 +762,12 @@ byte cancels = ASYNC_CANCELS;
 /* release.lua with ARGV[6] > 0 for the owner's last hold as its client counts (fix E: '0' lease) */
 inline keepLua(o, rt, rem) {
     if
-    :: rc[o] == 0 -> rem = 255                            /* release.lua:103 "if not fields[1] then" */
+    :: rc[o] == 0 -> rem = 255                            /* release.lua:110 "if not fields[1] then" */
     :: else ->
 #ifdef BROKEN_KEEP_DELETES
         rc[o] = 0; rw = 0;                                /* broken: deleted at once, as by a plain release */
 #else
-        rc[o] = 0; rk = 1;                                /* release.lua:117 "redis.call('hset', hash, 'kept', owner)" */
+        rc[o] = 0; rk = 1;                                /* release.lua:124 "redis.call('hset', hash, 'kept', owner)" */
 #endif
         keeping = 1; sj = 0;
         rem = 0
