@@ -10,8 +10,8 @@ import java.util.function.LongSupplier;
  * object: a method run under {@code @DistributedLock}, or a repository several calls below the one
  * that took the lock. Every acquisition on a thread records here how to get its token; the final release removes it.
  *
- * <p>Since issue 33 a Locker records a {@link LongSupplier} per acquisition, not a {@code long}: a plain lock's
- * everyday acquisition draws no token, and {@link #current} draws it at the first ask.
+ * <p>A Locker records a {@link LongSupplier} per acquisition, not a {@code long}: a plain lock's everyday
+ * acquisition draws no token, and {@link #current} draws it at the first ask.
  */
 public final class FencingTokens {
 
@@ -59,7 +59,7 @@ public final class FencingTokens {
 
     /**
      * For Locker implementations: records how to get the token of an acquisition by the calling thread, so that
-     * {@link #current} finds it. Application code never calls it. (Before issue 33 it took the token as a {@code long}.)
+     * {@link #current} finds it. Application code never calls it.
      *
      * @param hold  names the hold among others on the same key (its Redis key and owner)
      * @param token the hold's token, drawn when first asked for if the acquisition drew none; 0 for none at all (Redlock)
