@@ -15,6 +15,7 @@ import io.github.redislock.core.renewal.LockWatchdog;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.core.script.LockKind;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.wait.LockAttempt;
 import io.github.redislock.core.wait.LockAttempts;
 import io.github.redislock.core.wait.OwnerTurns;
@@ -264,32 +265,23 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         CallerRuns.await(onCaller -> release(kind, keys, owner, holdAtLeast, onCaller));
     }
 
-    /** Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease}), settled on {@code settleOn}. */
+    /** Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease}); its callers take a throw as a failed release. */
     CompletableFuture<Void> unlock(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         Supplier<CompletableFuture<Void>> release = () -> release(LockKind.PLAIN, List.of(key), owner, holdAtLeast, settleOn);
-        OwnerTurns.Turn turn;
-        try {
-            String redisName = redisName(key);
-            turn = turns.forRelease(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN)); // a handle is a shared owner
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        String redisName = redisName(key);
+        OwnerTurns.Turn turn = turns.forRelease(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN)); // a handle is a shared owner
         if (turn == null) {
             return release.get();
         }
-        CompletableFuture<Void> released = turn.ready().isDone() ? release.get() : turn.ready().thenComposeAsync(ready -> release.get(), settleOn);
+        // started: a release that throws (its locker closed meanwhile) still ends the turn
+        CompletableFuture<Void> released = turn.ready().isDone() ? ScriptTransport.started(release) : turn.ready().thenComposeAsync(ready -> release.get(), settleOn);
         released.whenComplete((done, failure) -> turn.end());
         return released;
     }
 
-    /** Every unlock ends here: one release of the owner's hold of each key, one script call per hash slot. */
+    /** Every unlock ends here: one release of the owner's hold of each key, one script call per hash slot; its callers take a throw as a failed release. */
     private CompletableFuture<Void> release(LockKind kind, List<String> keys, String owner, Duration holdAtLeast, Executor settleOn) {
-        List<Hold> held;
-        try {
-            held = held(kind, keys, owner, "unlock");
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        List<Hold> held = held(kind, keys, owner, "unlock");
         Hold first = held.get(0);
         CompletableFuture<Void> released = holds.releaseAsync(held, HeldLocks.keepMillis(first, holdAtLeast), settleOn);
         if (first.kind == LockKind.PLAIN || holdAtLeast.isZero()) {

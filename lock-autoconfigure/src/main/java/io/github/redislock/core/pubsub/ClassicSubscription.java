@@ -1,13 +1,13 @@
 package io.github.redislock.core.pubsub;
 
 import io.github.redislock.core.renewal.DaemonThreads;
+import io.github.redislock.core.script.ScriptTransport;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -117,15 +117,11 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     }
 
     private CompletableFuture<Void> onSender(Runnable command) {
-        try {
-            return CompletableFuture.runAsync(command, sender).whenComplete((sent, failure) -> {
-                if (failure != null) {
-                    log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", failure);
-                }
-            });
-        } catch (RejectedExecutionException closed) {
-            return CompletableFuture.failedFuture(closed);
-        }
+        return ScriptTransport.started(() -> CompletableFuture.runAsync(command, sender)).whenComplete((sent, failure) -> {
+            if (failure != null) { // also a closed sender's refusal
+                log.debug("Pub/sub command failed; an unsubscribed channel stays subscribed until the connection closes", failure);
+            }
+        });
     }
 
     /** Returns with the connection closed, as its factory may stop next, by one closer: a thread in subscribe as it leaves (Jedis's reads there: made to). */

@@ -121,11 +121,7 @@ public final class ReleaseSubscriptions implements AutoCloseable {
     /** Under the connection lock: a new connection carrying the inbox and every registered channel. */
     private CompletableFuture<ChannelSubscriber.Subscription> reopen() {
         disconnect();
-        try {
-            connection = subscriber.open(inbox.name.getBytes(StandardCharsets.UTF_8), this);
-        } catch (RuntimeException e) {
-            connection = CompletableFuture.failedFuture(e);
-        }
+        connection = ScriptTransport.started(() -> subscriber.open(inbox.name.getBytes(StandardCharsets.UTF_8), this));
         channels.values().forEach(this::send);
         return connection;
     }

@@ -2,6 +2,7 @@ package io.github.redislock.core.pubsub;
 
 import static io.github.redislock.core.pubsub.ReleaseSubscriptions.name;
 
+import io.github.redislock.core.script.ScriptTransport;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     }
 
     static CompletableFuture<ChannelSubscriber.Subscription> open(RedisClusterClient client, byte[] inbox, ReleaseSubscriptions listener) {
-        return CompletableFuture.completedFuture(client).thenCompose(cluster -> cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE))
+        return ScriptTransport.started(() -> client.connectPubSubAsync(ByteArrayCodec.INSTANCE))
                 .thenApply(connection -> new ShardedSubscription(client, connection, inbox, listener));
     }
 
@@ -85,7 +86,7 @@ final class ShardedSubscription extends RedisClusterPubSubAdapter<byte[], byte[]
     }
 
     private static CompletableFuture<Void> sent(Supplier<RedisFuture<Void>> command) {
-        return CompletableFuture.completedFuture(command).thenCompose(Supplier::get).whenComplete((done, failure) -> {
+        return ScriptTransport.started(command).whenComplete((done, failure) -> {
             if (failure != null) {
                 log.debug("Sharded pub/sub command failed", failure);
             }

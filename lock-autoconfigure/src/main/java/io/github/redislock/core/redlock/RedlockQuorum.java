@@ -6,6 +6,7 @@ import io.github.redislock.core.renewal.RenewalClient;
 import io.github.redislock.core.renewal.WatchedLock;
 import io.github.redislock.core.script.LockCommands;
 import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.ScriptTransport;
 import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.core.wait.OwnerTurns;
 
@@ -86,7 +87,7 @@ public final class RedlockQuorum extends LockCommands {
         List<CompletableFuture<Void>> undoing = pendingUndos.get(id);
         List<CompletableFuture<Acquisition>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> undoing != null && !undoing.get(i).isDone()
                 ? CompletableFuture.<Acquisition>completedFuture(null)
-                : send(i, (node, index) -> node.acquireAsync(List.of(keys), owner, leaseMillis, new boolean[] {firstHold}, 0, null, false, false, false))).toList();
+                : ScriptTransport.started(() -> nodes.get(i).acquireAsync(List.of(keys), owner, leaseMillis, new boolean[] {firstHold}, 0, null, false, false, false))).toList();
         return answersBy(calls, start + nodeTimeout.toNanos()).thenCompose(answers -> {
             long validity = leaseMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift(leaseMillis);
             List<Acquisition> took = answers.stream().filter(answer -> answer != null && answer.acquired()).toList();
@@ -118,7 +119,7 @@ public final class RedlockQuorum extends LockCommands {
             CompletableFuture<Void> undo = calls.get(i)
                     .handle((answer, failure) -> answer != null && answer.acquired() || failure != null && firstHold)
                     .thenCompose(took -> !took ? OwnerTurns.NOW
-                            : send(i, (node, n) -> node.releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
+                            : ScriptTransport.started(() -> nodes.get(i).releaseAsync(List.of(keys), owner, new long[] {undoLease}, new long[1], null, false))
                             .handle((left, failure) -> {
                                 if (failure != null) {
                                     log.debug("Redlock master " + names.get(i) + " could not undo " + keys.name()
@@ -185,7 +186,7 @@ public final class RedlockQuorum extends LockCommands {
     public Sent send(List<WatchedLock> locks, long leaseMillis) {
         long roundStart = System.nanoTime();
         List<CompletableFuture<RenewalClient.Sent>> sent = IntStream.range(0, nodes.size())
-                .mapToObj(i -> send(i, (node, index) -> CompletableFuture.completedFuture(node.send(locks, leaseMillis)))).toList();
+                .mapToObj(i -> ScriptTransport.started(() -> CompletableFuture.completedFuture(nodes.get(i).send(locks, leaseMillis)))).toList();
         return () -> lost(locks, leaseMillis, roundStart,
                 onEvery((node, index) -> sent.get(index).thenApplyAsync(RenewalClient.Sent::lost, threads.get(index))).join());
     }
@@ -238,7 +239,7 @@ public final class RedlockQuorum extends LockCommands {
     }
 
     private <T> CompletableFuture<List<T>> onEvery(BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
-        List<CompletableFuture<T>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> send(i, command)).toList();
+        List<CompletableFuture<T>> calls = IntStream.range(0, nodes.size()).mapToObj(i -> ScriptTransport.started(() -> command.apply(nodes.get(i), i))).toList();
         return answersBy(calls, System.nanoTime() + nodeTimeout.toNanos());
     }
 
@@ -246,14 +247,6 @@ public final class RedlockQuorum extends LockCommands {
         long deadline = System.nanoTime() + nodeTimeout.toNanos();
         return onEvery((node, index) -> CompletableFuture.supplyAsync(() -> deadline - System.nanoTime() > 0 ? command.apply(node) : null,
                 threads.get(index)));
-    }
-
-    private <T> CompletableFuture<T> send(int index, BiFunction<LockCommands, Integer, CompletableFuture<T>> command) {
-        try {
-            return command.apply(nodes.get(index), index);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     /** The answers in by the deadline, null for a master that failed or is late; the calls go on (an undo acts on a late answer). */

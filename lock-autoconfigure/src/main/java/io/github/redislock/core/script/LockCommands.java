@@ -250,11 +250,7 @@ public class LockCommands implements RenewalClient {
 
     /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
-        try {
-            return transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get());
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return ScriptTransport.started(() -> transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get()));
     }
 
     /**

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -132,9 +133,14 @@ public final class ScriptTransport {
 
     /** One Lettuce command on its way (bounded by the client's timeout or the backstop); one that failed to start is a failed stage. */
     <T> CompletableFuture<T> sendCommand(Supplier<RedisFuture<T>> command) {
+        CompletableFuture<T> reply = started(command); // Lettuce's own: a timer of ours goes on a copy
+        return backstopPerCommand ? reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
+    }
+
+    /** A call that throws as it starts (its arguments, a closed executor) as a failed future, like one that fails on its way. */
+    public static <T> CompletableFuture<T> started(Supplier<? extends CompletionStage<T>> call) {
         try {
-            CompletableFuture<T> reply = command.get().toCompletableFuture(); // Lettuce's own: a timer of ours goes on a copy
-            return backstopPerCommand ? reply.copy().orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS) : reply;
+            return call.get().toCompletableFuture();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -183,11 +183,7 @@ public abstract class LockWait {
     }
 
     private void send(boolean queue) {
-        try {
-            trying = attempt.send(queue);
-        } catch (RuntimeException e) {
-            trying = CompletableFuture.failedFuture(e);
-        }
+        trying = ScriptTransport.started(() -> attempt.send(queue));
         trying.whenComplete((answer, failure) -> signal());
     }
 
@@ -297,12 +293,7 @@ public abstract class LockWait {
 
     /** Ends the wait without the lock once {@code undo} is done; its failure is only logged: what it leaves ends by itself. */
     private void finishAfter(Supplier<CompletableFuture<Void>> undo, boolean givingBack, Throwable failure) {
-        CompletableFuture<Void> undone;
-        try {
-            undone = undo.get();
-        } catch (RuntimeException e) {
-            undone = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Void> undone = ScriptTransport.started(undo);
         boolean now = undone.isDone();
         undone.whenComplete((done, undoFailure) -> {
             if (undoFailure != null) {
