@@ -265,14 +265,18 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         CallerRuns.await(onCaller -> release(kind, keys, owner, holdAtLeast, onCaller));
     }
 
-    /** Unlocks a shared owner's plain lock (a token, a handle) in its turn ({@link OwnerTurns#forRelease}); its callers take a throw as a failed release. */
+    /**
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn, after its acquisition in flight: the last release frees it whatever
+     * Redis counts ({@code release.lua}). Without a live hold what is in flight is a first hold, and the release fails at once, no turn taken.
+     * Its callers take a throw as a failed release.
+     */
     CompletableFuture<Void> unlock(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         Supplier<CompletableFuture<Void>> release = () -> release(LockKind.PLAIN, List.of(key), owner, holdAtLeast, settleOn);
-        String redisName = redisName(key);
-        OwnerTurns.Turn turn = turns.forRelease(redisName, owner, holds.get(redisName, owner, LockKind.PLAIN)); // a handle is a shared owner
-        if (turn == null) {
+        Hold held = holds.get(redisName(key), owner, LockKind.PLAIN);
+        if (held == null || held.lost) {
             return release.get();
         }
+        OwnerTurns.Turn turn = turns.take(held.keys.name(), owner, true); // a handle is a shared owner
         // started: a release that throws (its locker closed meanwhile) still ends the turn
         CompletableFuture<Void> released = turn.ready().isDone() ? ScriptTransport.started(release) : turn.ready().thenComposeAsync(ready -> release.get(), settleOn);
         released.whenComplete((done, failure) -> turn.end());

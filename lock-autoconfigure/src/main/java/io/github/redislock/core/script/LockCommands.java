@@ -140,11 +140,8 @@ public class LockCommands implements RenewalClient {
                 () -> kindKeys(kind, keys, action, owner, leaseMillis, keepPlaceMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold);
     }
 
-    /** Releases one hold of {@code kind}, a plain one through the group release (which Redlock overrides); returns the holds (of that mode) left, or -1. */
+    /** Releases one hold of a fair or read-write {@code kind} (a plain one: the group release); returns the holds (of that mode) left, or -1. */
     public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
-        if (kind == LockKind.PLAIN) {
-            return releaseAsync(List.of(keys), owner, new long[] {restoreLease}, new long[1], null, false).thenApply(holdsLeft -> holdsLeft[0]);
-        }
         return send(keys.name(), kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, ReturnType.INTEGER, 4,
                 () -> releaseKeys(kind, keys, owner, restoreLease));
     }

@@ -307,7 +307,7 @@ public final class LockAttempts {
             Hold earlier = holds.get(keys.name(), owner, LockKind.PLAIN);
             long restore = earlier == null ? redisLease : earlier.restoreLease(watchdog);
             try {
-                commands.await(commands.releaseAsync(LockKind.PLAIN, keys, owner, restore));
+                commands.await(commands.releaseAsync(List.of(keys), owner, new long[] {restore}, new long[1], null, false));
             } catch (LockRedisException e) {
                 HeldLocks.LOCKER_LOG.warn("Could not give back " + keys.name() + " after a partial multi-lock; it is freed when its lease of "
                         + redisLease + " ms ends", e);

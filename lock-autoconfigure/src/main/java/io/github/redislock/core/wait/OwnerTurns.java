@@ -1,6 +1,5 @@
 package io.github.redislock.core.wait;
 
-import io.github.redislock.core.hold.Hold;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,14 +51,6 @@ public final class OwnerTurns {
                 before.whenComplete((done, failure) -> end.complete(null));
             }
         }
-    }
-
-    /**
-     * A shared owner's turn for a release, after its acquisition in flight: the last release frees the lock whatever Redis
-     * counts ({@code release.lua}). Null without a live hold: what is in flight is a first hold, and the release fails at once.
-     */
-    public Turn forRelease(String redisKey, String owner, Hold held) {
-        return held == null || held.lost ? null : take(redisKey, owner, true);
     }
 
     public Turn take(String redisKey, String owner, boolean sharedOwner) {
