@@ -70,16 +70,21 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
 
     RedisLocker(LockCommands commands, LockWatchdog watchdog, ReleaseSubscriptions subscriptions,
                 String keyPrefix, ApplicationEventPublisher events, LockObserver observer) {
-        if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("keyPrefix (redis-lock.key-prefix) must not be blank, but was " + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
-        }
-        this.keyPrefix = keyPrefix;
+        this.keyPrefix = checkedKeyPrefix(keyPrefix);
         this.commands = Objects.requireNonNull(commands, "commands");
         this.watchdog = Objects.requireNonNull(watchdog, "watchdog");
         this.subscriptions = Objects.requireNonNull(subscriptions, "subscriptions");
         this.observer = FailSafeLockObserver.of(Objects.requireNonNull(observer, "observer"));
         this.holds = new HeldLocks(this, this::currentOwner, commands, watchdog, this.observer, Objects.requireNonNull(events, "events"));
         this.attempts = new LockAttempts(commands, watchdog, holds, subscriptions.inbox(), turns, lifecycle::isClosed);
+    }
+
+    /** Checked by the builder and the Redlock locker before they start anything (a watchdog, a master's thread). */
+    static String checkedKeyPrefix(String keyPrefix) {
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("keyPrefix (redis-lock.key-prefix) must not be blank, but was " + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
+        }
+        return keyPrefix;
     }
 
     /** This instance's id, the first part of every owner field it writes. */

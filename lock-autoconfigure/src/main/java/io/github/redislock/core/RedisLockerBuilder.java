@@ -29,12 +29,12 @@ public final class RedisLockerBuilder {
     }
 
     public RedisLockerBuilder keyPrefix(String keyPrefix) {
-        this.keyPrefix = keyPrefix;
+        this.keyPrefix = RedisLocker.checkedKeyPrefix(keyPrefix);
         return this;
     }
 
     public RedisLockerBuilder watchdogTimeout(Duration watchdogTimeout) {
-        this.watchdogTimeout = Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
+        this.watchdogTimeout = LockWatchdog.checkedTimeout(watchdogTimeout);
         return this;
     }
 

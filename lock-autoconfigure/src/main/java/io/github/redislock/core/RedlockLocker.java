@@ -36,13 +36,13 @@ public class RedlockLocker extends RedisLocker {
     private final RedlockQuorum quorum;
     private final Duration retryDelay;
 
-    /** @param nodes one connection factory per independent master (3 or more), named in logs by {@code nodeNames} */
+    /** @param nodes one connection factory per independent master (3 or more), named in logs by {@code nodeNames}; settings checked before they connect */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
-        this(new RedlockQuorum(nodes, nodeNames, nodeTimeout, keyPrefix), retryDelay, watchdogTimeout, keyPrefix, events);
+        this(LockWatchdog.checkedTimeout(watchdogTimeout), new RedlockQuorum(nodes, nodeNames, nodeTimeout, checkedKeyPrefix(keyPrefix)), retryDelay, keyPrefix, events);
     }
 
-    private RedlockLocker(RedlockQuorum quorum, Duration retryDelay, Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
+    private RedlockLocker(Duration watchdogTimeout, RedlockQuorum quorum, Duration retryDelay, String keyPrefix, ApplicationEventPublisher events) {
         super(quorum, new LockWatchdog(watchdogTimeout, quorum, LockObserver.NONE), new ReleaseSubscriptions(NO_CHANNELS, keyPrefix + "__anchor"), keyPrefix,
                 events, LockObserver.NONE);
         this.quorum = quorum;

@@ -55,15 +55,19 @@ public final class LockWatchdog implements AutoCloseable {
     private volatile long failingSinceNanos;
 
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
-        if (timeout == null || timeout.toMillis() < 3) {
-            throw new IllegalArgumentException("watchdogTimeout (redis-lock.watchdog-timeout) must be at least 3 ms, but was " + timeout);
-        }
-        this.timeout = timeout;
+        this.timeout = checkedTimeout(timeout);
         this.client = client;
         this.listener = FailSafeLockObserver.of(listener); // a throwing listener must neither fail a tick nor end the schedule
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("redis-lock-watchdog"));
         long period = renewalInterval().toMillis();
         scheduler.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    public static Duration checkedTimeout(Duration timeout) {
+        if (timeout == null || timeout.toMillis() < 3) {
+            throw new IllegalArgumentException("watchdogTimeout (redis-lock.watchdog-timeout) must be at least 3 ms, but was " + timeout);
+        }
+        return timeout;
     }
 
     public Duration timeout() {
