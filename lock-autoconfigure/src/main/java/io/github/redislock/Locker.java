@@ -82,11 +82,13 @@ public interface Locker {
      * <p>The time since the lock was taken is measured on this instance's monotonic clock and the rest
      * is sent to Redis as a relative expiry, so no clock skew between hosts shortens or lengthens it.
      * A release after {@code holdAtLeast}, or of a re-entered hold, is a plain {@link #unlock(String)}.
-     * A lock taken with a lease is kept no longer than that lease. A fair lock cannot be kept.
+     * A lock taken with a lease is kept no longer than that lease. Only a plain lock can be kept: a fair,
+     * read or write hold of the key is refused before anything is released.
      *
      * @param holdAtLeast 0 or more; 0 is {@link #unlock(String)}
      * @throws IllegalArgumentException when {@code holdAtLeast} is null or negative (nothing is released)
-     * @throws IllegalStateException    when the calling thread holds the key as a fair lock (it is released at once)
+     * @throws IllegalStateException    when {@code holdAtLeast} is not 0 and the calling thread holds the key as a fair lock, or as
+     *                                  the read or write lock of a read-write lock, naming the key and kind (nothing is released)
      * @throws LockLostException        as {@link #unlock(String)}
      * @throws IllegalMonitorStateException as {@link #unlock(String)}
      */

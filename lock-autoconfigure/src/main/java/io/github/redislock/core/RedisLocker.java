@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -124,7 +125,14 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** A wait on the asynchronous release (see {@link CallerRuns}); a thread owner needs no turn. */
     @Override
     public void unlock(String key, Duration holdAtLeast) {
-        unlock(LockKind.PLAIN, List.of(key), HeldLocks.checkedHoldAtLeast(key, holdAtLeast));
+        Duration kept = HeldLocks.checkedHoldAtLeast(key, holdAtLeast);
+        Hold hold = kept.isZero() ? null : Stream.of(LockKind.PLAIN, LockKind.WRITE, LockKind.READ)
+                .map(slot -> holds.get(redisName(key), currentOwner(), slot)).filter(Objects::nonNull).findFirst().orElse(null);
+        if (hold != null && hold.kind != LockKind.PLAIN) { // the other kinds' scripts keep nothing: refused with the hold as it was
+            throw new IllegalStateException("Cannot keep " + hold.kind.describe(key) + " for holdAtLeast " + kept
+                    + ": only a plain lock (getLock, tryLock) can be kept; nothing was released");
+        }
+        unlock(LockKind.PLAIN, List.of(key), kept);
     }
 
     @Override
@@ -291,16 +299,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** Every unlock ends here: one release of the owner's hold of each key, one script call per hash slot; its callers take a throw as a failed release. */
     private CompletableFuture<Void> release(LockKind kind, List<String> keys, String owner, Duration holdAtLeast, Executor settleOn) {
         List<Hold> held = held(kind, keys, owner, "unlock");
-        Hold first = held.get(0);
-        CompletableFuture<Void> released = holds.releaseAsync(held, HeldLocks.keepMillis(first, holdAtLeast), settleOn);
-        if (first.kind == LockKind.PLAIN || holdAtLeast.isZero()) {
-            return released;
-        }
-        // a fair hold shares the slot; its release has its own script, which keeps nothing
-        return released.thenRun(() -> {
-            throw new IllegalStateException("Cannot keep " + first.kind.describe(keys.get(0)) + " for holdAtLeast " + holdAtLeast
-                    + ": only a plain lock (getLock, tryLock) can be kept; it was released at once");
-        });
+        return holds.releaseAsync(held, HeldLocks.keepMillis(held.get(0), holdAtLeast), settleOn);
     }
 
     /** The owner's hold of each key, or none: a key of a multi-lock not held fails it before anything is released. */

@@ -133,12 +133,36 @@ class HoldAtLeastTest extends TwoInstances {
     }
 
     @Test
-    void aFairLockCannotBeKeptAndIsReleasedAtOnceSaying() {
+    void aFairLockCannotBeKeptAndIsRefusedBeforeAnythingIsReleased() {
         first.locker.getFairLock(key).lock();
 
         assertThatThrownBy(() -> first.locker.unlock(key, HOLD_AT_LEAST)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("only a plain lock").hasMessageContaining("released at once");
+                .hasMessageContaining("Cannot keep fair lock '" + key + "'").hasMessageContaining("only a plain lock").hasMessageContaining("nothing was released");
+        assertThat(first.locker.getFairLock(key).getHoldCount()).isEqualTo(1);
+        first.locker.getFairLock(key).unlock();
         assertThat(first.locker.isLocked(key)).isFalse();
+    }
+
+    @Test
+    void aReadLockCannotBeKeptAndIsRefusedNamingItsKind() {
+        first.locker.getReadWriteLock(key).readLock().lock();
+
+        assertThatThrownBy(() -> first.locker.unlock(key, HOLD_AT_LEAST)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Cannot keep the read lock of '" + key + "'").hasMessageContaining("nothing was released");
+        assertThat(first.locker.getReadWriteLock(key).readLock().getHoldCount()).isEqualTo(1);
+        first.locker.getReadWriteLock(key).readLock().unlock();
+        assertThat(first.locker.heldLockCount()).isZero();
+    }
+
+    @Test
+    void aWriteLockCannotBeKeptAndIsRefusedNamingItsKind() {
+        first.locker.getReadWriteLock(key).writeLock().lock();
+
+        assertThatThrownBy(() -> first.locker.unlock(key, HOLD_AT_LEAST)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Cannot keep the write lock of '" + key + "'").hasMessageContaining("nothing was released");
+        assertThat(first.locker.getReadWriteLock(key).writeLock().getHoldCount()).isEqualTo(1);
+        first.locker.getReadWriteLock(key).writeLock().unlock();
+        assertThat(first.locker.heldLockCount()).isZero();
     }
 
     @Test
