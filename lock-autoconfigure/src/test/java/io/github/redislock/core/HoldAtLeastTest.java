@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockHandle;
+import io.github.redislock.RedisLock;
 
 import org.junit.jupiter.api.Test;
 
@@ -145,23 +146,21 @@ class HoldAtLeastTest extends TwoInstances {
 
     @Test
     void aReadLockCannotBeKeptAndIsRefusedNamingItsKind() {
-        first.locker.getReadWriteLock(key).readLock().lock();
-
-        assertThatThrownBy(() -> first.locker.unlock(key, HOLD_AT_LEAST)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("Cannot keep the read lock of '" + key + "'").hasMessageContaining("nothing was released");
-        assertThat(first.locker.getReadWriteLock(key).readLock().getHoldCount()).isEqualTo(1);
-        first.locker.getReadWriteLock(key).readLock().unlock();
-        assertThat(first.locker.heldLockCount()).isZero();
+        refusedNamingItsKindAndStillHeld(first.locker.getReadWriteLock(key).readLock(), "the read lock of");
     }
 
     @Test
     void aWriteLockCannotBeKeptAndIsRefusedNamingItsKind() {
-        first.locker.getReadWriteLock(key).writeLock().lock();
+        refusedNamingItsKindAndStillHeld(first.locker.getReadWriteLock(key).writeLock(), "the write lock of");
+    }
+
+    private void refusedNamingItsKindAndStillHeld(RedisLock lock, String kind) {
+        lock.lock();
 
         assertThatThrownBy(() -> first.locker.unlock(key, HOLD_AT_LEAST)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("Cannot keep the write lock of '" + key + "'").hasMessageContaining("nothing was released");
-        assertThat(first.locker.getReadWriteLock(key).writeLock().getHoldCount()).isEqualTo(1);
-        first.locker.getReadWriteLock(key).writeLock().unlock();
+                .hasMessageContaining("Cannot keep " + kind + " '" + key + "'").hasMessageContaining("nothing was released");
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        lock.unlock();
         assertThat(first.locker.heldLockCount()).isZero();
     }
 
