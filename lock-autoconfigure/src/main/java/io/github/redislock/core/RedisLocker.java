@@ -279,9 +279,8 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     }
 
     /**
-     * Unlocks a shared owner's plain lock (a token, a handle) in its turn, after its acquisition in flight: the last release frees it whatever
-     * Redis counts ({@code release.lua}). Without a live hold what is in flight is a first hold, and the release fails at once, no turn taken.
-     * Its callers take a throw as a failed release.
+     * Unlocks a shared owner's plain lock (a token, a handle) in its turn, after its acquisition in flight: the last release frees it whatever Redis
+     * counts ({@code release.lua}). Without a live hold what is in flight is a first hold: no turn, the release fails at once (its callers take a throw so).
      */
     CompletableFuture<Void> unlock(String key, String owner, Duration holdAtLeast, Executor settleOn) {
         Supplier<CompletableFuture<Void>> release = () -> release(LockKind.PLAIN, List.of(key), owner, holdAtLeast, settleOn);

@@ -16,6 +16,7 @@ import io.github.redislock.core.wait.OwnerTurns;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -39,10 +40,11 @@ public class RedlockLocker extends RedisLocker {
     /** @param nodes one connection factory per independent master (3 or more), named in logs by {@code nodeNames}; settings checked before they connect */
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
-        this(LockWatchdog.checkedTimeout(watchdogTimeout), new RedlockQuorum(nodes, nodeNames, nodeTimeout, checkedKeyPrefix(keyPrefix)), retryDelay, keyPrefix, events);
+        this(LockWatchdog.checkedTimeout(watchdogTimeout), Objects.requireNonNull(retryDelay, "retryDelay"),
+                new RedlockQuorum(nodes, nodeNames, nodeTimeout, checkedKeyPrefix(keyPrefix)), keyPrefix, events);
     }
 
-    private RedlockLocker(Duration watchdogTimeout, RedlockQuorum quorum, Duration retryDelay, String keyPrefix, ApplicationEventPublisher events) {
+    private RedlockLocker(Duration watchdogTimeout, Duration retryDelay, RedlockQuorum quorum, String keyPrefix, ApplicationEventPublisher events) {
         super(quorum, new LockWatchdog(watchdogTimeout, quorum, LockObserver.NONE), new ReleaseSubscriptions(NO_CHANNELS, keyPrefix + "__anchor"), keyPrefix,
                 events, LockObserver.NONE);
         this.quorum = quorum;

@@ -43,20 +43,29 @@ class RefusedSettingStartsNoThreadTest {
 
     @Test
     void aBlankKeyPrefixGivenToARedlockLockerStartsNoThread() throws IOException {
-        assertRedlockRefusedStartingNoThread(Duration.ofSeconds(1), " ", "keyPrefix (redis-lock.key-prefix) must not be blank");
+        assertRedlockRefusedStartingNoThread(Duration.ofMillis(20), Duration.ofSeconds(1), " ", IllegalArgumentException.class,
+                "keyPrefix (redis-lock.key-prefix) must not be blank");
     }
 
     @Test
     void aWatchdogTimeoutUnder3msGivenToARedlockLockerStartsNoThread() throws IOException {
-        assertRedlockRefusedStartingNoThread(Duration.ofMillis(2), "lock:", "watchdogTimeout (redis-lock.watchdog-timeout) must be at least 3 ms, but was PT0.002S");
+        assertRedlockRefusedStartingNoThread(Duration.ofMillis(20), Duration.ofMillis(2), "lock:", IllegalArgumentException.class,
+                "watchdogTimeout (redis-lock.watchdog-timeout) must be at least 3 ms, but was PT0.002S");
     }
 
-    private void assertRedlockRefusedStartingNoThread(Duration watchdogTimeout, String keyPrefix, String message) throws IOException {
+    /** Without the check, a null retry delay failed only the first attempt that found the lock held, deep in its wait. */
+    @Test
+    void aNullRetryDelayGivenToARedlockLockerIsRefusedByNameBeforeAnyThreadStarts() throws IOException {
+        assertRedlockRefusedStartingNoThread(null, Duration.ofSeconds(1), "lock:", NullPointerException.class, "retryDelay");
+    }
+
+    private void assertRedlockRefusedStartingNoThread(Duration retryDelay, Duration watchdogTimeout, String keyPrefix, Class<? extends Throwable> refusal,
+                                                      String message) throws IOException {
         List<RedisConnectionFactory> masters = List.of(factory(), factory(), factory());
         Set<Thread> before = ours();
 
-        assertThatThrownBy(() -> new RedlockLocker(masters, List.of("a", "b", "c"), Duration.ofMillis(200), Duration.ofMillis(20),
-                watchdogTimeout, keyPrefix, event -> { })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+        assertThatThrownBy(() -> new RedlockLocker(masters, List.of("a", "b", "c"), Duration.ofMillis(200), retryDelay, watchdogTimeout, keyPrefix,
+                event -> { })).isInstanceOf(refusal).hasMessageContaining(message);
 
         assertThat(startedSince(before)).as("threads of redis-lock's own started by the refused Redlock locker").isEmpty();
     }
