@@ -146,17 +146,11 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker;
-     * then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
+     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker and
+     * the lock; then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
      */
     @Override
     public void close() {
-        IllegalStateException closed = closedException();
-        locker.lifecycle.waits.forEach(wait -> {
-            if (wait instanceof ExecutorWait) {
-                wait.stop(closed);
-            }
-        });
         locker.close();
         LockerClose.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();

@@ -61,9 +61,9 @@ class ClosingWhileWaitingTest {
 
     @Test
     @ExtendWith(OutputCaptureExtension.class)
-    void anInstanceClosedWhileAnAsyncAcquisitionWaitsLeavesNoQueueEntryAndTheHoldersUnlockFreesTheKey(CapturedOutput output) {
+    void anInstanceClosedWhileAnAsyncAcquisitionWaitsLeavesNoQueueEntryAndTheHoldersUnlockFreesTheKeyAndTheWaitFailsNamingTheKey(CapturedOutput output) {
         closeAnInstanceWhileItWaits(waiter -> waiter.getBean(AsyncLocker.class).acquire(key, null, null).toCompletableFuture(),
-                "AsyncLocker is closed", output);
+                "AsyncLocker is closed (its application context has shut down) while waiting for '" + key + "'", output);
     }
 
     /**
