@@ -146,11 +146,16 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker and
-     * the lock; then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
+     * Closes the {@link RedisLocker} it is over, its waits told first to fail naming this AsyncLocker and their lock (not the
+     * Locker, as a try the closing locker refused would); then lets the releases in flight settle (no thread would be left for a later reply), and stops.
      */
     @Override
     public void close() {
+        locker.lifecycle.waits.forEach(wait -> {
+            if (wait instanceof ExecutorWait) {
+                wait.stop(wait.closedWhileWaiting());
+            }
+        });
         locker.close();
         LockerClose.awaitUntil(() -> releasing.get() == 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_GRACE_SECONDS));
         executor.shutdown();

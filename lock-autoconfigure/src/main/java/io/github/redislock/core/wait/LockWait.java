@@ -344,7 +344,7 @@ public abstract class LockWait {
     }
 
     /** Names the lock waited for, and the locker the application called: the AsyncLocker for a wait that holds no thread. */
-    final IllegalStateException closedWhileWaiting() {
+    public final IllegalStateException closedWhileWaiting() {
         return new IllegalStateException((this instanceof ExecutorWait ? "AsyncLocker" : "Locker")
                 + " is closed (its application context has shut down) while waiting for " + what.get());
     }
