@@ -65,7 +65,8 @@ public class LockLostEvent extends ApplicationEvent {
      * The fencing token of the hold that was lost, or 0 when unknown: on Redlock, and for a plain hold
      * that never drew one (nobody asked for it, see {@link RedisLock#fencingToken()}). It tells this loss
      * from that of a later hold of the same owner and key: the event is delivered off the watchdog's
-     * thread, and the owner may have taken the lock again by then.
+     * thread, and the owner may have taken the lock again by then. A hold whose token was asked for is
+     * reported with it, so 0 is never the loss of a hold known by its token: do not take 0 as matching one.
      */
     public long getFencingToken() {
         return fencingToken;

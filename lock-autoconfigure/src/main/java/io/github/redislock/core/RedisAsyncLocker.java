@@ -146,15 +146,14 @@ public class RedisAsyncLocker implements AsyncLocker, AutoCloseable {
     }
 
     /**
-     * Closes the {@link RedisLocker} it is over, its waits failing with an exception naming this AsyncLocker;
-     * then lets the releases in flight settle (no thread would be left to settle a later reply), and stops.
+     * Closes the {@link RedisLocker} it is over, its waits told first to fail naming this AsyncLocker and their lock (not the
+     * Locker, as a try the closing locker refused would); then lets the releases in flight settle (no thread would be left for a later reply), and stops.
      */
     @Override
     public void close() {
-        IllegalStateException closed = closedException();
         locker.lifecycle.waits.forEach(wait -> {
             if (wait instanceof ExecutorWait) {
-                wait.stop(closed);
+                wait.stop(wait.closedWhileWaiting());
             }
         });
         locker.close();

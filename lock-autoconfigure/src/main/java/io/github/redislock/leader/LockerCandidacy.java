@@ -221,12 +221,14 @@ final class LockerCandidacy implements Candidacy, Runnable {
     /**
      * The watchdog found a lock gone: when it is this leader's hold of its current term, it is revoked
      * now. An event of an earlier term (events are delivered off the watchdog's thread, possibly after
-     * a new grant) carries that term's token and is ignored.
+     * a new grant) carries that term's token and is ignored; so is one with token 0, of a hold lost before
+     * its term was drawn, which was never granted. The current term's hold drew its token before the
+     * grant; a loss reported before that draw's reply came is found by {@link #awaitEnd}'s look instead.
      */
     void lockLost(LockLostEvent event) {
         Thread run = currentThread();
         if (leader && run != null && role.equals(event.getKey()) && event.getOwner().endsWith(":" + run.getId())
-                && (event.getFencingToken() == 0 || event.getFencingToken() == term)) {
+                && event.getFencingToken() == term) {
             end = LeadershipEvent.LOST;
             LockSupport.unpark(run);
         }
@@ -346,6 +348,9 @@ final class LockerCandidacy implements Candidacy, Runnable {
             }
             locker.unlock(role);
             return true;
+        } catch (IllegalMonitorStateException e) { // the watchdog found the hold gone, and warned of it: no grant, and no stack trace
+            log.debug("The lock of role '" + role + "' was lost before the grant; it is waited for again: " + e.getMessage());
+            return false;
         } catch (InterruptedException | RuntimeException e) {
             log.warn("Could not confirm the lock of role '" + role + "' before leading; it is given back", e);
             return false;

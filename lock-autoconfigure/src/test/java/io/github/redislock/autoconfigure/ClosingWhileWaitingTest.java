@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.github.redislock.AsyncLocker;
+import io.github.redislock.FencingTokens;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.core.Internals;
@@ -24,6 +25,8 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -61,9 +64,9 @@ class ClosingWhileWaitingTest {
 
     @Test
     @ExtendWith(OutputCaptureExtension.class)
-    void anInstanceClosedWhileAnAsyncAcquisitionWaitsLeavesNoQueueEntryAndTheHoldersUnlockFreesTheKey(CapturedOutput output) {
+    void anInstanceClosedWhileAnAsyncAcquisitionWaitsLeavesNoQueueEntryAndTheHoldersUnlockFreesTheKeyAndTheWaitFailsNamingTheKey(CapturedOutput output) {
         closeAnInstanceWhileItWaits(waiter -> waiter.getBean(AsyncLocker.class).acquire(key, null, null).toCompletableFuture(),
-                "AsyncLocker is closed", output);
+                "AsyncLocker is closed (its application context has shut down) while waiting for '" + key + "'", output);
     }
 
     /**
@@ -195,6 +198,32 @@ class ClosingWhileWaitingTest {
 
             assertThat(waiting).as("handed the lock at once, not at its next look").succeedsWithin(Duration.ofMillis(1500));
             async.release(waiting.get()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        });
+    }
+
+    /**
+     * A hold taken before a stop and start, whose token is first asked for after them (the blocking locker's everyday
+     * acquisition draws none), gets one, and the async wait handed the lock next gets a higher one, on both clients.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void aTokenFirstAskedAfterAStopAndStartIsDrawnAndTheAsyncWaitHandedTheLockNextGetsAHigherOne(String client) {
+        instance.withPropertyValues("spring.data.redis.client-type=" + client).run(context -> {
+            Locker locker = context.getBean(Locker.class);
+            AsyncLocker async = context.getBean(AsyncLocker.class);
+            locker.lock(key);
+            CompletableFuture<LockHandle> waiting = async.acquire(key, Duration.ofSeconds(20), null).toCompletableFuture();
+            awaitQueued();
+
+            context.stop();
+            context.start();
+            long holders = FencingTokens.current(key);
+            assertThat(locker.fencingToken(key)).as("the hold's token, kept from its first ask").isEqualTo(holders);
+            locker.unlock(key);
+
+            LockHandle handle = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(handle.fencingToken()).as("the next holder's token").isGreaterThan(holders);
+            async.release(handle).toCompletableFuture().get(10, TimeUnit.SECONDS);
         });
     }
 

@@ -169,7 +169,8 @@ class LockerLeaderElectionTest {
         Heard granted = next();
         String owner = first.locker.heldLocks().get(0).owner();
 
-        firstElection.onApplicationEvent(new LockLostEvent(first.locker, role, first.redisKey(role), owner));
+        // as the watchdog reports the loss of the term's hold: with the token the grant drew, its term
+        firstElection.onApplicationEvent(new LockLostEvent(first.locker, role, first.redisKey(role), owner, LockLostEvent.EXPIRED_OR_DELETED, granted.term()));
 
         assertThat(next()).extracting(Heard::granted, Heard::term, Heard::reason).containsExactly(false, granted.term(), LeadershipEvent.LOST);
     }

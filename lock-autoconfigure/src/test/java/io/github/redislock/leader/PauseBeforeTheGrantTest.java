@@ -2,8 +2,6 @@ package io.github.redislock.leader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +14,6 @@ import io.github.redislock.Candidacy;
 import io.github.redislock.LeadershipListener;
 import io.github.redislock.Locker;
 import io.github.redislock.core.LockerFixture;
-import io.github.redislock.core.WatchdogState;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -49,7 +46,8 @@ class PauseBeforeTheGrantTest {
              LockerFixture other = LockerFixture.connect(server.host(), server.port(), LEASE)) {
             AtomicBoolean otherHolds = new AtomicBoolean();
             CountDownLatch otherTried = new CountDownLatch(1);
-            Locker pausedAsItAcquires = pausingOnceAfterTheLockCame(candidate.locker, () -> {
+            Locker pausedAsItAcquires = WatchedLocker.of(candidate.locker, call -> {
+            }, () -> {
                 server.pause();
                 LockSupport.parkNanos(LEASE.plusMillis(200).toNanos()); // the scenario itself: the lease runs out during the pause
                 server.resume();
@@ -104,23 +102,5 @@ class PauseBeforeTheGrantTest {
                 }
             }
         }
-    }
-
-    /** {@code locker}, whose first successful {@code tryLock} runs {@code afterAcquiring} before it returns. */
-    private static Locker pausingOnceAfterTheLockCame(Locker locker, Runnable afterAcquiring) {
-        AtomicBoolean paused = new AtomicBoolean();
-        return (Locker) Proxy.newProxyInstance(Locker.class.getClassLoader(), new Class<?>[] {Locker.class, WatchdogState.Source.class},
-                (proxy, method, args) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(locker, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (method.getName().equals("tryLock") && Boolean.TRUE.equals(result) && !paused.getAndSet(true)) {
-                        afterAcquiring.run();
-                    }
-                    return result;
-                });
     }
 }

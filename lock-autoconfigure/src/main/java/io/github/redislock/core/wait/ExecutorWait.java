@@ -33,8 +33,7 @@ public final class ExecutorWait extends LockWait {
                 executor.execute(this::drain);
             } catch (RejectedExecutionException e) {
                 // The locker has closed and stopped its threads (its close waited for what was in flight): end here, not never.
-                finish(false, new IllegalStateException(
-                        "AsyncLocker is closed (its application context has shut down) while waiting for " + what.get()));
+                finish(false, closedWhileWaiting());
             }
         }
     }

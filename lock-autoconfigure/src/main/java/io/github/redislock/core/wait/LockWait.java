@@ -334,7 +334,9 @@ public abstract class LockWait {
         }
     }
 
-    private IllegalStateException closedWhileWaiting() {
-        return new IllegalStateException("Locker is closed (its application context has shut down) while waiting for " + what.get());
+    /** Names the lock waited for, and the locker the application called: the AsyncLocker for a wait that holds no thread. */
+    public final IllegalStateException closedWhileWaiting() {
+        return new IllegalStateException((this instanceof ExecutorWait ? "AsyncLocker" : "Locker")
+                + " is closed (its application context has shut down) while waiting for " + what.get());
     }
 }
