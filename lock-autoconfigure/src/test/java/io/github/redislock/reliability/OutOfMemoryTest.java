@@ -11,12 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockRedisException;
-import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,94 +27,62 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OutOfMemoryTest {
 
-    private static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(3);
-    private static RedisServerProcess redis;
+    @RegisterExtension
+    static final PrivateRedisInstances instances = new PrivateRedisInstances("--maxmemory-policy", "noeviction");
+    private static final RedisServerProcess redis = instances.redis;
 
     private final String key = "out-of-memory-" + UUID.randomUUID();
-    private LockerFixture instance;
-    private LockerFixture holder;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start("--maxmemory-policy", "noeviction");
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.stop();
-    }
 
     @AfterEach
-    void close() {
+    void memoryBack() {
         redis.command("CONFIG", "SET", "maxmemory", "0");
-        instance.close();
-        holder.close();
-    }
-
-    private void connect(boolean jedis) {
-        instance = jedis ? LockerFixture.connectJedis(redis.host(), redis.port(), WATCHDOG_TIMEOUT)
-                : LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
-        holder = LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
-        instance.locker.isLocked(key); // connections open while Redis has memory
-        holder.locker.isLocked(key);
     }
 
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void anAcquisitionRefusedForMemoryNamesTheKeyAndWritesNothing(boolean jedis) {
-        connect(jedis);
+        instances.connect(jedis, key);
         outOfMemory();
 
-        assertThat(catchThrowable(() -> instance.locker.tryLock(key))).isInstanceOf(LockRedisException.class)
-                .hasMessageContaining(instance.redisKey(key)).hasMessageContaining("OOM");
+        assertThat(catchThrowable(() -> instances.instance.locker.tryLock(key))).isInstanceOf(LockRedisException.class)
+                .hasMessageContaining(instances.instance.redisKey(key)).hasMessageContaining("OOM");
 
-        assertThat(instance.locker.heldLockCount()).isZero();
+        assertThat(instances.instance.locker.heldLockCount()).isZero();
         assertThat(keysOfTheLock()).isEmpty();
     }
 
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aWaitRefusedForMemoryLeavesNeitherAQueuePlaceNorTheWaitersMark(boolean jedis) {
-        connect(jedis);
-        holder.locker.lock(key);
+        instances.connect(jedis, key);
+        instances.other.locker.lock(key);
         outOfMemory();
 
-        assertThat(catchThrowable(() -> instance.locker.tryLock(key, 2, -1, TimeUnit.SECONDS))).isInstanceOf(LockRedisException.class)
-                .hasMessageContaining(instance.redisKey(key)).hasMessageContaining("OOM");
+        assertThat(catchThrowable(() -> instances.instance.locker.tryLock(key, 2, -1, TimeUnit.SECONDS))).isInstanceOf(LockRedisException.class)
+                .hasMessageContaining(instances.instance.redisKey(key)).hasMessageContaining("OOM");
 
-        assertThat(keysOfTheLock()).as("only the lock hash: no queue, no deadlines").containsExactly(instance.redisKey(key));
-        assertThat(redis.command("HKEYS", instance.redisKey(key))).asList().as("the lock's fields: the holder's alone, no 'waiters'")
-                .containsExactly(holder.locker.currentOwner());
-        holder.locker.unlock(key); // under the same memory pressure
+        assertThat(keysOfTheLock()).as("only the lock hash: no queue, no deadlines").containsExactly(instances.instance.redisKey(key));
+        assertThat(redis.command("HKEYS", instances.instance.redisKey(key))).asList().as("the lock's fields: the holder's alone, no 'waiters'")
+                .containsExactly(instances.other.locker.currentOwner());
+        instances.other.locker.unlock(key); // under the same memory pressure
         assertThat(keysOfTheLock()).isEmpty();
-        assertThat(instance.locker.heldLockCount()).isZero();
+        assertThat(instances.instance.locker.heldLockCount()).isZero();
     }
 
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aQueuedWaitIsHandedTheLockWhileRedisIsOutOfMemory(boolean jedis) throws Exception {
-        connect(jedis);
-        holder.locker.lock(key);
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                boolean taken = instance.locker.tryLock(key, 10, -1, TimeUnit.SECONDS);
-                if (taken) {
-                    instance.locker.unlock(key);
-                }
-                return taken;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        });
-        await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(redis.command("LLEN", queue())));
+        instances.connect(jedis, key);
+        instances.other.locker.lock(key);
+        CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(instances.instance.locker, key);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(redis.command("LLEN", PrivateRedisInstances.queue(key))));
         outOfMemory();
 
-        holder.locker.unlock(key); // hands the lock to the queued wait: its writes start with LPOP, which frees
+        instances.other.locker.unlock(key); // hands the lock to the queued wait: its writes start with LPOP, which frees
 
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the queued wait got the lock").isTrue();
         assertThat(keysOfTheLock()).isEmpty();
-        assertThat(instance.lostEvents).isEmpty();
+        assertThat(instances.instance.lostEvents).isEmpty();
     }
 
     private static void outOfMemory() {
@@ -128,9 +94,5 @@ class OutOfMemoryTest {
         @SuppressWarnings("unchecked")
         List<Object> keys = (List<Object>) redis.command("KEYS", "*" + key + "*");
         return keys;
-    }
-
-    private String queue() {
-        return LockerFixture.PREFIX + "{" + LockerFixture.PREFIX + key + "}:wait-queue";
     }
 }

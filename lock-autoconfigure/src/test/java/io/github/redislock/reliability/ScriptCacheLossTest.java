@@ -13,13 +13,10 @@ import io.github.redislock.LockLostException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.core.Internals;
-import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.script.LockScript;
 import io.github.redislock.testsupport.RedisServerProcess;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,44 +28,21 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ScriptCacheLossTest {
 
-    private static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(3);
-    private static RedisServerProcess redis;
+    @RegisterExtension
+    static final PrivateRedisInstances instances = new PrivateRedisInstances();
+    private static final RedisServerProcess redis = instances.redis;
 
     private final String key = "script-cache-loss-" + UUID.randomUUID();
-    private LockerFixture instance;
-    private LockerFixture other;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServerProcess.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.stop();
-    }
-
-    @AfterEach
-    void close() {
-        instance.close();
-        other.close();
-    }
-
-    private void connect(boolean jedis) {
-        instance = jedis ? LockerFixture.connectJedis(redis.host(), redis.port(), WATCHDOG_TIMEOUT)
-                : LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
-        other = LockerFixture.connect(redis.host(), redis.port(), WATCHDOG_TIMEOUT);
-    }
 
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aPlainHoldIsRenewedAskedForItsTokenAndReleasedAfterTheCacheWasLost(boolean jedis) {
-        connect(jedis);
-        flushed(() -> instance.locker.lock(key), LockScript.ACQUIRE);
-        flushed(() -> Internals.renewNow(instance.locker), LockScript.RENEW);
-        flushed(() -> assertThat(instance.locker.fencingToken(key)).isPositive(), LockScript.TOKEN);
-        assertThat(instance.locker.isHeldByCurrentThread(key)).as("held after the renewal and the ask").isTrue();
-        flushed(() -> instance.locker.unlock(key), LockScript.RELEASE);
+        instances.connect(jedis, key);
+        flushed(() -> instances.instance.locker.lock(key), LockScript.ACQUIRE);
+        flushed(() -> Internals.renewNow(instances.instance.locker), LockScript.RENEW);
+        flushed(() -> assertThat(instances.instance.locker.fencingToken(key)).isPositive(), LockScript.TOKEN);
+        assertThat(instances.instance.locker.isHeldByCurrentThread(key)).as("held after the renewal and the ask").isTrue();
+        flushed(() -> instances.instance.locker.unlock(key), LockScript.RELEASE);
 
         assertNothingLeft();
     }
@@ -76,10 +50,10 @@ class ScriptCacheLossTest {
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aFairHoldIsTakenRenewedAndReleasedAfterTheCacheWasLost(boolean jedis) {
-        connect(jedis);
-        RedisLock fair = instance.locker.getFairLock(key);
+        instances.connect(jedis, key);
+        RedisLock fair = instances.instance.locker.getFairLock(key);
         flushed(fair::lock, LockScript.FAIR);
-        flushed(() -> Internals.renewNow(instance.locker), LockScript.RENEW);
+        flushed(() -> Internals.renewNow(instances.instance.locker), LockScript.RENEW);
         flushed(fair::unlock, LockScript.FAIR);
 
         assertNothingLeft();
@@ -88,10 +62,10 @@ class ScriptCacheLossTest {
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void readAndWriteHoldsAreTakenRenewedAndReleasedAfterTheCacheWasLost(boolean jedis) {
-        connect(jedis);
-        RedisReadWriteLock readWrite = instance.locker.getReadWriteLock(key);
+        instances.connect(jedis, key);
+        RedisReadWriteLock readWrite = instances.instance.locker.getReadWriteLock(key);
         flushed(() -> readWrite.readLock().lock(), LockScript.READ_WRITE);
-        flushed(() -> Internals.renewNow(instance.locker), LockScript.RENEW_LEASES);
+        flushed(() -> Internals.renewNow(instances.instance.locker), LockScript.RENEW_LEASES);
         flushed(() -> readWrite.readLock().unlock(), LockScript.READ_WRITE);
         flushed(() -> readWrite.writeLock().lock(), LockScript.READ_WRITE);
         flushed(() -> readWrite.writeLock().unlock(), LockScript.READ_WRITE);
@@ -102,25 +76,14 @@ class ScriptCacheLossTest {
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aHandOffWithALeaseLongerThanTheWatchdogsIsClaimedAfterTheCacheWasLost(boolean jedis) throws Exception {
-        connect(jedis);
-        other.locker.lock(key);
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                boolean taken = instance.locker.tryLock(key, 10, 10, TimeUnit.SECONDS); // its lease outlasts the watchdog's: claim.lua confirms it
-                if (taken) {
-                    instance.locker.unlock(key);
-                }
-                return taken;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        });
-        await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(redis.command("LLEN", queue()))
-                && Internals.parkedWaiters(instance.locker, key) == 1); // queued and listening: it takes the hand-off, not a try of its own
+        instances.connect(jedis, key);
+        instances.other.locker.lock(key);
+        CompletableFuture<Boolean> waiter = Waiters.waitTakeAndRelease(instances.instance.locker, key, 10); // its lease outlasts the watchdog's: claim.lua confirms the hand-off
+        await().atMost(Duration.ofSeconds(5)).until(() -> Long.valueOf(1).equals(redis.command("LLEN", PrivateRedisInstances.queue(key)))
+                && Internals.parkedWaiters(instances.instance.locker, key) == 1); // queued and listening: it takes the hand-off, not a try of its own
 
         redis.command("SCRIPT", "FLUSH");
-        other.locker.unlock(key);
+        instances.other.locker.unlock(key);
         assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter claimed the lock handed to it").isTrue();
         assertRanAsEval(LockScript.RELEASE, LockScript.CLAIM);
 
@@ -130,14 +93,14 @@ class ScriptCacheLossTest {
     @ParameterizedTest(name = "jedis={0}")
     @ValueSource(booleans = {false, true})
     void aForceReleaseFreesALockAfterTheCacheWasLost(boolean jedis) {
-        connect(jedis);
-        other.locker.lock(key);
+        instances.connect(jedis, key);
+        instances.other.locker.lock(key);
 
-        flushed(() -> assertThat(instance.locker.admin().forceRelease(key)).hasSize(1), LockScript.FORCE_RELEASE);
+        flushed(() -> assertThat(instances.instance.locker.admin().forceRelease(key)).hasSize(1), LockScript.FORCE_RELEASE);
 
-        assertThat(instance.locker.tryLock(key)).as("free after the force-release").isTrue();
-        instance.locker.unlock(key);
-        assertThat(catchThrowable(() -> other.locker.unlock(key))).as("the former holder's unlock").isInstanceOf(LockLostException.class);
+        assertThat(instances.instance.locker.tryLock(key)).as("free after the force-release").isTrue();
+        instances.instance.locker.unlock(key);
+        assertThat(catchThrowable(() -> instances.other.locker.unlock(key))).as("the former holder's unlock").isInstanceOf(LockLostException.class);
     }
 
     /** Empties the script cache, runs {@code operation}, and checks that {@code scripts} ran (after their NOSCRIPT) as EVAL, which cached them again. */
@@ -159,14 +122,10 @@ class ScriptCacheLossTest {
     }
 
     private void assertNothingLeft() {
-        assertThat(instance.locker.heldLockCount()).isZero();
-        assertThat(instance.locker.watchdogState().watchedCount()).isZero();
-        assertThat(instance.lostEvents).isEmpty();
+        assertThat(instances.instance.locker.heldLockCount()).isZero();
+        assertThat(instances.instance.locker.watchdogState().watchedCount()).isZero();
+        assertThat(instances.instance.lostEvents).isEmpty();
         assertThat(redis.command("KEYS", "*" + key + "*")).asList().isEmpty();
-    }
-
-    private String queue() {
-        return LockerFixture.PREFIX + "{" + LockerFixture.PREFIX + key + "}:wait-queue";
     }
 
     @FunctionalInterface
