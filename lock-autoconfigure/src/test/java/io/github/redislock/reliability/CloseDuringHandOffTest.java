@@ -44,8 +44,13 @@ class CloseDuringHandOffTest {
     void connect() {
         proxy = new FaultProxy(redis.port());
         // Slow retries: the waiting thread wakes for the hand-off message, not for a look of its own.
-        closing = LockerFixture.connect("127.0.0.1", proxy.port(), LockerFixture.SLOW_RETRIES, Duration.ofSeconds(10));
+        closing = connectClosing(proxy.port());
         holder = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(3));
+    }
+
+    /** The closing instance, whose every connection goes through the proxy at {@code port}. */
+    LockerFixture connectClosing(int port) {
+        return LockerFixture.connect("127.0.0.1", port, LockerFixture.SLOW_RETRIES, Duration.ofSeconds(10));
     }
 
     @AfterEach

@@ -23,9 +23,14 @@ final class Waiters {
 
     /** Completes with whether the lock was taken within 10 s; the lock is released again before. */
     static CompletableFuture<Boolean> waitTakeAndRelease(Locker locker, String key) {
+        return waitTakeAndRelease(locker, key, -1);
+    }
+
+    /** As above, taken with a lease of {@code leaseSeconds} (-1: the watchdog's). */
+    static CompletableFuture<Boolean> waitTakeAndRelease(Locker locker, String key, long leaseSeconds) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                boolean acquired = locker.tryLock(key, 10, -1, TimeUnit.SECONDS);
+                boolean acquired = locker.tryLock(key, 10, leaseSeconds, TimeUnit.SECONDS);
                 if (acquired) {
                     locker.unlock(key);
                 }
