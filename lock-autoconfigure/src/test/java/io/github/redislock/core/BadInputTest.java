@@ -6,6 +6,8 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockUtil;
+import io.github.redislock.RedisLock;
+import io.github.redislock.integration.LockerLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -135,6 +137,16 @@ class BadInputTest {
                         }
                     }
                 }, LockAcquisitionException.class, "Could not acquire lock 'bad-busy' within PT0.2S: it is held by another owner"),
+                new BadInput("`LockerLockRegistry.renewLock(k, ttl)` with a ttl beyond a `long` of milliseconds", t -> {
+                    LockerLockRegistry<RedisLock> registry = new LockerLockRegistry<>(t.locker);
+                    RedisLock lock = registry.obtain("bad-renew");
+                    lock.lock();
+                    try {
+                        registry.renewLock("bad-renew", Duration.ofSeconds(Long.MAX_VALUE));
+                    } finally {
+                        lock.unlock();
+                    }
+                }, IllegalArgumentException.class, "Lease time for lock 'bad-renew' must be between 1 ms and 365 days"),
                 new BadInput("lock key holding a Redis value of another type", t -> {
                     t.instance.redis.opsForValue().set("lock:bad-not-a-hash", "x");
                     try {
