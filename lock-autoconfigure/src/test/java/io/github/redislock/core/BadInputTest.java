@@ -137,6 +137,24 @@ class BadInputTest {
                         }
                     }
                 }, LockAcquisitionException.class, "Could not acquire lock 'bad-busy' within PT0.2S: it is held by another owner"),
+                new BadInput("negative holdAtLeast: `unlock(k, Duration.ofSeconds(-1))`", t -> {
+                    t.locker.lock("bad-hold");
+                    try {
+                        t.locker.unlock("bad-hold", Duration.ofSeconds(-1));
+                    } finally {
+                        t.locker.unlock("bad-hold");
+                    }
+                }, IllegalArgumentException.class, "holdAtLeast for lock 'bad-hold' must be 0 or more", "PT-1S"),
+                new BadInput("`asyncLocker.acquire(k, Duration.ofSeconds(-1), null)` (thrown, not a failed stage)",
+                        t -> t.instance.async.acquire("bad-async", Duration.ofSeconds(-1), null), IllegalArgumentException.class,
+                        "Wait time for lock 'bad-async' must be 0 or more, or null to wait as long as it takes, but was PT-1S"),
+                new BadInput("`asyncLocker.acquire(k, wait, Duration.ZERO)`", t -> t.instance.async.acquire("bad-async", Duration.ZERO, Duration.ZERO),
+                        IllegalArgumentException.class, "Lease time for lock 'bad-async' must be positive, or null for the watchdog"),
+                new BadInput("`reactiveLocker.acquire(k, Duration.ofSeconds(-1), null)`, subscribed",
+                        t -> t.instance.reactive.acquire("bad-reactive", Duration.ofSeconds(-1), null).block(Duration.ofSeconds(5)),
+                        IllegalArgumentException.class, "Wait time for lock 'bad-reactive' must be 0 or more"),
+                new BadInput("`LockerLockRegistry.obtain(42)` (not a String)", t -> new LockerLockRegistry<RedisLock>(t.locker).obtain(42),
+                        IllegalArgumentException.class, "A lock key of LockerLockRegistry must be a non-blank String, but was java.lang.Integer '42'"),
                 new BadInput("`LockerLockRegistry.renewLock(k, ttl)` with a ttl beyond a `long` of milliseconds", t -> {
                     LockerLockRegistry<RedisLock> registry = new LockerLockRegistry<>(t.locker);
                     RedisLock lock = registry.obtain("bad-renew");
