@@ -127,6 +127,11 @@ class BadInputTest {
                         "Wait time for lock 'bad-with' must not be null"),
                 new BadInput("`withLock(k, wait, null)`", t -> t.locker.withLock("bad-with", Duration.ZERO, (java.util.function.Supplier<?>) null),
                         NullPointerException.class, "Action for lock 'bad-with' must not be null"),
+                new BadInput("`withLock(k, ChronoUnit.FOREVER.getDuration(), action)` (a wait beyond a `long` of milliseconds)", t -> {
+                    AtomicReference<Boolean> ran = new AtomicReference<>(false);
+                    t.locker.withLock("bad-forever", java.time.temporal.ChronoUnit.FOREVER.getDuration(), () -> ran.set(true));
+                    assertThat(ran.get()).as("action ran under the lock").isTrue();
+                }, null),
                 new BadInput("`withLock` on a lock that stays busy", t -> {
                     try (LockerFixture other = t.other()) {
                         other.locker.lock("bad-busy");
