@@ -103,7 +103,16 @@ class BadInputTest {
                     assertThat(t.locker.tryLock("bad-expired", 0, 200, TimeUnit.MILLISECONDS)).isTrue();
                     await().atMost(Duration.ofSeconds(5)).until(() -> !t.locker.isLocked("bad-expired"));
                     t.locker.unlock("bad-expired");
-                }, LockLostException.class, "was lost before owner", "its lease of 200 ms expired"),
+                }, LockLostException.class, "was lost while owner", "its lease of 200 ms expired"),
+                new BadInput("`fencingToken(k)` first asked after the lock's key was deleted", t -> {
+                    t.locker.lock("bad-token-lost");
+                    t.instance.redis.delete("lock:bad-token-lost");
+                    Throwable asked = catchThrowable(() -> t.locker.fencingToken("bad-token-lost"));
+                    Throwable unlocked = catchThrowable(() -> t.locker.unlock("bad-token-lost"));
+                    assertThat(unlocked).as("the unlock after it").isInstanceOf(LockLostException.class);
+                    throw asked;
+                }, LockLostException.class, "Lock 'bad-token-lost' (Redis key lock:bad-token-lost) was lost while owner",
+                        "held it: Redis no longer had it when its fencing token was asked for"),
                 new BadInput("unlock from another thread", t -> {
                     t.locker.lock("bad-other-thread");
                     String owner = t.instance.locker.getClientId() + ":" + Thread.currentThread().getId();
