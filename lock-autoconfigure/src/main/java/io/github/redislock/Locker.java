@@ -163,7 +163,9 @@ public interface Locker {
         Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
         boolean acquired;
         try {
-            acquired = tryLock(key, waitTime.toMillis(), WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
+            // a wait too long for a long of ms (ChronoUnit.FOREVER) is as good as forever, not an overflow
+            long waitMillis = waitTime.compareTo(Duration.ofMillis(Long.MAX_VALUE)) < 0 ? waitTime.toMillis() : Long.MAX_VALUE;
+            acquired = tryLock(key, waitMillis, WATCHDOG_LEASE, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockAcquisitionException(key, waitTime, e);

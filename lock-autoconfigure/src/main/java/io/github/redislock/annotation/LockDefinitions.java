@@ -163,7 +163,7 @@ final class LockDefinitions {
         List<String> texts = hasKey ? List.of(annotation.key()) : Arrays.asList(annotation.keys());
         List<String> resolved = new ArrayList<>();
         for (String text : texts) {
-            String value = beanFactory.resolveEmbeddedValue(text);
+            String value = resolved(text, hasKey ? "key" : "keys", where);
             if (value == null || value.isBlank()) {
                 throw invalid(where, "has an empty key expression" + (text.equals(value) ? "" : " (\"" + text + "\" after placeholders)"));
             }
@@ -266,8 +266,17 @@ final class LockDefinitions {
         return hold;
     }
 
+    /** {@code text} with its placeholders resolved; one that cannot be is refused naming the method and attribute, not only the placeholder. */
+    private String resolved(String text, String attribute, String where) {
+        try {
+            return beanFactory.resolveEmbeddedValue(text);
+        } catch (IllegalArgumentException unresolvable) {
+            throw invalid(where, "has " + attribute + " \"" + text + "\": " + unresolvable.getMessage());
+        }
+    }
+
     private Duration duration(String text, TimeUnit unit, String attribute, String where) {
-        String value = beanFactory.resolveEmbeddedValue(text);
+        String value = resolved(text, attribute, where);
         if (value != null && value.trim().equals("-1")) {
             return Duration.ofMillis(-1); // "as long as it takes" / "the watchdog", whatever the unit
         }

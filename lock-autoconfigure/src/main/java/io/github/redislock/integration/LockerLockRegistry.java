@@ -124,9 +124,9 @@ public class LockerLockRegistry<L extends RedisLock> implements RenewableLockReg
 
     /**
      * Makes the calling thread's lock of {@code lockKey} live at least {@code ttl} from now, even if this
-     * instance dies meanwhile. A renewal never shortens the lock's life, and the watchdog keeps renewing it.
+     * instance dies meanwhile. A renewal never shortens the lock's life, nor takes a lock from the watchdog or gives it one.
      *
-     * @throws IllegalArgumentException when {@code ttl} is not positive
+     * @throws IllegalArgumentException when {@code ttl} is not between 1 ms and 365 days (a lease's limits), naming the key
      * @throws IllegalMonitorStateException when the calling thread does not hold the lock through this registry
      * @throws LockLostException when the lock was lost before the renewal (nothing is left held then)
      */
@@ -135,7 +135,7 @@ public class LockerLockRegistry<L extends RedisLock> implements RenewableLockReg
         if (ttl == null || ttl.isNegative() || ttl.isZero()) {
             throw new IllegalArgumentException("The time to live to renew lock '" + key + "' with must be positive, but was " + ttl);
         }
-        renew(key, ttl.toMillis());
+        renew(key, RegistryLock.saturated(ttl::toMillis)); // too long for a long: refused as a lease, naming the key
     }
 
     /** A re-entry with the lease and its release: the acquisition lengthens the lock's life, the release keeps it. */

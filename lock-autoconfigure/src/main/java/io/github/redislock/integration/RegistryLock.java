@@ -130,7 +130,7 @@ class RegistryLock implements RedisLock {
     }
 
     /** Long.MAX_VALUE for a duration too long for the unit: as good as forever for a wait, and refused as a lease. */
-    private static long saturated(LongSupplier conversion) {
+    static long saturated(LongSupplier conversion) {
         try {
             return conversion.getAsLong();
         } catch (ArithmeticException tooLong) {

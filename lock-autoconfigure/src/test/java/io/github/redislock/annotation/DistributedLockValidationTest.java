@@ -13,7 +13,9 @@ import io.github.redislock.testsupport.TestRedis;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** A broken {@link DistributedLock} stops the application at startup, naming the method and what is wrong. */
@@ -56,6 +58,35 @@ class DistributedLockValidationTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("@DistributedLock on ")
                 .hasMessageContaining(message));
+    }
+
+    /** As in a Spring Boot application, whose placeholder configurer refuses a placeholder it cannot resolve. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("unresolvablePlaceholders")
+    void anUnresolvablePlaceholderStopsStartupNamingTheMethodAndTheAttribute(Class<?> bean, String message) {
+        application.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class)).withBean(bean)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("@DistributedLock on ")
+                        .hasMessageContaining(message));
+    }
+
+    static Stream<Arguments> unresolvablePlaceholders() {
+        return Stream.of(
+                Arguments.of(UnresolvableKeyPlaceholder.class, "UnresolvableKeyPlaceholder#run has key \"'report:' + '${app.region}'\""),
+                Arguments.of(UnresolvableHoldAtLeast.class, "UnresolvableHoldAtLeast#run has holdAtLeast \"${job.hold}\""));
+    }
+
+    static class UnresolvableKeyPlaceholder {
+        @DistributedLock(key = "'report:' + '${app.region}'")
+        public void run(String sku) {
+        }
+    }
+
+    static class UnresolvableHoldAtLeast {
+        @DistributedLock(key = "'report'", holdAtLeast = "${job.hold}")
+        public void run(String sku) {
+        }
     }
 
     static class UnparsableKey {

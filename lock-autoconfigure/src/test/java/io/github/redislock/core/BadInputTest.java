@@ -6,6 +6,8 @@ import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.LockRedisException;
 import io.github.redislock.LockLostException;
 import io.github.redislock.LockUtil;
+import io.github.redislock.RedisLock;
+import io.github.redislock.integration.LockerLockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -101,7 +103,16 @@ class BadInputTest {
                     assertThat(t.locker.tryLock("bad-expired", 0, 200, TimeUnit.MILLISECONDS)).isTrue();
                     await().atMost(Duration.ofSeconds(5)).until(() -> !t.locker.isLocked("bad-expired"));
                     t.locker.unlock("bad-expired");
-                }, LockLostException.class, "was lost before owner", "its lease of 200 ms expired"),
+                }, LockLostException.class, "was lost while owner", "its lease of 200 ms expired"),
+                new BadInput("`fencingToken(k)` first asked after the lock's key was deleted", t -> {
+                    t.locker.lock("bad-token-lost");
+                    t.instance.redis.delete("lock:bad-token-lost");
+                    Throwable asked = catchThrowable(() -> t.locker.fencingToken("bad-token-lost"));
+                    Throwable unlocked = catchThrowable(() -> t.locker.unlock("bad-token-lost"));
+                    assertThat(unlocked).as("the unlock after it").isInstanceOf(LockLostException.class);
+                    throw asked;
+                }, LockLostException.class, "Lock 'bad-token-lost' (Redis key lock:bad-token-lost) was lost while owner",
+                        "held it: Redis no longer had it when its fencing token was asked for"),
                 new BadInput("unlock from another thread", t -> {
                     t.locker.lock("bad-other-thread");
                     String owner = t.instance.locker.getClientId() + ":" + Thread.currentThread().getId();
@@ -125,6 +136,11 @@ class BadInputTest {
                         "Wait time for lock 'bad-with' must not be null"),
                 new BadInput("`withLock(k, wait, null)`", t -> t.locker.withLock("bad-with", Duration.ZERO, (java.util.function.Supplier<?>) null),
                         NullPointerException.class, "Action for lock 'bad-with' must not be null"),
+                new BadInput("`withLock(k, ChronoUnit.FOREVER.getDuration(), action)` (a wait beyond a `long` of milliseconds)", t -> {
+                    AtomicReference<Boolean> ran = new AtomicReference<>(false);
+                    t.locker.withLock("bad-forever", java.time.temporal.ChronoUnit.FOREVER.getDuration(), () -> ran.set(true));
+                    assertThat(ran.get()).as("action ran under the lock").isTrue();
+                }, null),
                 new BadInput("`withLock` on a lock that stays busy", t -> {
                     try (LockerFixture other = t.other()) {
                         other.locker.lock("bad-busy");
@@ -135,6 +151,34 @@ class BadInputTest {
                         }
                     }
                 }, LockAcquisitionException.class, "Could not acquire lock 'bad-busy' within PT0.2S: it is held by another owner"),
+                new BadInput("negative holdAtLeast: `unlock(k, Duration.ofSeconds(-1))`", t -> {
+                    t.locker.lock("bad-hold");
+                    try {
+                        t.locker.unlock("bad-hold", Duration.ofSeconds(-1));
+                    } finally {
+                        t.locker.unlock("bad-hold");
+                    }
+                }, IllegalArgumentException.class, "holdAtLeast for lock 'bad-hold' must be 0 or more", "PT-1S"),
+                new BadInput("`asyncLocker.acquire(k, Duration.ofSeconds(-1), null)` (thrown, not a failed stage)",
+                        t -> t.instance.async.acquire("bad-async", Duration.ofSeconds(-1), null), IllegalArgumentException.class,
+                        "Wait time for lock 'bad-async' must be 0 or more, or null to wait as long as it takes, but was PT-1S"),
+                new BadInput("`asyncLocker.acquire(k, wait, Duration.ZERO)`", t -> t.instance.async.acquire("bad-async", Duration.ZERO, Duration.ZERO),
+                        IllegalArgumentException.class, "Lease time for lock 'bad-async' must be positive, or null for the watchdog"),
+                new BadInput("`reactiveLocker.acquire(k, Duration.ofSeconds(-1), null)`, subscribed",
+                        t -> t.instance.reactive.acquire("bad-reactive", Duration.ofSeconds(-1), null).block(Duration.ofSeconds(5)),
+                        IllegalArgumentException.class, "Wait time for lock 'bad-reactive' must be 0 or more"),
+                new BadInput("`LockerLockRegistry.obtain(42)` (not a String)", t -> new LockerLockRegistry<RedisLock>(t.locker).obtain(42),
+                        IllegalArgumentException.class, "A lock key of LockerLockRegistry must be a non-blank String, but was java.lang.Integer '42'"),
+                new BadInput("`LockerLockRegistry.renewLock(k, ttl)` with a ttl beyond a `long` of milliseconds", t -> {
+                    LockerLockRegistry<RedisLock> registry = new LockerLockRegistry<>(t.locker);
+                    RedisLock lock = registry.obtain("bad-renew");
+                    lock.lock();
+                    try {
+                        registry.renewLock("bad-renew", Duration.ofSeconds(Long.MAX_VALUE));
+                    } finally {
+                        lock.unlock();
+                    }
+                }, IllegalArgumentException.class, "Lease time for lock 'bad-renew' must be between 1 ms and 365 days"),
                 new BadInput("lock key holding a Redis value of another type", t -> {
                     t.instance.redis.opsForValue().set("lock:bad-not-a-hash", "x");
                     try {

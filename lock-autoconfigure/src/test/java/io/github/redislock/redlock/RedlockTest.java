@@ -322,7 +322,7 @@ class RedlockTest {
 
         assertThat(lostEvents.get(0).getKey()).isEqualTo(key);
         assertThatThrownBy(() -> first.unlock(key)).isInstanceOf(LockLostException.class)
-                .hasMessageContaining("was lost before owner").hasMessageContaining("the watchdog found it gone");
+                .hasMessageContaining("was lost while owner").hasMessageContaining("the watchdog found it gone");
     }
 
     /** Three of the five masters forget every lock (no persistence), and the watchdog reports the loss. */

@@ -203,7 +203,7 @@ public final class HeldLocks {
 
     public LockLostException lostException(Hold hold, String why) {
         return new LockLostException(hold.keys.key(), "Lock '" + hold.keys.key() + "' (Redis key " + hold.keys.name()
-                + ") was lost before owner " + hold.owner + " unlocked it: " + why
+                + ") was lost while owner " + hold.owner + " held it: " + why
                 + ". Another owner may have held it meanwhile.");
     }
 
