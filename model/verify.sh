@@ -177,6 +177,7 @@ long_runs=(
     fixed-replies-messages      # 29
     broken-any-wait-id          # 22
     fixed-released-messages     # 18
+    ask-tokens-racing           # 44 with -O0 (2026-11-28, load 3)
     fixed-hold-at-least         # 18
     fixed-late-renewal          # 8
     ask-tokens-pause-lost-reply # 8 (at 12d3e89, 2026-11-28; 17 s compiled with -O0)
@@ -275,6 +276,12 @@ run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 run ask-tokens-late-renewal pass safety "-w26" -- -DFIXED -DASKS=2 -DLATE_RENEWALS=1 $quiet -DCLOSES=0
 run ask-tokens-pause-lost-reply pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DCLOSES=0 -DCYCLES1=0
 run broken-ask-unchecked tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_UNCHECKED -DLATE_RENEWALS=1 $quiet -DCLOSES=0 -DCYCLES1=0
+# Two asks of one Hold racing (threads 0 and 1 share a token owner: thread 1's everyday hold drew no token,
+# thread 0 takes it again), each drawing before either keeps, with a lost reply (an ask's too): the first
+# token kept is every asker's answer (Hold.getAsLong's compareAndSet). Keeping the last answer instead
+# answers one asker a token below the one the other was answered, while the hold is still Redis' current one.
+run ask-tokens-racing pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
+run broken-ask-keeps-last tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_KEEPS_LAST $quiet -DCLOSES=0
 echo traces >> "$work/planned"
 names+=(traces)
 jobs+=(check_traces)
