@@ -34,6 +34,7 @@
  *   -DBROKEN_GIVE_BACK_TAKES_TURN  the async cancel give-back waits for its acquisition's turn (e189b0e)
  *   -DBROKEN_GIVE_BACK_PAYS_NEST   the give-back pays an unlock owed to a lost hold it replaced, Redis untouched (before 5440447)
  *   -DBROKEN_ASK_UNCHECKED     with -DASKS: token.lua draws a token without checking that the owner still holds the lock
+ *   -DBROKEN_ASK_KEEPS_LAST    with -DASKS: of two asks of one Hold racing, the last to settle overwrites the token the first kept
  * Steps that only some runs take (each kept out of the others' state space):
  *   -DZERO_WAIT_TRIES    thread 1's lock() calls are tries with no wait (tryLock with a zero wait)
  *   -DHOLD_AT_LEAST      thread 2's final unlock may keep the lock (unlock with holdAtLeast: the 'kept' field)
@@ -217,6 +218,11 @@ byte lastTok;                /* highest fencing token handed out for the key */
 byte rep;
 byte lastEp;
 byte asks = ASKS;
+/* Two asks of one Hold may race (a token owner on two threads): each draws, then keeps the first answer
+ * (Hold.java "return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;"). kEp: the hold the kept token
+ * was drawn for; lastAns: the highest token an ask has answered. */
+byte kEp[NO + 1];
+byte lastAns;
 #ifdef BROKEN_ASK_UNCHECKED
 byte oep[NO + 1];            /* the latest hold owner o started in Redis (the hold an unchecked ask draws for) */
 #define HOLD_STARTS(o) rep++; oep[o] = rep
@@ -422,6 +428,13 @@ inline handOut(tok) {
 inline drawn(ep) {
     assert(!CHECK_TOKENS || ep >= lastEp);   /* property: tokens_rise */
     lastEp = ep
+}
+/* an ask answers token ans, drawn for hold ep: while that hold is Redis' current one, no earlier answer
+ * was higher (an answer below one already given would have the holder's own writes rejected by a store
+ * that saw the higher one); a hold that ended may be answered a lower token, as fencing needs */
+inline answered(ans, ep) {
+    assert(!CHECK_TOKENS || ep != rep || ans >= lastAns);   /* property: tokens_rise */
+    lastAns = (ans > lastAns -> ans : lastAns)
 }
 #endif
 /* a first hold's token drawn now: the Redis clock */
@@ -637,6 +650,13 @@ inline claimLua(o, m, ok) {
     if :: m != 0 -> printf("@C %d %d = %d ", o, m, ok) :: else -> printf("@C %d = %d ", o, ok) fi; REDIS_STATE
 }
 
+inline loseReply(lost) {
+    if
+    :: lostReplies > 0 -> lostReplies--; lost = 1
+    :: true -> lost = 0
+    fi
+}
+
 #if ASKS > 0
 #ifdef BROKEN_ASK_UNCHECKED
 #define ASK_UNCHECKED 1
@@ -645,26 +665,24 @@ inline claimLua(o, m, ok) {
 #define ASK_UNCHECKED 0
 #define ASK_HOLD(o) rep
 #endif
-/* token.lua: the owner's ask for its Hold's token, which the client keeps on the Hold. Prints the
- * drawn token, or 0 for token.lua's -1 (the caller gets LockLostException, the Hold no token); the
- * checks come after the print, so that a trail's last step shows the ask that fails them. */
-inline tokenLua(o) {
+/* token.lua: the owner's ask for its Hold's token; the client keeps it in a step of its own (askKept), so
+ * two asks of one Hold may both draw before either keeps. Sets d (the drawn token; 0 for token.lua's -1:
+ * the caller gets LockLostException), ep (the hold it was drawn for) and lost (the reply was lost after
+ * the script ran: the caller gets LockRedisException, the Hold keeps nothing). Prints the drawn token and
+ * whether the reply was lost; the checks come after the print, so that a trail's last step shows the ask
+ * that fails them. */
+inline tokenLua(o, d, ep, lost) {
     if
-    :: rc[o] > 0 || ASK_UNCHECKED -> clock++; htok[o] = clock   /* token.lua "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
-    :: else -> skip
+    :: rc[o] > 0 || ASK_UNCHECKED -> clock++; d = clock   /* token.lua "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then" */
+    :: else -> d = 0
     fi;
-    printf("@F %d = %d ", o, htok[o]); REDIS_STATE;
-    printf("T  token.lua owner %d: token %d\n", o, htok[o]);
-    if :: htok[o] != 0 -> handOut(htok[o]); sm = ASK_HOLD(o); drawn(sm); sm = 0 :: else fi
+    loseReply(lost);
+    printf("@F %d = %d %d ", o, d, lost); REDIS_STATE;
+    printf("T  token.lua owner %d: token %d\n", o, d);
+    if :: lost -> printf("T  ...reply LOST\n") :: else fi;
+    if :: d != 0 -> handOut(d); ep = ASK_HOLD(o); drawn(ep) :: else -> ep = 0 fi
 }
 #endif
-
-inline loseReply(lost) {
-    if
-    :: lostReplies > 0 -> lostReplies--; lost = 1
-    :: true -> lost = 0
-    fi
-}
 
 /* HeldLocks.java "void acquired(LockKeys keys, String owner, LockKind kind": the Hold the thread now counts on. */
 inline holdsAcquired(o, t, cnt, tok, uq) {
@@ -791,6 +809,9 @@ proctype Client(byte t) {
     byte L = LOCKER(t);
     byte cycles = 0, reentries = 0;
     byte ok, cnt, tok, rem, token, myHid, cm;
+#if ASKS > 0
+    byte askTok, askHid, askEp;   /* an ask in flight: the token its token.lua drew, the Hold it asked, the hold drawn for */
+#endif
     bool first, qb, lost, firstTry, final, was, rq;
     bool mk;                 /* the try's call is the marking one (FIRST_MARKS): it asks for no place */
     bool wasShort, shortLost;   /* the last release call was the short one; a short one's reply was lost */
@@ -807,8 +828,11 @@ idle:
        LockLostException without asking (RedisLocker.java "if (hold.lost) {"), one with a token answers it, else
        token.lua (Hold.java "long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));");
        its -1 is LockLostException (Hold.java "if (drawn < 0) {"), the Hold unchanged; else the Hold keeps the
-       token (Hold.java "return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;") */
-    :: atomic { RUNNING(L) && bel[t] > 0 && hk[o] && !hlost[o] && htok[o] == 0 && asks > 0 -> asks--; tokenLua(o); check() }
+       first answer, in a step of its own (askKept). Reading the Hold's token and token.lua are one step here: an
+       ask that read 0 before another ask kept its token, and drew after that, ends as one whose token.lua ran
+       before that keep does (it draws a higher token, finds one kept and answers it) */
+    :: atomic { RUNNING(L) && bel[t] > 0 && hk[o] && !hlost[o] && htok[o] == 0 && asks > 0 ->
+                asks--; askHid = hid[o]; tokenLua(o, askTok, askEp, lost); check(); goto askKept }
 #endif
     :: atomic { RUNNING(L) && bel[t] > 0 -> goto unlock }
     od;
@@ -1172,6 +1196,31 @@ unlocked:
         check();
         goto idle
     }
+#if ASKS > 0
+    /* ---- the ask's reply settles on the Hold it asked (Hold.java "return TOKEN.compareAndSet(this, 0, drawn) ? drawn : token;"):
+       the first token kept is every asker's answer. A Hold replaced meanwhile (a newer hold of the owner began) is
+       not the owner's any more: the answer its caller gets belongs to an ended hold and is not checked. */
+askKept:
+    atomic {
+        RUNNING(L);
+        if
+        :: lost -> printf("T%d fencingToken(): LockRedisException, the Hold keeps no token\n", t)
+        :: !lost && askTok == 0 -> printf("T%d fencingToken(): LockLostException\n", t)
+        :: !lost && askTok != 0 && hid[o] != askHid -> printf("T%d fencingToken(): %d, of a Hold replaced meanwhile\n", t, askTok)
+        :: !lost && askTok != 0 && hid[o] == askHid ->
+#ifdef BROKEN_ASK_KEEPS_LAST
+            htok[o] = askTok; kEp[o] = askEp;             /* broken: the last answer overwrites the first */
+#else
+            if :: htok[o] == 0 -> htok[o] = askTok; kEp[o] = askEp :: else fi;
+#endif
+            printf("T%d fencingToken(): %d (drew %d)\n", t, htok[o], askTok);
+            answered(htok[o], kEp[o])
+        fi;
+        lost = 0; askTok = 0; askHid = 0; askEp = 0;
+        check();
+        goto idle
+    }
+#endif
 #ifdef ZERO_WAIT_TRIES
     /* ---- a try with no wait (tryLock with a zero wait): LockAttempts.java "firstHolds, queue ? keepPlace : 0, queue ? member() : null" */
 zeroTry:

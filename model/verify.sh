@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-checks model/lock.pml and model/rwlock.pml with SPIN (see docs/reliability.md, "The protocol as a checked model").
+# Model-checks model/lock.pml, model/rwlock.pml and model/fair.pml with SPIN (see docs/reliability.md, "The protocol as a checked model").
 #
 #   model/verify.sh            the CI set: the fixed protocol must verify (safety in several
 #                              environments, liveness under weak fairness), today's protocol and the
@@ -151,6 +151,8 @@ check() {
 
 # the read-write lock's model (model/rwlock.pml)
 run_rw() { pml=rwlock.pml run "$@"; }
+# the fair lock's model (model/fair.pml)
+run_fair() { pml=fair.pml run "$@"; }
 
 # the conformance replay's traces (model/traces/, read by ModelConformanceTest) must be the ones the current model writes
 check_traces() {
@@ -177,6 +179,7 @@ long_runs=(
     fixed-replies-messages      # 29
     broken-any-wait-id          # 22
     fixed-released-messages     # 18
+    ask-tokens-racing           # 44 with -O0 (2026-11-28, load 3)
     fixed-hold-at-least         # 18
     fixed-late-renewal          # 8
     ask-tokens-pause-lost-reply # 8 (at 12d3e89, 2026-11-28; 17 s compiled with -O0)
@@ -275,6 +278,19 @@ run_rw rw-two-cycles pass safety "-w26" -- -DCYCLES=2
 run ask-tokens-late-renewal pass safety "-w26" -- -DFIXED -DASKS=2 -DLATE_RENEWALS=1 $quiet -DCLOSES=0
 run ask-tokens-pause-lost-reply pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DCLOSES=0 -DCYCLES1=0
 run broken-ask-unchecked tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_UNCHECKED -DLATE_RENEWALS=1 $quiet -DCLOSES=0 -DCYCLES1=0
+# Two asks of one Hold racing (threads 0 and 1 share a token owner: thread 1's everyday hold drew no token,
+# thread 0 takes it again), each drawing before either keeps, with a lost reply (an ask's too): the first
+# token kept is every asker's answer (Hold.getAsLong's compareAndSet). Keeping the last answer instead
+# answers one asker a token below the one the other was answered, while the hold is still Redis' current one.
+run ask-tokens-racing pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
+run broken-ask-keeps-last tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_KEEPS_LAST $quiet -DCLOSES=0
+# The fair lock (model/fair.pml, a first model): without lost replies the code keeps every property; a
+# re-entry whose reply was lost leaves Redis counting one hold more, fair.lua's release counts down what
+# Redis counts, and HeldLocks.settle keeps the hold watched after the owner's last unlock (no_orphan). A
+# last unlock that frees the owner's field whatever Redis counts (FIX_FINAL, as release.lua does) verifies.
+run_fair fair-code-no-lost-replies pass safety "-w24" -- -DLOST_REPLIES=0 -DLATE_RENEWALS=1
+run_fair fair-code-lost-reentry-reply no_orphan safety "" -- -DLOST_REPLIES=1
+run_fair fair-fixed-final-release pass safety "-w24" -- -DFIX_FINAL -DLATE_RENEWALS=1
 echo traces >> "$work/planned"
 names+=(traces)
 jobs+=(check_traces)

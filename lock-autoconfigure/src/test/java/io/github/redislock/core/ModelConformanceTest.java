@@ -37,13 +37,15 @@ class ModelConformanceTest {
 
     @Test
     void everyRandomSimulationOfTheStepsOnlySomeRunsTakeRunsAlikeOnRedis() throws IOException {
-        // zero-wait tries, kept releases (holdAtLeast), async cancel give-backs and 'released' wake-ups
+        // zero-wait tries, kept releases (holdAtLeast), async cancel give-backs, 'released' wake-ups and asks for a token
         List<ModelTrace> traces = ModelTrace.read(ModelTrace.MODEL.resolve("traces/features.trace"));
         assertThat(traces).as("random simulations in model/traces/features.trace").hasSizeGreaterThanOrEqualTo(200);
         assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'K' && step.kept()))
                 .as("kept releases in the traces").isNotEmpty();
         assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'F' && step.reply()[0] == 0))
                 .as("asks for a token that token.lua answers with -1 in the traces").isNotEmpty();
+        assertThat(traces.stream().flatMap(trace -> trace.steps().stream()).filter(step -> step.op() == 'F' && step.reply()[0] != 0 && step.reply()[1] == 1))
+                .as("asks for a token whose reply was lost after token.lua drew it, in the traces").isNotEmpty();
         assertThat(differences(traces, ModelReplay.script(LockScript.RELEASE), "features", 3)).isEmpty();
     }
 

@@ -28,7 +28,7 @@ class ModelReferencesTest {
     private static final Path SCRIPTS = LIBRARY.resolve("src/main/resources/io/github/redislock/core/script");
     private static final Path SOURCES = LIBRARY.resolve("src/main/java");
 
-    private static final List<String> MODELS = List.of("lock.pml", "rwlock.pml");
+    private static final List<String> MODELS = List.of("lock.pml", "rwlock.pml", "fair.pml");
 
     @Test
     void everyReferenceInTheModelsPointsAtTheTextItQuotes() throws IOException {

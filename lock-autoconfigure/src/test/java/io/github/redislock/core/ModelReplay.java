@@ -204,7 +204,7 @@ final class ModelReplay implements AutoCloseable {
                     boolean held = lost.isEmpty();
                     return held != (r[0] == 1) ? "renew.lua found the hold " + (held ? "held" : "lost") + ", the model " + (r[0] == 1 ? "held" : "lost") : null;
                 }
-                case 'F' -> { // token.lua: the model's token, or 0 for its -1 (the owner no longer holds the lock)
+                case 'F' -> { // token.lua: the model's token, or 0 for its -1 (the owner no longer holds the lock); a lost reply (r[1]) ran all the same
                     Long drawn = connection.sync().eval(token, ScriptOutputType.INTEGER, new String[] {keys.name()}, owner(a[0]));
                     if (r[0] == 0) {
                         return drawn != -1 ? "token.lua drew " + drawn + " where the model answers -1" : null;

@@ -26,7 +26,8 @@ record ModelTrace(String origin, int[] owners, List<Step> steps) {
     /**
      * One step: {@code op} is A (acquire.lua; member 0: a try that does not queue), M (acquire.lua marking, not queuing: a
      * wait's first try), R (release.lua), K (release.lua
-     * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), F (token.lua: a holder asks for its fencing token),
+     * keeping the lock, holdAtLeast), C (claim.lua), N (renew.lua), F (token.lua: a holder asks for its fencing token;
+     * its reply is the token, 0 for -1, then 1 when the reply was lost after the script ran, so the Hold kept nothing),
      * E (the key's lease ended), L (a queue place's deadline passed) or X (the queue's keys expired). A and M end their
      * arguments with acquire.lua's flag 3, "draw the token now" (without it the everyday path draws none: token 0).
      *
