@@ -47,6 +47,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class RedlockTest {
 
     static final int MASTERS = 5;
+    static final int QUORUM = MASTERS / 2 + 1;
     @RegisterExtension
     static final RedlockMasters masters = new RedlockMasters(MASTERS);
 
@@ -189,7 +190,8 @@ class RedlockTest {
             first.unlock(key);
         });
         assertThat(held.await(5, TimeUnit.SECONDS)).as("the holder's lock() returned").isTrue(); // a lock() still waiting would be ended by the close
-        assertThat(copiesOf(key)).isEqualTo(MASTERS);
+        // What lock() promises: a majority. A master whose reply came after the node timeout (a loaded machine) may hold no copy.
+        assertThat(copiesOf(key)).isGreaterThanOrEqualTo(QUORUM);
 
         first.close();
 
@@ -212,7 +214,7 @@ class RedlockTest {
         Thread owner = new Thread(() -> first.lock(key), "ends-holding-the-redlock");
         owner.start();
         owner.join(5000);
-        assertThat(copiesOf(key)).isEqualTo(MASTERS);
+        assertThat(copiesOf(key)).isGreaterThanOrEqualTo(QUORUM); // a master whose reply came after the node timeout may hold no copy
 
         // 1 s watchdog: noticed at the next tick (a third of it), then the last renewal runs out.
         await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20)).until(() -> copiesOf(key) == 0);
