@@ -10,10 +10,11 @@
  * lapse a queue place nobody refreshes, and let the fencing counter expire under a held lock (it
  * expires with the first lease; renewals lengthen only the hash).
  *
- *   default       the code: fair.lua's release counts down what Redis counts, and a final release that
- *                 finds holds left keeps the hold with Redis' count, watched again
+ *   default       the code: the owner's last unlock (as its client counts) frees its field whatever Redis
+ *                 counts (fair.lua's release with ARGV[3] '0', as release.lua's fix E)
+ *   -DBROKEN_COUNTS_FROM_REDIS  the code before that fix: fair.lua's release counted down what Redis counts,
+ *                 and a final release that found holds left kept the hold with Redis' count, watched again
  *                 (HeldLocks.java "watchdog.watch(hold); // Redis counted more holds than we did; keep it alive")
- *   -DFIX_FINAL   the owner's last unlock frees its field whatever Redis counts (release.lua's fix E)
  *
  * Abstractions: time is not modelled (a lease ends whenever nothing renews it); 'your-turn' messages only
  * wake a waiter, which may retry at any moment, so they are not modelled; the Redis clock is a counter
@@ -212,8 +213,8 @@ unlock:
         if :: final -> hw[o] = 0 :: else fi               /* unwatched before the release */
     }
     atomic {
-#ifdef FIX_FINAL
-        if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi  /* the last unlock frees the field whatever Redis counts */
+#ifndef BROKEN_COUNTS_FROM_REDIS
+        if :: final && rc[o] > 1 -> rc[o] = 1 :: else fi  /* fair.lua "local holdCount = ARGV[3] == '0' and 0 or redis.call('hincrby', hash, owner, -1)" */
 #endif
         fairRelease(o, rem);
         loseReply(lost);

@@ -81,7 +81,7 @@ inline check() {
         && (belW[2] == 0 || ended[2] || !(OTHERS_WRITE(3) || OTHERS_READ(3))) && (belR[2] == 0 || ended[2] || !OTHERS_WRITE(3)));   /* property: no_false_belief_rw */
 }
 
-/* The owner's lease ended: it leaves with every hold (read-write.lua:41 "for _, gone in ipairs(redis.call('zrangebyscore', leases, '-inf', now)) do"). */
+/* The owner's lease ended: it leaves with every hold (read-write.lua:43 "for _, gone in ipairs(redis.call('zrangebyscore', leases, '-inf', now)) do"). */
 inline leaveOwner(o) {
     rr[o] = 0; ww[o] = 0; tk[o] = 0; lease[o] = 0;
     if :: writer == o -> writer = 0 :: else fi;
@@ -92,7 +92,7 @@ inline leaveOwner(o) {
 /* read-write.lua acquiring: wr = 'write' else 'read'; nothing = ARGV[4]; firstKind = ARGV[5]. */
 inline acquireRw(o, wr, nothing, firstKind, ok, cnt) {
     if
-    :: nothing ->                                         /* read-write.lua:75 "if acquiring and ARGV[4] == '1' then" */
+    :: nothing ->                                         /* read-write.lua:77 "if acquiring and ARGV[4] == '1' then" */
         rr[o] = 0; ww[o] = 0; tk[o] = 0; lease[o] = 0;
         if :: writer == o -> writer = 0 :: else fi
     :: else
@@ -101,25 +101,25 @@ inline acquireRw(o, wr, nothing, firstKind, ok, cnt) {
 #ifdef BROKEN_RW_READ_BESIDE_WRITER
     :: writer != 0 && writer != o && wr -> ok = 0      /* broken: a read passes another owner's write */
 #else
-    :: writer != 0 && writer != o -> ok = 0               /* read-write.lua:87 "if writer and writer ~= owner then" */
+    :: writer != 0 && writer != o -> ok = 0               /* read-write.lua:89 "if writer and writer ~= owner then" */
 #endif
 #ifdef BROKEN_RW_WRITE_BESIDE_READERS
     :: false -> skip
 #else
-    :: wr && writer == 0 && ANY_LEASE -> ok = 0        /* read-write.lua:90 "if action == 'write' and not writer and redis.call('zcard', leases) > 0 then" */
+    :: wr && writer == 0 && ANY_LEASE -> ok = 0        /* read-write.lua:92 "if action == 'write' and not writer and redis.call('zcard', leases) > 0 then" */
 #endif
     :: else ->
         if
-        :: rr[o] + ww[o] == 0 -> fence++; tk[o] = fence;  /* read-write.lua:98 "token = string.format('%.0f', redis.call('incr', fence))" */
+        :: rr[o] + ww[o] == 0 -> fence++; tk[o] = fence;  /* read-write.lua:100 "token = string.format('%.0f', redis.call('incr', fence))" */
            assert(fence > lastTok);   /* property: tokens_rise */
            lastTok = fence
         :: else
         fi;
         if
-        :: wr -> if :: firstKind -> ww[o] = 0 :: else fi; ww[o]++; cnt = ww[o]; writer = o   /* read-write.lua:113 "redis.call('hset', hash, 'writer', owner)" */
+        :: wr -> if :: firstKind -> ww[o] = 0 :: else fi; ww[o]++; cnt = ww[o]; writer = o   /* read-write.lua:115 "redis.call('hset', hash, 'writer', owner)" */
         :: else -> if :: firstKind -> rr[o] = 0 :: else fi; rr[o]++; cnt = rr[o]
         fi;
-        lease[o] = 1;                                     /* read-write.lua:115 "redis.call('zadd', leases, 'GT', now + tonumber(ARGV[3]), owner)" */
+        lease[o] = 1;                                     /* read-write.lua:117 "redis.call('zadd', leases, 'GT', now + tonumber(ARGV[3]), owner)" */
         ok = 1
     fi
 }
@@ -127,13 +127,13 @@ inline acquireRw(o, wr, nothing, firstKind, ok, cnt) {
 /* read-write.lua releasing one hold: rem = 255 (-1) when the owner has none of that kind, else the holds left. */
 inline releaseRw(o, wr, rem) {
     if
-    :: wr && ww[o] == 0 || !wr && rr[o] == 0 -> rem = 255   /* read-write.lua:121 "if redis.call('hexists', hash, field) == 0 then" */
+    :: wr && ww[o] == 0 || !wr && rr[o] == 0 -> rem = 255   /* read-write.lua:123 "if redis.call('hexists', hash, field) == 0 then" */
     :: else ->
         if
-        :: wr -> ww[o]--; rem = ww[o]; if :: rem == 0 -> writer = 0 :: else fi   /* read-write.lua:130 "redis.call('hdel', hash, 'writer')" */
+        :: wr -> ww[o]--; rem = ww[o]; if :: rem == 0 -> writer = 0 :: else fi   /* read-write.lua:132 "redis.call('hdel', hash, 'writer')" */
         :: else -> rr[o]--; rem = rr[o]
         fi;
-        if :: rr[o] + ww[o] == 0 -> tk[o] = 0; lease[o] = 0 :: else fi   /* read-write.lua:134 "redis.call('zrem', leases, owner)" */
+        if :: rr[o] + ww[o] == 0 -> tk[o] = 0; lease[o] = 0 :: else fi   /* read-write.lua:136 "redis.call('zrem', leases, owner)" */
     fi
 }
 

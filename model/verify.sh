@@ -284,13 +284,12 @@ run broken-ask-unchecked tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_AS
 # answers one asker a token below the one the other was answered, while the hold is still Redis' current one.
 run ask-tokens-racing pass safety "-w26" -- -DFIXED -DASKS=2 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DREENTRIES=0 -DCLOSES=0
 run broken-ask-keeps-last tokens_rise safety "-i" -- -DFIXED -DASKS=2 -DBROKEN_ASK_KEEPS_LAST $quiet -DCLOSES=0
-# The fair lock (model/fair.pml, a first model): without lost replies the code keeps every property; a
-# re-entry whose reply was lost leaves Redis counting one hold more, fair.lua's release counts down what
-# Redis counts, and HeldLocks.settle keeps the hold watched after the owner's last unlock (no_orphan). A
-# last unlock that frees the owner's field whatever Redis counts (FIX_FINAL, as release.lua does) verifies.
-run_fair fair-code-no-lost-replies pass safety "-w24" -- -DLOST_REPLIES=0 -DLATE_RENEWALS=1
-run_fair fair-code-lost-reentry-reply no_orphan safety "" -- -DLOST_REPLIES=1
-run_fair fair-fixed-final-release pass safety "-w24" -- -DFIX_FINAL -DLATE_RENEWALS=1
+# The fair lock (model/fair.pml, a first model): the code keeps every property with and without lost replies.
+# Before the fix, a re-entry whose reply was lost left Redis counting one hold more, fair.lua's release counted
+# down what Redis counts, and HeldLocks.settle kept the hold watched after the owner's last unlock (no_orphan).
+run_fair fair-no-lost-replies pass safety "-w24" -- -DLOST_REPLIES=0 -DLATE_RENEWALS=1
+run_fair fair-lost-reentry-reply pass safety "-w24" -- -DLATE_RENEWALS=1
+run_fair broken-fair-counts-from-redis no_orphan safety "" -- -DBROKEN_COUNTS_FROM_REDIS -DLOST_REPLIES=1
 echo traces >> "$work/planned"
 names+=(traces)
 jobs+=(check_traces)

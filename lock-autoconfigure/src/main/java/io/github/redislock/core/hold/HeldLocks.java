@@ -429,7 +429,7 @@ public final class HeldLocks {
                 }
                 yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null, first.takenUncontended);
             }
-            case FAIR, READ, WRITE -> commands.releaseAsync(first.kind, first.keys, first.owner, first.restoreLease(watchdog))
+            case FAIR, READ, WRITE -> commands.releaseAsync(first.kind, first.keys, first.owner, first.count <= 1 ? 0 : first.restoreLease(watchdog))
                     .thenApply(left -> new long[] {left});
         };
     }

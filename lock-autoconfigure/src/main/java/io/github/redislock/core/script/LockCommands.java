@@ -140,7 +140,7 @@ public class LockCommands implements RenewalClient {
                 () -> kindKeys(kind, keys, action, owner, leaseMillis, keepPlaceMillis, holdsNothing, firstOfKind), Acquisition::of, Acquisition::tookFirstHold);
     }
 
-    /** Releases one hold of a fair or read-write {@code kind} (a plain one: the group release); returns the holds (of that mode) left, or -1. */
+    /** Releases one hold of a fair or read-write {@code kind} (a plain one: the group release; {@code restoreLease} 0: the owner's last, freed whatever Redis counts); returns the holds (of that mode) left, or -1. */
     public CompletableFuture<Long> releaseAsync(LockKind kind, LockKeys keys, String owner, long restoreLease) {
         return send(keys.name(), kind == LockKind.FAIR ? LockScript.FAIR : LockScript.READ_WRITE, ReturnType.INTEGER, 4,
                 () -> releaseKeys(kind, keys, owner, restoreLease));
@@ -153,7 +153,7 @@ public class LockCommands implements RenewalClient {
 
     private byte[][] releaseKeys(LockKind kind, LockKeys keys, String owner, long restoreLease) {
         return kind == LockKind.FAIR ? kindKeys(kind, keys, "release", owner, restoreLease, 0, false, false)
-                : kindKeys(kind, keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, 0, false, false);
+                : kindKeys(kind, keys, kind == LockKind.READ ? "unread" : "unwrite", owner, 0, 0, restoreLease == 0, false);
     }
 
     /** KEYS then ARGV of {@code fair.lua} (keepPlaceMillis and holdsNothing, its firstHold, are fair's) or {@code read-write.lua}. */

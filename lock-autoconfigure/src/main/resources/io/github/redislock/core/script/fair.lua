@@ -8,7 +8,8 @@
 -- ARGV[1]  'acquire', 'release' or 'leave' (stop waiting)
 -- ARGV[2]  owner field
 -- ARGV[3]  acquire: lease in ms; release: lease in ms to restore when holds remain (neither a re-entry
---          nor a release shortens the lock's remaining life)
+--          nor a release shortens the lock's remaining life), '0' for the owner's last hold as its client
+--          counts: the lock is freed whatever Redis counts (more were taken by re-entries whose reply was lost)
 -- ARGV[4]  acquire: how long (ms) the waiter's place is kept without a refresh; 0 = try without queueing
 -- ARGV[5]  prefix of the waiters' own wake-up channels (the owner follows it, the lock's hash tag is in
 --          it, so they live in the lock's slot); only the next one is told
@@ -107,7 +108,7 @@ if action == 'release' then
     if redis.call('hexists', hash, owner) == 0 then
         return -1
     end
-    local holdCount = redis.call('hincrby', hash, owner, -1)
+    local holdCount = ARGV[3] == '0' and 0 or redis.call('hincrby', hash, owner, -1)
     if holdCount > 0 then
         extendTo(ARGV[3])
         return holdCount

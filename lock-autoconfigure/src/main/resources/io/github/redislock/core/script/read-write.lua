@@ -11,9 +11,11 @@
 -- ARGV[3]  lease in milliseconds (acquire only); a re-entry moves the owner's single lease deadline
 --          later, never earlier, and a release leaves it where it is
 -- ARGV[4]  acquire: '1' when the client knows of no hold of this owner on the lock: what Redis still
---          counts for it was left by an acquisition whose reply never arrived and is dropped first
+--          counts for it was left by an acquisition whose reply never arrived and is dropped first;
+--          release: '1' for the owner's last hold of that mode as its client counts: the mode's hold goes
+--          whatever Redis counts (more were taken by re-entries whose reply was lost, which nobody unlocks)
 -- ARGV[5]  acquire: '1' when the client knows of no hold of this owner in the requested mode: such a
---          count restarts at 1, so one unlock undoes it; a release sends '0' for ARGV[3] to ARGV[5]
+--          count restarts at 1, so one unlock undoes it; a release sends '0' for ARGV[3] and ARGV[5]
 -- ARGV[6]  'publish' or 'spublish': how to publish on the release channel (sharded on a Redis Cluster
 --          that supports it)
 -- Returns  acquire: {1, holdCount, token} (a token is drawn when the owner held nothing on this key
@@ -121,7 +123,7 @@ local field = owner .. (action == 'unread' and ':r' or ':w')
 if redis.call('hexists', hash, field) == 0 then
     return -1
 end
-local holdCount = redis.call('hincrby', hash, field, -1)
+local holdCount = ARGV[4] == '1' and 0 or redis.call('hincrby', hash, field, -1)
 if holdCount > 0 then
     return holdCount
 end
