@@ -126,8 +126,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     @Override
     public void unlock(String key, Duration holdAtLeast) {
         Duration kept = HeldLocks.checkedHoldAtLeast(key, holdAtLeast);
-        Hold hold = kept.isZero() ? null : Stream.of(LockKind.PLAIN, LockKind.WRITE, LockKind.READ)
-                .map(slot -> holds.get(redisName(key), currentOwner(), slot)).filter(Objects::nonNull).findFirst().orElse(null);
+        Hold hold = kept.isZero() ? null : firstHold(redisName(key), currentOwner(), LockKind.PLAIN, LockKind.WRITE, LockKind.READ);
         if (hold != null && hold.kind != LockKind.PLAIN) { // the other kinds' scripts keep nothing: refused with the hold as it was
             throw new IllegalStateException("Cannot keep " + hold.kind.describe(key) + " for holdAtLeast " + kept
                     + ": only a plain lock (getLock, tryLock) can be kept; nothing was released");
@@ -308,13 +307,20 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
             String redisName = redisName(key);
             Hold hold = holds.get(redisName, owner, kind.holdSlot());
             if (hold == null) {
+                Hold other = kind == LockKind.PLAIN && keys.size() == 1 ? firstHold(redisName, owner, LockKind.WRITE, LockKind.READ) : null;
                 throw new IllegalMonitorStateException("Cannot " + action + " " + (keys.size() == 1 ? kind.describe(key)
                         : "multi-lock " + keys + ": its key '" + key + "'") + " (Redis key " + redisName + "): it is not held by owner "
-                        + owner + " (calling thread " + Thread.currentThread().getName() + ")" + (keys.size() == 1 ? "" : "; nothing was released"));
+                        + owner + " (calling thread " + Thread.currentThread().getName() + ")" + (keys.size() == 1 ? "" : "; nothing was released")
+                        + (other == null ? "" : ", which holds " + other.kind.describe(key) + " instead: getReadWriteLock(key) unlocks that"));
             }
             held.add(hold);
         }
         return held;
+    }
+
+    /** The owner's hold of the key in the first of {@code slots} that has one, or null. */
+    private Hold firstHold(String redisName, String owner, LockKind... slots) {
+        return Stream.of(slots).map(slot -> holds.get(redisName, owner, slot)).filter(Objects::nonNull).findFirst().orElse(null);
     }
 
     int holdCount(LockKind kind, String key) {

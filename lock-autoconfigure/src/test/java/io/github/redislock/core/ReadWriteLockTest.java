@@ -241,4 +241,17 @@ class ReadWriteLockTest extends TwoInstances {
             readers.shutdownNow();
         }
     }
+
+    @Test
+    void unlockingTheKeyAsAPlainLockWhileHoldingItsReadLockNamesTheReadLockAndReleasesNothing() {
+        RedisReadWriteLock lock = first.locker.getReadWriteLock(key);
+        lock.readLock().lock();
+        try {
+            assertThatThrownBy(() -> first.locker.unlock(key)).isInstanceOf(IllegalMonitorStateException.class)
+                    .hasMessageContaining("which holds the read lock of '" + key + "' instead");
+            assertThat(lock.readLock().isHeldByCurrentThread()).as("the read hold is still there").isTrue();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
 }
