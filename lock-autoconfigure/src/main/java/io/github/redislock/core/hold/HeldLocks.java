@@ -416,22 +416,19 @@ public final class HeldLocks {
 
     private CompletableFuture<long[]> releaseInRedis(List<Hold> group, long keepMillis) {
         Hold first = group.get(0);
-        return switch (first.kind) {
-            case PLAIN -> {
-                List<LockKeys> keys = new ArrayList<>(group.size());
-                long[] leases = new long[group.size()];
-                long[] tokens = new long[group.size()];
-                for (int i = 0; i < group.size(); i++) {
-                    Hold hold = group.get(i);
-                    keys.add(hold.keys);
-                    leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog); // 0: the owner's last hold, freed whatever Redis counts
-                    tokens[i] = hold.token;
-                }
-                yield commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null, first.takenUncontended);
-            }
-            case FAIR, READ, WRITE -> commands.releaseAsync(first.kind, first.keys, first.owner, first.count <= 1 ? 0 : first.restoreLease(watchdog))
-                    .thenApply(left -> new long[] {left});
-        };
+        List<LockKeys> keys = new ArrayList<>(group.size());
+        long[] leases = new long[group.size()];
+        long[] tokens = new long[group.size()];
+        for (int i = 0; i < group.size(); i++) {
+            Hold hold = group.get(i);
+            keys.add(hold.keys);
+            leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog); // 0: the owner's last hold, freed whatever Redis counts (every kind's script)
+            tokens[i] = hold.token;
+        }
+        if (first.kind != LockKind.PLAIN) { // a group of one
+            return commands.releaseAsync(first.kind, first.keys, first.owner, leases[0]).thenApply(left -> new long[] {left});
+        }
+        return commands.releaseAsync(keys, first.owner, leases, tokens, keepMillis > 0 ? new long[] {keepMillis} : null, first.takenUncontended);
     }
 
     private static final class Failures {
