@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,7 +18,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -191,24 +194,44 @@ class DocumentedNamesTest {
         return literals.stream().anyMatch(literal -> literal.contains(text));
     }
 
-    /** The string literals of every main Java source of the repository, and the build files as they are. */
+    /**
+     * The string literals of every main Java source of the repository, and the build files as they are. Build output and
+     * hidden directories are not entered: files come and go there while the build runs (a JVM's {@code .attach_pid} file
+     * vanished under a walk once), and a file that vanishes between listing and reading is skipped.
+     */
     static List<String> literalsOfTheSources() {
         Set<String> literals = new LinkedHashSet<>();
-        try (Stream<Path> files = Files.walk(Manual.ROOT)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                String path = Manual.ROOT.relativize(file).toString().replace('\\', '/');
-                if (path.contains("/target/") || path.startsWith(".")) {
-                    continue;
+        try {
+            Files.walkFileTree(Manual.ROOT, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
+                    String name = String.valueOf(directory.getFileName());
+                    return !directory.equals(Manual.ROOT) && (name.equals("target") || name.startsWith("."))
+                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
                 }
-                if (path.contains("/src/main/java/") && path.endsWith(".java")) {
-                    Matcher string = JAVA_STRING.matcher(Files.readString(file, StandardCharsets.UTF_8));
-                    while (string.find()) {
-                        literals.add(string.group(1).replace("\\\"", "\"").replace("\\n", " ").replaceAll("\\s+", " "));
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                    String path = Manual.ROOT.relativize(file).toString().replace('\\', '/');
+                    if (path.contains("/src/main/java/") && path.endsWith(".java")) {
+                        Matcher string = JAVA_STRING.matcher(Files.readString(file, StandardCharsets.UTF_8));
+                        while (string.find()) {
+                            literals.add(string.group(1).replace("\\\"", "\"").replace("\\n", " ").replaceAll("\\s+", " "));
+                        }
+                    } else if (path.endsWith("pom.xml")) {
+                        literals.add(Files.readString(file, StandardCharsets.UTF_8).replaceAll("\\s+", " "));
                     }
-                } else if (path.endsWith("pom.xml")) {
-                    literals.add(Files.readString(file, StandardCharsets.UTF_8).replaceAll("\\s+", " "));
+                    return FileVisitResult.CONTINUE;
                 }
-            }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException failure) throws IOException {
+                    if (failure instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw failure;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
