@@ -82,7 +82,8 @@ public class RedisLockLeaderProperties implements InitializingBean {
     public static class Role {
 
         /**
-         * How long this role's lock outlives its leader's last renewal; unset: redis-lock.leader.lease.
+         * How long this role's lock outlives its leader's last renewal; unset: redis-lock.leader.lease. At
+         * least 100ms.
          */
         private Duration lease;
 
