@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  *
  * <p><b>What every method throws.</b> {@link IllegalArgumentException} for a null or blank key, or one
  * longer than 1,024 characters; {@link LockRedisException}, naming the lock's Redis key, when a Redis
- * command fails or gets no answer within the client's command timeout; {@link IllegalStateException}
+ * command fails or gets no answer within the client's command timeout (a Redlock acquisition counts such
+ * a master as failed and tries again; its unlock throws it when too few masters answer to tell); {@link IllegalStateException}
  * for a new acquisition once the Locker is closed (its application context has shut down). The
  * methods below name what they throw besides.
  */
