@@ -38,6 +38,10 @@ public interface AsyncLocker {
      * Takes the lock of the handle's key once more for the same handle: a re-entry when it holds the
      * lock (a lease never shortens its life, and a null lease keeps the lease the hold was taken with),
      * else a new acquisition. Each call needs a release.
+     *
+     * @return as {@link #acquire(String, Duration, Duration)}
+     * @throws IllegalArgumentException when this locker did not issue the handle, or for a bad wait or lease (naming the key)
+     * @throws NullPointerException     when {@code handle} is null
      */
     CompletionStage<LockHandle> acquire(LockHandle handle, Duration wait, Duration lease);
 
@@ -56,7 +60,10 @@ public interface AsyncLocker {
      * less than {@code holdAtLeast} after the lock was taken keeps it in Redis, owned by nobody (this
      * handle neither), until {@code holdAtLeast} after it was taken; see {@link Locker#unlock(String, Duration)}.
      *
-     * @throws IllegalArgumentException when {@code holdAtLeast} is null or negative (nothing is released)
+     * @return fails as {@link #release(LockHandle)}'s does
+     * @throws IllegalArgumentException when {@code holdAtLeast} is null or negative, or this locker did not issue the handle
+     *                                  (nothing is released)
+     * @throws NullPointerException     when {@code handle} is null
      */
     CompletionStage<Void> release(LockHandle handle, Duration holdAtLeast);
 

@@ -17,7 +17,10 @@ public interface LeaderElection {
      * Enters this instance as a candidate for {@code role}, on a thread of its own; {@code listener}
      * hears on that thread when the role is granted and revoked.
      *
-     * @throws IllegalArgumentException when the role is not a valid lock key (naming it)
+     * @throws IllegalArgumentException when the role is not a valid lock key (naming it), or the role's Locker is a Redlock one,
+     *                                  which gives no fencing tokens for terms
+     * @throws NullPointerException     when {@code listener} is null
+     * @throws IllegalStateException    when this election or the role's Locker is closed
      */
     Candidacy join(String role, LeadershipListener listener);
 }

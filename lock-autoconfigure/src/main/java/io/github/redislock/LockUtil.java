@@ -7,7 +7,8 @@ import java.util.function.Supplier;
 /**
  * Static access to the application's {@link Locker}, for code that is not a Spring bean. Every
  * method delegates to the Locker of the running application context; before that context has
- * created its beans, or after it closed, they throw {@link IllegalStateException}.
+ * created its beans, or after it closed, they throw {@link IllegalStateException}; else each throws what
+ * the {@link Locker} method of its name throws.
  */
 public final class LockUtil {
 

@@ -17,6 +17,13 @@ import java.util.function.Supplier;
  *
  * <p>Waiting is event driven: a blocked caller is woken by the release message of the holder, or
  * when the holder's lease runs out, never by polling.
+ *
+ * <p><b>What every method throws.</b> {@link IllegalArgumentException} for a null or blank key, or one
+ * longer than 1,024 characters; {@link LockRedisException}, naming the lock's Redis key, when a Redis
+ * command fails or gets no answer within the client's command timeout (a Redlock acquisition counts such
+ * a master as failed and tries again; its unlock throws it when too few masters answer to tell); {@link IllegalStateException}
+ * for a new acquisition once the Locker is closed (its application context has shut down). The
+ * methods below name what they throw besides.
  */
 public interface Locker {
 
@@ -36,7 +43,12 @@ public interface Locker {
         lock(key, TimeUnit.SECONDS, leaseSeconds);
     }
 
-    /** Takes the lock, waiting as long as needed; it expires after {@code leaseTime} in {@code unit}, or -1 for the watchdog. */
+    /**
+     * Takes the lock, waiting as long as needed; it expires after {@code leaseTime} in {@code unit}, or -1 for the watchdog.
+     *
+     * @throws IllegalArgumentException when {@code leaseTime} is neither -1 nor between 1 ms and 365 days
+     * @throws NullPointerException     when {@code unit} is null
+     */
     void lock(String key, TimeUnit unit, int leaseTime);
 
     /**
@@ -57,6 +69,8 @@ public interface Locker {
      * @param leaseTime how long the lock lives unless unlocked before; -1 lets the watchdog keep it until unlocked
      * @return whether the lock was taken
      * @throws InterruptedException when the thread is interrupted while waiting, or was on entry (nothing is left held or subscribed)
+     * @throws IllegalArgumentException when {@code waitTime} is below -1, or {@code leaseTime} is neither -1 nor between 1 ms and 365 days
+     * @throws NullPointerException when {@code unit} is null
      */
     boolean tryLock(String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -99,6 +113,8 @@ public interface Locker {
      * on one thread and completes on another (a future, a reactive stream): any thread may release it
      * with {@link #unlockAs}. Reentrant per token. Use a token unique to the unit of work, e.g. a UUID.
      *
+     * @throws IllegalArgumentException when {@code ownerToken} is not 1 to 200 non-blank characters, and as
+     *                                  {@link #tryLock(String, long, long, TimeUnit)}
      * @see #tryLock(String, long, long, TimeUnit)
      */
     boolean tryLockAs(String ownerToken, String key, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
@@ -156,7 +172,10 @@ public interface Locker {
     /**
      * Runs {@code action} under the lock and always releases it afterwards.
      *
-     * @throws LockAcquisitionException when the lock did not become free within {@code waitTime}
+     * @throws LockAcquisitionException when the lock did not become free within {@code waitTime}, or the thread was interrupted
+     *                                  while waiting (its interrupt flag is set again; the action does not run)
+     * @throws NullPointerException     when {@code waitTime} or {@code action} is null
+     * @throws LockLostException        when the action ran but the lock expired or was deleted before the release
      */
     default <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");

@@ -88,7 +88,8 @@ public class RedisLockAutoConfiguration {
         /**
          * Refuses a {@code redis-lock.replica-sync} that the locks' Redis client cannot keep, at startup rather than
          * at every first acquisition: on Jedis, which cannot send Redis's WAIT on the connection that took the lock,
-         * and at or beyond the client's command timeout, which ends the WAIT before the time set.
+         * on a Cluster, where WAIT (a command without a key) goes to the client's default node, not to the lock's
+         * master, and at or beyond the client's command timeout, which ends the WAIT before the time set.
          *
          * @param application the application's factory, or null for the dedicated Redis of {@code redis-lock.redis.*}
          */
@@ -101,6 +102,13 @@ public class RedisLockAutoConfiguration {
                 throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", replicaSync,
                         "redis-lock.replica-sync needs Lettuce, which sends Redis's WAIT on the lock's own connection, but the application's"
                                 + " Redis runs on " + application.getClass().getSimpleName() + ". Unset it, or use spring.data.redis.client-type=lettuce");
+            }
+            boolean ownCluster = LockRedisMode.of(properties) == LockRedisMode.CLUSTER;
+            if (ownCluster || (application instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware())) {
+                throw new InvalidConfigurationPropertyValueException("redis-lock.replica-sync", replicaSync, "redis-lock.replica-sync is not for a"
+                        + " Redis Cluster (" + (ownCluster ? "redis-lock.redis.cluster.nodes" : "spring.data.redis.cluster.nodes") + "): Redis's"
+                        + " WAIT names no key, so the cluster client sends it to one node, not to the lock's master, and it would count that"
+                        + " node's replicas. Unset it: it is for a master with replicas behind Sentinels");
             }
             Duration timeout = application == null ? properties.getRedis().getTimeout()
                     : ((LettuceConnectionFactory) application).getClientConfiguration().getCommandTimeout();

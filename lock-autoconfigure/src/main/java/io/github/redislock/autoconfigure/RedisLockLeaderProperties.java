@@ -14,6 +14,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties(prefix = "redis-lock.leader", ignoreUnknownFields = false) // a role name with a dot must not vanish unbound
 public class RedisLockLeaderProperties implements InitializingBean {
 
+    /** The characters of a map key that Spring Boot drops when the key is written without brackets. */
+    private static final String NOT_KEPT_UNBRACKETED = "[^A-Za-z0-9_-]";
+
     /**
      * How long a role's lock outlives its leader's last renewal: a leader killed outright is replaced
      * within it, and one paused longer loses the role. Renewed every third of it. At least 100ms.
@@ -52,11 +55,11 @@ public class RedisLockLeaderProperties implements InitializingBean {
      * @throws IllegalStateException when the role's settings were bound under such a stripped name
      */
     public boolean hasSettings(String role) {
-        String bound = role.replaceAll("[^A-Za-z0-9_-]", "");
+        String bound = role.replaceAll(NOT_KEPT_UNBRACKETED, "");
         if (!roles.containsKey(role) && !bound.equals(role) && roles.containsKey(bound)) {
             throw new IllegalStateException("Role '" + role + "' has no settings under redis-lock.leader.roles, but '" + bound + "' has: Spring Boot"
-                    + " keeps only the letters, digits, '-' and '_' of a key written without brackets. Write redis-lock.leader.roles["
-                    + role + "].lease (in YAML: \"[" + role + "]\":) to give the role its lease");
+                    + " keeps only the letters, digits, '-' and '_' of a key written without brackets. Write " + leaseProperty(role)
+                    + " (in YAML: \"[" + role + "]\":) to give the role its lease");
         }
         return roles.containsKey(role);
     }
@@ -66,9 +69,14 @@ public class RedisLockLeaderProperties implements InitializingBean {
     public void afterPropertiesSet() {
         roles.forEach((role, settings) -> {
             if (settings.getLease() != null) {
-                checked("redis-lock.leader.roles." + role + ".lease", settings.getLease());
+                checked(leaseProperty(role), settings.getLease());
             }
         });
+    }
+
+    /** The property of {@code role}'s lease as it must be written: in brackets when Spring Boot would drop some of its characters. */
+    private static String leaseProperty(String role) {
+        return "redis-lock.leader.roles" + (role.matches(".*" + NOT_KEPT_UNBRACKETED + ".*") ? "[" + role + "]" : "." + role) + ".lease";
     }
 
     static Duration checked(String property, Duration lease) {
@@ -82,7 +90,8 @@ public class RedisLockLeaderProperties implements InitializingBean {
     public static class Role {
 
         /**
-         * How long this role's lock outlives its leader's last renewal; unset: redis-lock.leader.lease.
+         * How long this role's lock outlives its leader's last renewal; unset: redis-lock.leader.lease. At
+         * least 100ms.
          */
         private Duration lease;
 

@@ -40,8 +40,8 @@ public class RedisLockProperties {
     private Duration watchdogTimeout = Duration.ofSeconds(30);
 
     /**
-     * How long @DistributedLock waits for a held lock when the annotation names no wait time. 0 tries
-     * once.
+     * How long @DistributedLock waits for a held lock when the annotation names no wait time. 0 or more:
+     * 0 tries once.
      */
     private Duration defaultWaitTime = Duration.ofSeconds(3);
 
@@ -68,7 +68,8 @@ public class RedisLockProperties {
      * acknowledge it (Redis WAIT), and fails with LockRedisException, releasing the lock again, when
      * none did: a lock then survives a Sentinel failover. Unset: no waiting; replication is
      * asynchronous and a lock taken just before the master dies may be lost. For a master with
-     * replicas (Sentinel); not for Redis Cluster. Lettuce only, and shorter than the command timeout.
+     * replicas (Sentinel); not for Redis Cluster. Lettuce only, at least 1ms, and shorter than the command
+     * timeout.
      */
     private Duration replicaSync;
 
@@ -204,13 +205,14 @@ public class RedisLockProperties {
         /**
          * How long one master may take to answer before it counts as failed for that attempt. Keep
          * it small against the lease: a lock is only valid for the lease minus the time the attempt took.
+         * At least 1ms.
          */
         private Duration nodeTimeout = Duration.ofMillis(100);
 
         /**
          * Average pause between two attempts of a caller waiting for a held lock; each pause is
          * drawn at random between half and one and a half times it, so competing callers do not retry
-         * in lock-step.
+         * in lock-step. At least 1ms.
          */
         private Duration retryDelay = Duration.ofMillis(200);
 
@@ -279,7 +281,7 @@ public class RedisLockProperties {
         /** Whether to reach the Sentinel or Cluster servers over TLS (a URL says it by "rediss://"). */
         private boolean ssl;
 
-        /** How long connecting and each command may take before the lock call fails. */
+        /** How long connecting and each command may take before the lock call fails. At least 1ms. */
         private Duration timeout = Duration.ofSeconds(5);
 
         private final Sentinel sentinel = new Sentinel();

@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.github.redislock.Candidacy;
+import io.github.redislock.HeldLock;
 import io.github.redislock.LeaderElection;
 import io.github.redislock.LeadershipListener;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -40,6 +44,32 @@ class RedisLockLeaderAutoConfigurationTest {
                 assertThat(leadAndReadLease(context.getBean(LeaderElection.class), configured, redis)).isBetween(1L, 1000L);
             });
             assertThat(redis.template.hasKey("lock:" + role)).as("handed on when the context closed").isFalse();
+        }
+    }
+
+    /**
+     * docs/leader-election.md: "Each distinct lease costs one Locker". Roles of one lease are held by one Locker, a role with a lease
+     * of its own by another, and a role whose lease is the watchdog timeout by the Locker bean itself.
+     */
+    @Test
+    void rolesOfOneLeaseShareOneLockerAndALeaseEqualToTheWatchdogTimeoutUsesTheLockerBean() throws Exception {
+        String first = "leader-" + UUID.randomUUID();
+        String second = "leader-" + UUID.randomUUID();
+        String shortLease = "leader-" + UUID.randomUUID();
+        String watchdogLease = "leader-" + UUID.randomUUID();
+        try (Redis redis = new Redis()) {
+            contextRunner.withPropertyValues("redis-lock.leader.roles." + shortLease + ".lease=2s",
+                    "redis-lock.leader.roles." + watchdogLease + ".lease=30s").run(context -> {
+                LeaderElection election = context.getBean(LeaderElection.class);
+                for (String role : new String[] {first, second, shortLease, watchdogLease}) {
+                    leadAndReadLease(election, role, redis);
+                }
+                List<RedisLocker> built = context.getBean(LeaseLockers.class).built().toList();
+                assertThat(built).as("Lockers built for the leases 3s (the default) and 2s").hasSize(2);
+                assertThat(built).extracting(locker -> locker.heldLocks().stream().map(HeldLock::key).sorted().toList())
+                        .containsExactlyInAnyOrder(Stream.of(first, second).sorted().toList(), List.of(shortLease));
+                assertThat(context.getBean(RedisLocker.class).heldLocks()).extracting(HeldLock::key).containsExactly(watchdogLease);
+            });
         }
     }
 

@@ -211,6 +211,23 @@ class RedisLockSettingsTest {
             application.withPropertyValues("redis-lock.redis.cluster.nodes=127.0.0.1:7000", "redis-lock.redlock.node-timeout=1s")
                     .run(failsNaming("redis-lock.redlock.node-timeout", "redis-lock.redis.cluster.nodes"));
         }
+
+        @Test
+        void replicaSyncFailsStartupBecauseItsWaitWouldCountAnotherMastersReplicas() {
+            application.withPropertyValues("redis-lock.redis.cluster.nodes=127.0.0.1:7000", "redis-lock.replica-sync=100ms")
+                    .run(replicaSyncFailsOn("redis-lock.redis.cluster.nodes"));
+        }
+
+        @Test
+        void replicaSyncOnTheApplicationsClusterFailsStartupToo() {
+            application.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:7000", "redis-lock.replica-sync=100ms")
+                    .run(replicaSyncFailsOn("spring.data.redis.cluster.nodes"));
+        }
+
+        private static ContextConsumer<AssertableApplicationContext> replicaSyncFailsOn(String cluster) {
+            return context -> assertThat(context).hasFailed().getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("redis-lock.replica-sync is not for a Redis Cluster (" + cluster + ")");
+        }
     }
 
     @Nested

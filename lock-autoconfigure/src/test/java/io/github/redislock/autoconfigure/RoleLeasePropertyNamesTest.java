@@ -49,6 +49,13 @@ class RoleLeasePropertyNamesTest {
                 .rootCause().hasMessageContaining("redis-lock.leader.roles.orders.poller.lease"));
     }
 
+    /** Named as it must be written: the same name without brackets would be bound under another role, "orderspoller". */
+    @Test
+    void aBracketedRoleLeaseTooShortStopsStartupNamingThePropertyWithItsBrackets() {
+        withProperty("redis-lock.leader.roles[orders:poller].lease", "50ms").run(context -> assertThat(context).hasFailed().getFailure()
+                .rootCause().hasMessageContaining("redis-lock.leader.roles[orders:poller].lease must be at least 100ms"));
+    }
+
     private ApplicationContextRunner withProperty(String name, String value) {
         return contextRunner.withInitializer(context -> context.getEnvironment().getPropertySources()
                 .addFirst(new MapPropertySource("role-lease", Map.of(name, value))));

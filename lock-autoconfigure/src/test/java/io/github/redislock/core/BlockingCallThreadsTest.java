@@ -7,11 +7,15 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockHandle;
+import io.github.redislock.LockRedisException;
 import io.github.redislock.testsupport.RedisServerProcess;
 
 import org.junit.jupiter.api.Test;
@@ -24,6 +28,8 @@ import org.junit.jupiter.api.Test;
 class BlockingCallThreadsTest {
 
     private static final int CALLS = ScriptTransport.BLOCKING_CALL_THREADS + 40;
+    /** The calls docs/configuration.md says may queue behind the threads. */
+    private static final int DOCUMENTED_QUEUE = 4096;
 
     @Test
     void aFloodOfUnansweredAsyncAcquisitionsStartsNoMoreThanTheBoundedCallThreads() throws Exception {
@@ -45,6 +51,46 @@ class BlockingCallThreadsTest {
             }
             for (CompletableFuture<LockHandle> acquisition : acquisitions) {
                 assertThat(acquisition).as("an acquisition that waited for a thread").succeedsWithin(Duration.ofSeconds(10));
+            }
+        }
+    }
+
+    /**
+     * docs/configuration.md (Jedis): up to 4,096 calls queue behind the 64 threads, and a call past that fails at once (while Redis
+     * still does not answer) with a LockRedisException naming its key; once Redis answers, every call that was let in completes.
+     */
+    @Test
+    void callsPastTheQueueBehindTheBoundedThreadsFailAtOnceNamingTheirKeys() throws Exception {
+        int beyond = 100;
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             LockerFixture jedis = LockerFixture.connectJedis(redis.host(), redis.port(), Duration.ofSeconds(5))) {
+            jedis.async.release(jedis.async.acquire("queue-warm-up", Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
+            List<CompletableFuture<LockHandle>> acquisitions = new ArrayList<>();
+            Set<Integer> refused = new HashSet<>();
+            redis.pause();
+            try {
+                for (int i = 0; i < ScriptTransport.BLOCKING_CALL_THREADS + DOCUMENTED_QUEUE + beyond; i++) {
+                    acquisitions.add(jedis.async.acquire("queue-" + i, Duration.ZERO, null));
+                }
+                // Redis is paused: whatever ends now did not wait for it
+                await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.stream().filter(CompletableFuture::isDone).count() >= beyond);
+                for (int i = 0; i < acquisitions.size(); i++) {
+                    if (acquisitions.get(i).isDone()) {
+                        assertThat(acquisitions.get(i)).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class).havingCause()
+                                .isInstanceOf(LockRedisException.class).withMessageContaining("lock:queue-" + i + " ")
+                                .withMessageContaining("4096 calls already wait for one of the 64");
+                        refused.add(i);
+                    }
+                }
+            } finally {
+                redis.resume();
+            }
+            assertThat(refused).as("calls refused while Redis did not answer: those past the threads and their queue, and no more than"
+                    + " the tasks of the pool other than these acquisitions").hasSizeBetween(beyond, beyond + 10);
+            for (int i = 0; i < acquisitions.size(); i++) {
+                if (!refused.contains(i)) {
+                    assertThat(acquisitions.get(i)).as("an acquisition let in").succeedsWithin(Duration.ofSeconds(30));
+                }
             }
         }
     }
