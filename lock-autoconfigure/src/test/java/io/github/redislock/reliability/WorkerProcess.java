@@ -81,6 +81,11 @@ final class WorkerProcess {
         signal("CONT");
     }
 
+    /** {@code kill -TERM}: the JVM runs its shutdown hooks (once resumed, if paused) and exits. */
+    void terminate() {
+        signal("TERM");
+    }
+
     boolean awaitExit(long seconds) {
         try {
             boolean exited = process.waitFor(seconds, TimeUnit.SECONDS);

@@ -177,8 +177,12 @@ public class LockCommands implements RenewalClient {
         if (!takenUncontended || group.size() != 1 || restoreLeases[0] != 0 || keeps != null) {
             return fullRelease(group, owner, restoreLeases, tokens, keeps);
         }
-        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more on the event loop.
-        return this.<Long>send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
+        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more on the event loop. The full
+        // release after it runs there, where a cluster's first ask how to publish (ShardedChannels) would wait on itself: asked here.
+        return ScriptTransport.<Long>started(() -> {
+            publishCommand(group.get(0).name());
+            return send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)});
+        })
                 .handle((left, lost) -> lost == null && left != -2 ? CompletableFuture.completedFuture(new long[] {left})
                         : fullRelease(group, owner, restoreLeases, tokens, null).thenCompose(full -> lost == null || full[0] >= 0
                                 ? CompletableFuture.completedFuture(full) : CompletableFuture.<long[]>failedFuture(ScriptTransport.unwrap(lost))))

@@ -1,0 +1,135 @@
+package io.github.redislock.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.Internals;
+import io.github.redislock.core.LockerFixture;
+import io.github.redislock.core.RedisLocker;
+import io.github.redislock.testsupport.RedisClusterProcesses;
+import io.github.redislock.testsupport.RedisServerProcess;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A hand-off in flight while the waiter's Locker closes, on a 3-master Redis Cluster ({@code FaultProxy} cannot front cluster
+ * nodes, so the waiter's side is paused instead): the waiter, a JVM of its own, is paused ({@code kill -STOP}) while queued, the
+ * holder's release hands it the lock, and it resumes with a {@code kill -TERM} pending, so its Locker's close races the grant's
+ * delivery. The lock must not stay held by nobody longer than the waiter's claim lease (its watchdog timeout).
+ */
+class ClusterCloseDuringHandOffTest {
+
+    private static final long WAITER_WATCHDOG_MILLIS = 3000;
+
+    static RedisClusterProcesses cluster;
+    private LettuceConnectionFactory factory;
+    private RedisLocker holder;
+    private WorkerProcess waiter;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterProcesses.start(3, TestRedis::startNew);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()),
+                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+        factory.afterPropertiesSet();
+        factory.start();
+        holder = RedisLocker.builder(factory).watchdogTimeout(Duration.ofSeconds(3)).build();
+    }
+
+    @AfterEach
+    void close() {
+        if (waiter != null) {
+            waiter.destroy();
+        }
+        holder.close();
+        factory.destroy();
+    }
+
+    /**
+     * The first unlock of an instance that never waited (so never asked the cluster whether it knows SPUBLISH) hands the lock to
+     * a queued waiter: its short release finds the waiter's mark and the full release follows on the Redis client's event loop,
+     * which before 2026-11-28 asked the cluster there, waited on itself for 10 s, and failed the unlock, the lock left held.
+     */
+    @Test
+    void theFirstUnlockOfAnInstanceThatNeverWaitedHandsTheLockToAQueuedWaiterAtOnce() throws Exception {
+        String key = "cluster-first-unlock-" + UUID.randomUUID();
+        RedisLocker other = RedisLocker.builder(factory).watchdogTimeout(Duration.ofSeconds(3)).build();
+        try {
+            holder.lock(key);
+            CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    boolean taken = other.tryLock(key, 20, -1, TimeUnit.SECONDS);
+                    if (taken) {
+                        other.unlock(key);
+                    }
+                    return taken;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+            String queue = Internals.plainLockKeys(LockerFixture.PREFIX, key).get(1);
+            RedisServerProcess home = cluster.masters().get(ClusterTest.masterOf(key));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> Long.valueOf(1).equals(home.command("LLEN", queue)));
+
+            long start = System.nanoTime();
+            holder.unlock(key);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the unlock that hands the lock on").isLessThan(Duration.ofSeconds(2));
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).as("the waiter took the lock").isTrue();
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void aLockHandedToAWaiterWhoseLockerClosesAsItResumesIsFreeWithinTheClaimLease() {
+        String key = "cluster-close-hand-off-" + UUID.randomUUID();
+        RedisServerProcess home = cluster.masters().get(ClusterTest.masterOf(key));
+        String queue = Internals.plainLockKeys(LockerFixture.PREFIX, key).get(1);
+
+        holder.lock(key);
+        waiter = WorkerProcess.start("cluster-waiter", Path.of("target", "reliability", "cluster-close"), ClusterWaiter.class,
+                List.of(String.join(",", cluster.addresses()), key, Long.toString(WAITER_WATCHDOG_MILLIS)));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> Long.valueOf(1).equals(home.command("LLEN", queue)));
+        waiter.pause();
+        holder.unlock(key); // hands the lock to the paused waiter in Redis
+        assertThat(home.command("EXISTS", LockerFixture.PREFIX + key)).as("handed to the paused waiter").isEqualTo(1L);
+        waiter.terminate(); // pending until the resume: its close then races the grant's delivery
+        waiter.resume();
+        long resumed = System.nanoTime();
+
+        await().atMost(Duration.ofMillis(WAITER_WATCHDOG_MILLIS + 5000)).pollInterval(Duration.ofMillis(10))
+                .until(() -> Long.valueOf(0).equals(home.command("EXISTS", LockerFixture.PREFIX + key)));
+        long freeAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed);
+        assertThat(waiter.awaitExit(10)).as("the waiter exited\n" + waiter.logTail()).isTrue();
+        System.out.println("cluster close during hand-off: free " + freeAfter + " ms after the resume; waiter said:\n" + waiter.logTail());
+        assertThat(freeAfter).as("ms the handed lock stayed after the waiter resumed and closed\n" + waiter.logTail())
+                .isLessThanOrEqualTo(WAITER_WATCHDOG_MILLIS + 500);
+        assertThat(holder.tryLock(key)).as("taken again").isTrue();
+        holder.unlock(key);
+    }
+}
