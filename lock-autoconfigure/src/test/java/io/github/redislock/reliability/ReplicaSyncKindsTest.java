@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -35,35 +34,21 @@ import org.springframework.context.ApplicationListener;
  * fair lock, a read-write lock's read and write locks and a multi-lock each return only once a replica has them, so they
  * survive a failover right after their acquisition; and when no replica acknowledges, each fails with
  * {@code LockRedisException} and leaves no key and no hold behind. Topology as in {@code SentinelTest}: one master, one
- * replica, three Sentinels (down-after 1 s, quorum 2); the failover is the one the Sentinels run after a {@code kill -9}.
+ * replica, three Sentinels (down-after 1 s, quorum 2; {@link SentinelTopology}); the failover is the one the Sentinels run after a {@code kill -9}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicaSyncKindsTest {
 
-    static RedisServerProcess master;
-    static RedisServerProcess replica;
-    static final List<RedisServerProcess> sentinels = new ArrayList<>();
+    static SentinelTopology topology;
 
     @BeforeAll
     static void startTopology() {
-        master = TestRedis.startNew();
-        replica = TestRedis.startNew("--replicaof", master.host(), Integer.toString(master.port()));
-        await().atMost(Duration.ofSeconds(15)).until(() -> "up".equals(replica.info("replication").get("master_link_status")));
-        for (int i = 0; i < 3; i++) {
-            sentinels.add(TestRedis.startNew("--sentinel", "monitor", "mymaster", master.host(), Integer.toString(master.port()), "2",
-                    "--sentinel", "down-after-milliseconds", "mymaster", "1000",
-                    "--sentinel", "failover-timeout", "mymaster", "5000"));
-        }
-        await().atMost(Duration.ofSeconds(15)).until(() -> sentinels.stream().allMatch(sentinel ->
-                "2".equals(String.valueOf(sentinelField(sentinel, "num-other-sentinels")))
-                        && "1".equals(String.valueOf(sentinelField(sentinel, "num-slaves")))));
+        topology = SentinelTopology.start();
     }
 
     @AfterAll
     static void stopTopology() {
-        sentinels.forEach(RedisServerProcess::stop);
-        replica.stop();
-        master.stop();
+        topology.stop();
     }
 
     @Test
@@ -93,10 +78,8 @@ class ReplicaSyncKindsTest {
     @Order(2)
     void aFairAReadWriteAndAMultiLockAcquiredWithReplicaSyncSurviveAFailoverRightAfterTheirAcquisition() {
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-        List<String> nodes = sentinels.stream().map(sentinel -> sentinel.host() + ":" + sentinel.port()).toList();
         new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=" + String.join(",", nodes),
-                        "spring.data.redis.timeout=1s", "redis-lock.watchdog-timeout=10s", "redis-lock.replica-sync=900ms")
+                .withPropertyValues(topology.springProperties()).withPropertyValues("redis-lock.replica-sync=900ms")
                 .withBean(ApplicationListener.class, () -> (ApplicationListener<LockLostEvent>) lost::add).run(context -> {
             Locker locker = context.getBean(Locker.class);
             RedisLock fair = locker.getFairLock("synced-fair");
@@ -107,37 +90,20 @@ class ReplicaSyncKindsTest {
             read.lock();
             write.lock();
             multi.lock();
-            master.kill();
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> "master".equals(replica.info("replication").get("role")));
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> answers(() -> locker.isLocked("synced-multi-b")));
+            topology.master.kill();
+            await().atMost(SentinelTopology.FAILOVER).pollInterval(Duration.ofMillis(50)).until(() -> "master".equals(topology.replica.info("replication").get("role")));
+            await().atMost(SentinelTopology.FAILOVER).pollInterval(Duration.ofMillis(50))
+                    .until(() -> SentinelTopology.answers(() -> locker.isLocked("synced-multi-b")));
 
             for (String key : List.of("synced-fair", "synced-rw-r", "synced-rw-w", "synced-multi-a", "synced-multi-b")) {
-                assertThat(replica.command("EXISTS", "lock:" + key)).as("lock:" + key + " on the promoted replica").isEqualTo(1L);
+                assertThat(topology.replica.command("EXISTS", "lock:" + key)).as("lock:" + key + " on the promoted replica").isEqualTo(1L);
             }
             fair.unlock(); // each throws LockLostException if the failover lost it
             read.unlock();
             write.unlock();
             multi.unlock();
             assertThat(lost).isEmpty();
-            assertThat(replica.command("KEYS", "lock:synced-*")).as("lock keys left").isEqualTo(List.of());
+            assertThat(topology.replica.command("KEYS", "lock:synced-*")).as("lock keys left").isEqualTo(List.of());
         });
-    }
-
-    private static boolean answers(java.util.function.BooleanSupplier call) {
-        try {
-            return call.getAsBoolean();
-        } catch (RuntimeException e) {
-            return false; // the master is gone and the new one not yet known
-        }
-    }
-
-    private static Object sentinelField(RedisServerProcess sentinel, String field) {
-        List<?> reply = (List<?>) sentinel.command("SENTINEL", "MASTER", "mymaster");
-        for (int i = 0; i < reply.size() - 1; i += 2) {
-            if (field.equals(reply.get(i))) {
-                return reply.get(i + 1);
-            }
-        }
-        return null;
     }
 }
