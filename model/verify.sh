@@ -281,6 +281,12 @@ run_rw rw-fixed pass safety "-w24" --
 run_rw rw-late-renewal pass safety "-w24" -- -DLATE_RENEWALS=1
 run_rw rw-broken-read-beside-writer no_reader_beside_writer safety "" -- -DBROKEN_RW_READ_BESIDE_WRITER
 run_rw rw-broken-write-beside-readers no_reader_beside_writer safety "" -- -DBROKEN_RW_WRITE_BESIDE_READERS
+# A re-entry of a hold's own mode whose reply was lost leaves Redis counting one hold more than the client: the
+# owner's last unlock of that mode, as its client counts, sends ARGV[4] '1' and frees the mode whatever Redis counts.
+# Counting down what Redis counts (the code before the fair and read-write release's fix) leaves that hold behind.
+run_rw rw-lost-reentries pass safety "-w24" -- -DREENTRIES=1 -DLATE_RENEWALS=1 -DKILLS=0 -DPAUSES=0
+run_rw rw-broken-counts-from-redis last_release_frees safety "" -- -DREENTRIES=1 -DLATE_RENEWALS=1 -DKILLS=0 -DPAUSES=0 -DBROKEN_RW_COUNTS_FROM_REDIS
+run_rw full-rw-reentries pass safety "-w26" -- -DREENTRIES=1
 run broken-no-claim-lease dead_owner_frees dead_owner_frees "" -- -DFIXED -DBROKEN_NO_CLAIM_LEASE -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DCLOSES=0 -DPAUSES=0
 # Today's code (b745336) where a try races close(): the settle's markQueued throws, abandon finds the
 # wait unmarked and withdraws nothing, so the place the try re-added outlives the wait.
