@@ -1,7 +1,8 @@
 /*
  * The read-write lock (read-write.lua) as SPIN checks it: three owners in two instances, each taking
  * read or write holds (a writer may also read, nested), with lost replies, lease ends (of a lock nobody
- * renews, and -DLATE_RENEWALS of one the watchdog renews), a killed and a paused instance. Run by
+ * renews, and -DLATE_RENEWALS of one the watchdog renews), a killed and a paused instance, and with -DREENTRIES=n
+ * n re-entries of a hold's own mode per thread (a reader reads again, a writer writes again). Run by
  * model/verify.sh; see docs/reliability.md ("The protocol as a checked model").
  *
  * The script is one atomic step per call. Its bookkeeping is abstracted to what decides who holds:
@@ -14,7 +15,7 @@
  *
  * Conformance traces (spin -T): each script call and each lease end prints one line starting with '@':
  *   @W <owner> <write> <ARGV[4]> <ARGV[5]> = <ok> <holds> <token> | <state>   an acquisition
- *   @U <owner> <write> = <reply> | <state>                                     a release (255 = -1)
+ *   @U <owner> <write> <ARGV[4]> = <reply> | <state>                           a release (255 = -1)
  *   @E <owner> = | <state>                                                     the owner's lease ended
  * where <state> is, per owner 1 to 3, its read count, write count and whether it has a lease, then the
  * 'writer' field (0 = none). model/traces.sh collects them; ModelConformanceTest replays them through
@@ -23,6 +24,9 @@
  * Deliberately broken variants that must fail (model/verify.sh):
  *   -DBROKEN_RW_READ_BESIDE_WRITER  a read ignores another owner's write hold
  *   -DBROKEN_RW_WRITE_BESIDE_READERS a write ignores the readers
+ *   -DBROKEN_RW_COUNTS_FROM_REDIS   a release counts down what Redis counts, ignoring ARGV[4] (the owner's last hold
+ *                                   of that mode as its client counts): the code before the fair and read-write
+ *                                   release's fix, whose last unlock left a lost re-entry's hold counted
  */
 
 #define NT 3                 /* client threads; thread t is owner t + 1 */
@@ -41,6 +45,9 @@
 #endif
 #ifndef LATE_RENEWALS
 #define LATE_RENEWALS 0
+#endif
+#ifndef REENTRIES
+#define REENTRIES 0          /* re-entries of a hold's own mode, per thread and run */
 #endif
 
 /* Redis: per owner field 1..3 */
@@ -75,6 +82,8 @@ inline check() {
     assert((ww[1] > 0) + (ww[2] > 0) + (ww[3] > 0) <= 1);   /* property: single_writer */
     /* while an owner writes, no other owner reads */
     assert(!(ww[1] > 0 && OTHERS_READ(1)) && !(ww[2] > 0 && OTHERS_READ(2)) && !(ww[3] > 0 && OTHERS_READ(3)));   /* property: no_reader_beside_writer */
+    /* (last_release_frees is asserted at the release: the owner's last hold of a mode, as its client counts, leaves
+       Redis none of that mode, which a watchdog believing Redis' count would renew with nobody behind it) */
     /* a thread believing it writes sees no other holder, one believing it reads no other writer, unless its lease ended */
     assert((belW[0] == 0 || ended[0] || !(OTHERS_WRITE(1) || OTHERS_READ(1))) && (belR[0] == 0 || ended[0] || !OTHERS_WRITE(1))
         && (belW[1] == 0 || ended[1] || !(OTHERS_WRITE(2) || OTHERS_READ(2))) && (belR[1] == 0 || ended[1] || !OTHERS_WRITE(2))
@@ -124,14 +133,23 @@ inline acquireRw(o, wr, nothing, firstKind, ok, cnt) {
     fi
 }
 
-/* read-write.lua releasing one hold: rem = 255 (-1) when the owner has none of that kind, else the holds left. */
-inline releaseRw(o, wr, rem) {
+/* read-write.lua releasing one hold: rem = 255 (-1) when the owner has none of that kind, else the holds left;
+   last = ARGV[4], the owner's last hold of that mode as its client counts: the mode's holds go whatever Redis counts. */
+inline releaseRw(o, wr, last, rem) {
     if
     :: wr && ww[o] == 0 || !wr && rr[o] == 0 -> rem = 255   /* read-write.lua:123 "if redis.call('hexists', hash, field) == 0 then" */
     :: else ->
         if
-        :: wr -> ww[o]--; rem = ww[o]; if :: rem == 0 -> writer = 0 :: else fi   /* read-write.lua:132 "redis.call('hdel', hash, 'writer')" */
-        :: else -> rr[o]--; rem = rr[o]
+#ifndef BROKEN_RW_COUNTS_FROM_REDIS
+        :: last -> if :: wr -> ww[o] = 0 :: else -> rr[o] = 0 fi   /* read-write.lua:126 "local holdCount = ARGV[4] == '1' and 0 or redis.call('hincrby', hash, field, -1)" */
+        :: else -> if :: wr -> ww[o]-- :: else -> rr[o]-- fi
+#else
+        :: true -> if :: wr -> ww[o]-- :: else -> rr[o]-- fi   /* broken: counts down what Redis counts */
+#endif
+        fi;
+        if
+        :: wr -> rem = ww[o]; if :: rem == 0 -> writer = 0 :: else fi   /* read-write.lua:132 "redis.call('hdel', hash, 'writer')" */
+        :: else -> rem = rr[o]
         fi;
         if :: rr[o] + ww[o] == 0 -> tk[o] = 0; lease[o] = 0 :: else fi   /* read-write.lua:136 "redis.call('zrem', leases, owner)" */
     fi
@@ -147,8 +165,8 @@ inline loseReply(lost) {
 proctype Client(byte t) {
     byte o = t + 1;
     byte L = LOCKER(t);
-    byte cycles = 0, ok, cnt, rem;
-    bool wr, nested, lost, nothing, firstKind;
+    byte cycles = 0, reentries = 0, ok, cnt, rem;
+    bool wr, nested, lost, nothing, firstKind, last;
     {
 idle:
     do
@@ -156,6 +174,8 @@ idle:
     :: atomic { RUNNING(L) && belR[t] + belW[t] == 0 && cycles < CYCLES -> cycles++; ended[t] = 0; nested = 0; wr = 1; goto take }
     :: atomic { RUNNING(L) && belR[t] + belW[t] == 0 && cycles < CYCLES -> cycles++; ended[t] = 0; nested = 1; wr = 0; goto take }
     :: atomic { RUNNING(L) && belW[t] > 0 && belR[t] == 0 && !nested -> nested = 1; wr = 0; goto take }   /* a writer also reads, once a cycle */
+    :: atomic { RUNNING(L) && reentries < REENTRIES && belR[t] > 0 -> reentries++; wr = 0; goto take }   /* a reader reads again */
+    :: atomic { RUNNING(L) && reentries < REENTRIES && belW[t] > 0 && belR[t] == 0 -> reentries++; wr = 1; goto take }   /* a writer writes again */
     :: atomic { RUNNING(L) && belR[t] > 0 -> wr = 0; goto release }   /* the nested read first */
     :: atomic { RUNNING(L) && belW[t] > 0 && belR[t] == 0 -> wr = 1; goto release }
     od;
@@ -181,12 +201,14 @@ take:
 release:
     atomic {
         RUNNING(L);
-        releaseRw(o, wr, rem);
-        printf("@U %d %d = %d ", o, wr, rem); RW_STATE;
+        last = (wr -> belW[t] == 1 : belR[t] == 1);       /* HeldLocks.java "leases[i] = hold.count <= 1 ? 0 : hold.restoreLease(watchdog);" */
+        releaseRw(o, wr, last, rem);
+        printf("@U %d %d %d = %d ", o, wr, last, rem); RW_STATE;
+        assert(!last || (wr -> ww[o] : rr[o]) == 0);   /* property: last_release_frees */
         if :: wr -> belW[t]-- :: else -> belR[t]-- fi;  /* told or not, the caller let go */
         if :: belR[t] + belW[t] == 0 -> ended[t] = 0 :: else fi;
         loseReply(lost);
-        rem = 0; lost = 0;
+        rem = 0; lost = 0; last = 0;
         check();
         goto idle
     }

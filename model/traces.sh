@@ -30,9 +30,9 @@ feature_configs=(
     "features-calm|100|$feature_steps -DCYCLES0=3 -DCYCLES1=3 -DCYCLES2=3 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0"
 )
 
-# the read-write lock: two cycles per thread, with every fault rwlock.pml has
+# the read-write lock: two cycles per thread, with every fault rwlock.pml has (and a re-entry of a hold's own mode)
 rw_configs=(
-    "rw-faults|300|-DCYCLES=2 -DLATE_RENEWALS=1"
+    "rw-faults|300|-DCYCLES=2 -DLATE_RENEWALS=1 -DREENTRIES=1"
     "rw-calm|300|-DCYCLES=3 -DLOST_REPLIES=0 -DKILLS=0 -DPAUSES=0"
 )
 

@@ -10,6 +10,8 @@
 #   model/verify.sh traces     only rewrites the conformance traces (model/traces.sh) and exits
 #   model/verify.sh defines    runs no model: lists each run's model and defines, and checks them
 #   MODEL_RUNS=<regex> model/verify.sh   only the runs whose name matches (while working on the model)
+#   MODEL_RUNS='^full-' model/verify.sh  the full depth: the largest configurations at the set's earlier
+#                              bounds, which CI does not run (see "The depth CI checks" below)
 #
 # Every run of the set, whatever MODEL_RUNS selects, is checked before any model runs for a define given
 # twice (-DNAME or -DNAME=<value> twice for one NAME): the C preprocessor keeps the last one silently, as
@@ -73,6 +75,7 @@ run() {
         doubled_defines=$((doubled_defines + 1))
     fi
     if [ "$list_only" = yes ]; then printf 'model: %-38s %-10s %s\n' "$1" "$pml" "${*:6}"; return; fi
+    if [[ "$1" == full-* ]] && ! [[ -n "${MODEL_RUNS:-}" && "$1" =~ $MODEL_RUNS ]]; then return; fi   # full depth: by name only
     if [ -n "${MODEL_RUNS:-}" ] && ! [[ "$1" =~ $MODEL_RUNS ]]; then return; fi   # a developer's selection
     echo "$1" >> "$work/planned"
     names+=("$1")
@@ -159,33 +162,41 @@ check_traces() {
     if "$here/traces.sh" check; then echo "traces yes" >> "$work/results"; else echo "traces no" >> "$work/results"; fi
 }
 
-# The runs whose search takes longer than compiling an optimised verifier (gcc -O2 spends about 7 s of CPU
-# on a pan.c, -O0 about 1.5 s, and pan runs about twice as fast for it), longest first, with the pan CPU
-# seconds of `CI=true model/verify.sh` at 6e22dbb (2026-11-27 20:04 UTC, under other builds). They are
-# compiled with -O2 and started first; every other run is compiled with -O0 and comes after them, in the
-# order below. Two lanes take the next run not yet taken until none is left, so both stay busy to the
-# end and the longest run never starts last. A new run that searches longer than 10 s says so.
+# The runs whose search takes longer than compiling an optimised verifier (gcc -O2 spends about 8 s of CPU
+# on a pan.c, -O0 about 1.5 s, and pan runs about twice as fast for it), longest first, with their pan CPU
+# seconds (the full depth's and most of the others' from the run table in docs/reliability.md, 12d3e89; the
+# runs new on 2026-11-28 measured at 3a60812 under other builds). They are compiled with -O2 and started
+# first; every other run is compiled with -O0 and comes after them, in the order below. Two lanes take the
+# next run not yet taken until none is left, so both stay busy to the end and the longest run never starts
+# last. A new run that searches longer than 10 s says so.
 long_runs=(
-    fixed-kill-pause            # 191
-    fixed-close                 # 188
-    fixed-two-cycles            # 180
-    fixed-liveness-waiters      # 118
-    traces                      # (the traces' staleness check, about 55 s of spin simulations)
-    fixed-lost-nested-unlock    # 50
-    fixed-async-cancel          # 48
-    fixed-liveness-dead-owner   # 47
-    fixed-zero-wait-tries-close # 47
-    rw-two-cycles               # 30
-    fixed-replies-messages      # 29
-    broken-any-wait-id          # 22
-    fixed-released-messages     # 18
+    full-kill-pause             # 222 (the full depth: MODEL_RUNS='^full-')
+    full-close                  # 207
+    full-two-cycles             # 205
+    full-liveness-waiters       # 128
+    full-rw-reentries           # 46
+    traces                      # (the traces' staleness check, about 60 s of spin simulations)
+    fixed-lost-nested-unlock    # 55
+    fixed-zero-wait-tries-close # 48
+    fixed-async-cancel          # 47
+    fixed-liveness-dead-owner   # 46
+    fixed-close                 # 45
     ask-tokens-racing           # 44 with -O0 (2026-11-28, load 3)
-    fixed-hold-at-least         # 18
-    fixed-late-renewal          # 8
+    fixed-kill                  # 35
+    fixed-give-back-lost-hold   # 35 with -O0
+    fixed-pause                 # 28
+    rw-two-cycles               # 28
+    fixed-replies-messages      # 28
+    fixed-liveness-waiters-kill # 26
+    fixed-hold-at-least         # 16
+    fixed-released-messages     # 15
+    fixed-liveness-waiters-pause # 15
+    fixed-close-distinct-owners # 12
     ask-tokens-pause-lost-reply # 8 (at 12d3e89, 2026-11-28; 17 s compiled with -O0)
-    fixed-zero-wait-tries       # 7
-    rw-late-renewal             # 5
+    fixed-zero-wait-tries       # 6
+    rw-late-renewal             # 6
     ask-tokens-late-renewal     # 5 (at 12d3e89; 11 s with -O0)
+    fixed-two-cycles            # 5
 )
 
 if [ "$list_only" = no ]; then
@@ -199,11 +210,22 @@ jobs=()
 # The wait-place properties (closed_wait_leaves_no_place, withdrawal_removes_place, no_hand_off_to_ended_wait) came after these runs:
 # historic variants: -DSKIP_WAITS keeps each of them to the defect it was written to show.
 # The fixed protocol, every property, every interleaving; the largest runs are split by fault.
-run fixed-close pass safety "-w26" -- -DFIXED -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0
+# The depth CI checks (docs/reliability.md, "Runs"): the three largest configurations of the set before
+# 2026-11-28 (57-62M states, 3-4 GB and about 200 s of pan CPU each) run in CI at the bounds their
+# broken variants need to fail, and at those bounds as well as before only as the full depth (full-*,
+# MODEL_RUNS='^full-'). A close racing the waits, without a re-entry in CI (the close race's variants,
+# b745336-close-racing-try and today-close-racing-*, fail without one) ...
+run fixed-close pass safety "-w26" -- -DFIXED $quiet
+run full-close pass safety "-w26" -- -DFIXED -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0
+# ... and at those variants' own bounds: distinct owners, two cycles of thread 2, no thread 1.
+run fixed-close-distinct-owners pass safety "-w24" -- -DFIXED $quiet -DDISTINCT_OWNERS -DCYCLES1=0 -DCYCLES2=2
 run fixed-liveness-dead-owner pass dead_owner_frees "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0
-# Two lock cycles per thread (wait ids, stale grants), and a watched lease that ends all the same.
-run fixed-two-cycles pass safety "-w26" -- -DFIXED $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2
-run fixed-late-renewal pass safety "-w26" -- -DFIXED -DLATE_RENEWALS=1 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
+# Two lock cycles of threads 0 and 2 (wait ids, stale grants); in CI without thread 1, where broken-any-wait-id
+# fails all the same (the full depth adds thread 1 with its one cycle: 62M states against 1.9M).
+run fixed-two-cycles pass safety "-w24" -- -DFIXED $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2 -DCYCLES1=0
+run full-two-cycles pass safety "-w26" -- -DFIXED $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2
+# (A watched lease that ends all the same, without lost replies, was fixed-late-renewal: fixed-lost-nested-unlock
+# checks the same model with one lost reply allowed, a budget it may leave unspent, so every state of that run.)
 # Every ended wait leaves no place (FIX_RETRY) ...
 run fixed-wait-places pass safety "-w26" -- -DFIXED -DWAIT_PLACES $quiet -DCLOSES=0
 # ... which the code at 35f76d9 did not keep: a try that races its own hand-off re-queues the wait,
@@ -241,9 +263,17 @@ run code-076f0cf-counts-from-redis no_orphan safety "" -- -DFIXED -DCODE_076F0CF
 # owed to the lost hold, and its own unlocks never freed it (LostNestedUnlockReplyTest).
 run fixed-lost-nested-unlock pass safety "-w26" -- -DFIXED -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
 run code-4ac28f4-lost-nested-unlock no_orphan safety "" -- -DFIXED -DCODE_4AC28F4 -DLATE_RENEWALS=1 -DLOST_MESSAGES=0 -DKILLS=0 -DPAUSES=0 -DCLOSES=0
-run fixed-kill-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0
+# A killed and a paused instance: in CI one of them a run (no broken variant needs both: broken-no-claim-lease
+# needs a kill); both in one run is the full depth (58M states against 12M each).
+run fixed-kill pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DPAUSES=0
+run fixed-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0
+run full-kill-pause pass safety "-w26" -- -DFIXED -DCLOSES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0
 run fixed-replies-messages pass safety "-w26" -- -DFIXED -DCLOSES=0 -DKILLS=0 -DPAUSES=0
-run fixed-liveness-waiters pass waiters_get_the_lock "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0
+# Waiters get the lock with a killed or a paused instance beside a lost message: in CI one of the two a run, both in one
+# run the full depth (15.7M states under weak fairness, 128 s of pan CPU, against 2.3M and 3.4M).
+run fixed-liveness-waiters-kill pass waiters_get_the_lock "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0 -DPAUSES=0
+run fixed-liveness-waiters-pause pass waiters_get_the_lock "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0 -DKILLS=0
+run full-liveness-waiters pass waiters_get_the_lock "-w26" -- -DFIXED -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DCLOSES=0
 # Deliberately broken variants of the fixed protocol must fail, each for its property.
 run broken-release-any no_false_belief safety "" -- -DFIXED -DBROKEN_RELEASE_ANY $quiet -DCLOSES=0
 # The read-write lock: its own properties, exhaustive; and its breaks.
@@ -251,13 +281,19 @@ run_rw rw-fixed pass safety "-w24" --
 run_rw rw-late-renewal pass safety "-w24" -- -DLATE_RENEWALS=1
 run_rw rw-broken-read-beside-writer no_reader_beside_writer safety "" -- -DBROKEN_RW_READ_BESIDE_WRITER
 run_rw rw-broken-write-beside-readers no_reader_beside_writer safety "" -- -DBROKEN_RW_WRITE_BESIDE_READERS
+# A re-entry of a hold's own mode whose reply was lost leaves Redis counting one hold more than the client: the
+# owner's last unlock of that mode, as its client counts, sends ARGV[4] '1' and frees the mode whatever Redis counts.
+# Counting down what Redis counts (the code before the fair and read-write release's fix) leaves that hold behind.
+run_rw rw-lost-reentries pass safety "-w24" -- -DREENTRIES=1 -DLATE_RENEWALS=1 -DKILLS=0 -DPAUSES=0
+run_rw rw-broken-counts-from-redis last_release_frees safety "" -- -DREENTRIES=1 -DLATE_RENEWALS=1 -DKILLS=0 -DPAUSES=0 -DBROKEN_RW_COUNTS_FROM_REDIS
+run_rw full-rw-reentries pass safety "-w26" -- -DREENTRIES=1
 run broken-no-claim-lease dead_owner_frees dead_owner_frees "" -- -DFIXED -DBROKEN_NO_CLAIM_LEASE -DLIVENESS -DREENTRIES=0 -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DCLOSES=0 -DPAUSES=0
 # Today's code (b745336) where a try races close(): the settle's markQueued throws, abandon finds the
 # wait unmarked and withdraws nothing, so the place the try re-added outlives the wait.
 run b745336-close-racing-try closed_wait_leaves_no_place safety "" -- -DFIXED -DCLOSE_B745336 $quiet -DDISTINCT_OWNERS -DCYCLES1=0 -DCYCLES2=2
 # The review's deliberate breaks, each caught by its property.
 run broken-withdraw-keeps withdrawal_removes_place safety "" -- -DFIXED -DBROKEN_WITHDRAW_KEEPS $quiet -DCLOSES=0
-run broken-any-wait-id no_false_belief safety "" -- -DFIXED -DBROKEN_ANY_WAIT_ID $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2
+run broken-any-wait-id no_false_belief safety "" -- -DFIXED -DBROKEN_ANY_WAIT_ID $quiet -DCLOSES=0 -DCYCLES0=2 -DCYCLES2=2 -DCYCLES1=0
 run broken-released-as-grant no_false_belief safety "" -- -DFIXED -DBROKEN_RELEASED_AS_GRANT -DLOST_REPLIES=0 -DLOST_MESSAGES=0 -DKILLS=0 -DREENTRIES=0 -DCLOSES=0 -DCYCLES2=2
 run broken-renew-exists renewal_confirms_owner safety "" -- -DFIXED -DBROKEN_RENEW_EXISTS -DLATE_RENEWALS=1 $quiet -DCLOSES=0
 # The async cancel give-back (issue 31): an acquisition cancelled while its acquire.lua is in flight gives

@@ -37,6 +37,17 @@ class ReadWriteModelConformanceTest {
         assertThat(differences(traces(), broken, "read-beside-writer", 1)).as("traces whose replay finds the broken writer check").isNotEmpty();
     }
 
+    @Test
+    void aReleaseThatCountsDownWhatRedisCountsFailsTheReplay() throws IOException {
+        String real = ModelReplay.script(LockScript.READ_WRITE);
+        // a copy of read-write.lua that ignores ARGV[4] (the owner's last hold of that mode as its client counts), as
+        // -DBROKEN_RW_COUNTS_FROM_REDIS breaks the model: after a re-entry whose reply was lost, the last unlock leaves a hold
+        String broken = real.replace("local holdCount = ARGV[4] == '1' and 0 or redis.call('hincrby', hash, field, -1)",
+                "local holdCount = redis.call('hincrby', hash, field, -1)");
+        assertThat(broken).as("the broken copy").isNotEqualTo(real);
+        assertThat(differences(traces(), broken, "counts-from-redis", 1)).as("traces whose replay finds the count left by a lost re-entry").isNotEmpty();
+    }
+
     private static List<ReadWriteModelReplay.Trace> traces() throws IOException {
         return ReadWriteModelReplay.Trace.read(ModelTrace.MODEL.resolve("traces/rwlock.trace"));
     }

@@ -120,7 +120,7 @@ final class ReadWriteModelReplay implements AutoCloseable {
             }
             case 'U' -> {
                 Long answer = redis.eval(script, ScriptOutputType.INTEGER, scriptKeys(keys), args[1] == 1 ? "unwrite" : "unread", owner,
-                        "0", "0", "0", "publish");
+                        "0", Integer.toString(args[2]), "0", "publish"); // ARGV[4]: the owner's last hold of that mode as its client counts
                 long expected = reply[0] == 255 ? -1 : reply[0];
                 yield answer != expected ? "read-write.lua released with " + answer + ", the model " + expected : null;
             }
