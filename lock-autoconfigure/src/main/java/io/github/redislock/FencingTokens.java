@@ -32,7 +32,8 @@ public final class FencingTokens {
      * see {@link RedisLock#fencingToken()} for how a resource uses it and the Redis clock it relies on. The first ask of a
      * plain lock's hold whose acquisition drew no token draws it, in one round trip to Redis (it blocks for that); later asks are local.
      *
-     * @throws IllegalStateException when the calling thread holds no lock on {@code key}, or one without a token (Redlock)
+     * @throws IllegalStateException when the calling thread holds no lock on {@code key}, or one without a token (Redlock), or
+     *                               the Locker that took it is closed (it draws no token from Redis then)
      * @throws LockLostException     when the token had to be drawn and Redis no longer has the hold
      */
     public static long current(String key) {

@@ -170,15 +170,20 @@ public interface Locker {
     RedisMultiLock getMultiLock(String... keys);
 
     /**
-     * Runs {@code action} under the lock and always releases it afterwards.
+     * Runs {@code action} under the lock and always releases it afterwards. A {@code Duration} has no "-1 = forever": wait
+     * as long as it takes with {@code ChronoUnit.FOREVER.getDuration()}.
      *
      * @throws LockAcquisitionException when the lock did not become free within {@code waitTime}, or the thread was interrupted
      *                                  while waiting (its interrupt flag is set again; the action does not run)
+     * @throws IllegalArgumentException when {@code waitTime} is negative
      * @throws NullPointerException     when {@code waitTime} or {@code action} is null
      * @throws LockLostException        when the action ran but the lock expired or was deleted before the release
      */
     default <T> T withLock(String key, Duration waitTime, Supplier<T> action) {
         Objects.requireNonNull(waitTime, () -> "Wait time for lock '" + key + "' must not be null");
+        if (waitTime.isNegative()) { // -1 ms would reach tryLock as its WAIT_FOREVER
+            throw new IllegalArgumentException("Wait time for lock '" + key + "' must be 0 or more (ChronoUnit.FOREVER.getDuration() waits as long as it takes), but was " + waitTime);
+        }
         Objects.requireNonNull(action, () -> "Action for lock '" + key + "' must not be null");
         boolean acquired;
         try {

@@ -421,7 +421,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** The keys of {@code key} for a new acquisition, which a closing locker refuses; a lock taken lately reuses its four names (about 300 B). */
     LockKeys keys(String key) {
         if (lifecycle.closing) {
-            throw closedException(key);
+            throw HeldLocks.closedException(key);
         }
         int slot = (key == null ? 0 : key.hashCode()) & (recentKeys.length - 1);
         LockKeys known = recentKeys[slot]; // racy, but a record's fields are final: another thread's entry is whole, or not seen
@@ -431,14 +431,10 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
     /** The Redis key of {@code key} alone, for finding a hold (cheaper than all of its keys); a closing locker still finds holds. */
     private String redisName(String key) {
         if (lifecycle.closed) {
-            throw closedException(key);
+            throw HeldLocks.closedException(key);
         }
         LockKeys.validate(key);
         return keyPrefix + key;
-    }
-
-    private static IllegalStateException closedException(String key) {
-        return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
     }
 
     /** A multi-lock's keys come in taking order already ({@link #getMultiLock}). */

@@ -134,6 +134,9 @@ class BadInputTest {
                 new BadInput("`getLock(k).newCondition()`", t -> t.locker.getLock("bad-c").newCondition(), UnsupportedOperationException.class, "'bad-c'"),
                 new BadInput("`withLock(k, null, action)`", t -> t.locker.withLock("bad-with", null, () -> { }), NullPointerException.class,
                         "Wait time for lock 'bad-with' must not be null"),
+                new BadInput("negative wait: `withLock(k, Duration.ofMillis(-1), action)` (-1 means forever only for tryLock's long)",
+                        t -> t.locker.withLock("bad-with", Duration.ofMillis(-1), () -> { }), IllegalArgumentException.class,
+                        "Wait time for lock 'bad-with' must be 0 or more", "PT-0.001S"),
                 new BadInput("`withLock(k, wait, null)`", t -> t.locker.withLock("bad-with", Duration.ZERO, (java.util.function.Supplier<?>) null),
                         NullPointerException.class, "Action for lock 'bad-with' must not be null"),
                 new BadInput("`withLock(k, ChronoUnit.FOREVER.getDuration(), action)` (a wait beyond a `long` of milliseconds)", t -> {

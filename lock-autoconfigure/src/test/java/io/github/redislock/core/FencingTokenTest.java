@@ -92,6 +92,15 @@ class FencingTokenTest extends TwoInstances {
     }
 
     @Test
+    void aClosedLockerRefusesTheTokenOfAHoldTakenBeforeTheCloseInsteadOfDrawingOneFromRedis() {
+        first.locker.lock(key); // a plain lock's acquisition draws no token: the first ask would
+        first.locker.close();
+
+        assertThatThrownBy(() -> FencingTokens.current(key)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Locker is closed").hasMessageContaining("'" + key + "'");
+    }
+
+    @Test
     void aPlainLocksTokenNeedsNoKeyOfItsOwnAndNothingStaysAfterTheRelease() {
         first.locker.lock(key);
         String hash = first.redisKey(key);

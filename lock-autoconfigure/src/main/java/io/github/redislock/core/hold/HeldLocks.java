@@ -98,6 +98,14 @@ public final class HeldLocks {
         lostEvents.shutdown();
     }
 
+    public boolean closed() {
+        return lostEvents.isShutdown();
+    }
+
+    public static IllegalStateException closedException(String key) {
+        return new IllegalStateException("Locker is closed (its application context has shut down); cannot use lock '" + key + "'");
+    }
+
     public void acquired(LockKeys keys, String owner, LockKind kind, long holdCount, long token, long leaseMillis, boolean uncontended) {
         boolean threadOwned = owner.equals(currentOwner.get());
         Hold[] replaced = new Hold[1];
