@@ -57,7 +57,7 @@ public final class HeldLocks {
     private final LockObserver observer;
     private final ApplicationEventPublisher events;
     /** Publishes {@link LockLostEvent}s in order on a thread of its own (ended after an idle minute): a listener that blocks must not hold up renewals. */
-    private final ThreadPoolExecutor lostEvents = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
+    final ThreadPoolExecutor lostEvents = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
             new ArrayBlockingQueue<>(MAX_PENDING_LOST_EVENTS), DaemonThreads.named("redis-lock-lost-events"));
 
     /** @param currentOwner the calling thread's owner field in {@code locker}, the source of the lost-lock events */
@@ -96,10 +96,6 @@ public final class HeldLocks {
         holds.values().forEach(watchdog::unwatch);
         holds.clear();
         lostEvents.shutdown();
-    }
-
-    public boolean closed() {
-        return lostEvents.isShutdown();
     }
 
     public static IllegalStateException closedException(String key) {

@@ -94,7 +94,7 @@ public final class Hold implements WatchedLock, LongSupplier {
     /** The fencing token; one its acquisition did not draw is drawn now ({@code token.lua}, which checks the hold), the first drawn kept. */
     @Override
     public long getAsLong() {
-        if (holds.closed()) { // FencingTokens still reaches a hold its closed Locker forgot
+        if (holds.lostEvents.isShutdown()) { // the Locker closed (which ends that thread); FencingTokens still reaches a hold it forgot
             throw HeldLocks.closedException(keys.key());
         }
         long drawn = token != 0 ? token : holds.commands.await(holds.commands.tokenAsync(keys, owner));
