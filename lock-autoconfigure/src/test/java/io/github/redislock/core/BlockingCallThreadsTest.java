@@ -7,11 +7,13 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockHandle;
@@ -67,6 +69,9 @@ class BlockingCallThreadsTest {
             jedis.async.release(jedis.async.acquire("queue-warm-up", Duration.ZERO, null).get(10, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS);
             List<CompletableFuture<LockHandle>> acquisitions = new ArrayList<>();
             Set<Integer> refused = new HashSet<>();
+            // The threads and their queue serve the whole JVM: calls of earlier tests still on them would take places (CI once
+            // refused 21 calls more than this test sends past the bound), so the test starts once they are all done.
+            await().atMost(Duration.ofSeconds(30)).until(BlockingCallThreadsTest::everyBlockingCallThreadWaitsForWork);
             redis.pause();
             try {
                 for (int i = 0; i < ScriptTransport.BLOCKING_CALL_THREADS + DOCUMENTED_QUEUE + beyond; i++) {
@@ -93,6 +98,12 @@ class BlockingCallThreadsTest {
                 }
             }
         }
+    }
+
+    /** An idle pool thread waits for its next task in its queue, so none in a call and none queued. */
+    private static boolean everyBlockingCallThreadWaitsForWork() {
+        return Thread.getAllStackTraces().entrySet().stream().filter(thread -> thread.getKey().getName().equals("redis-lock-blocking-call"))
+                .allMatch(thread -> Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName().equals(LinkedBlockingQueue.class.getName())));
     }
 
     private static long blockingCallThreads() {
