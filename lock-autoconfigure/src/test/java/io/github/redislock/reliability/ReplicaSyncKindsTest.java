@@ -20,12 +20,11 @@ import io.github.redislock.core.LockerFixture;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 
@@ -39,17 +38,8 @@ import org.springframework.context.ApplicationListener;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicaSyncKindsTest {
 
-    static SentinelTopology topology;
-
-    @BeforeAll
-    static void startTopology() {
-        topology = SentinelTopology.start();
-    }
-
-    @AfterAll
-    static void stopTopology() {
-        topology.stop();
-    }
+    @RegisterExtension
+    static final SentinelTopology topology = new SentinelTopology();
 
     @Test
     @Order(1)

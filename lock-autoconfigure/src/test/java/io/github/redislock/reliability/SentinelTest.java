@@ -19,12 +19,11 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
@@ -43,17 +42,8 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SentinelTest {
 
-    static SentinelTopology topology;
-
-    @BeforeAll
-    static void startTopology() {
-        topology = SentinelTopology.start();
-    }
-
-    @AfterAll
-    static void stopTopology() {
-        topology.stop();
-    }
+    @RegisterExtension
+    static final SentinelTopology topology = new SentinelTopology();
 
     ApplicationContextRunner contextRunner() {
         return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))

@@ -13,14 +13,19 @@ import java.util.function.BooleanSupplier;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 /**
  * One master, one replica and three Sentinels (down-after 1 s, quorum 2, failover timeout 5 s) as local processes, for
  * tests that fail over by killing the master. A failover takes about 3 s, but a Sentinel election with split votes waits
  * twice the failover timeout before it tries again, and a loaded machine puts Sentinels in TILT mode (30 s without
  * decisions): it took 13 s once in CI. So tests wait {@link #FAILOVER} for one and hold locks with the default 30 s watchdog
- * timeout, which outlives it on the promoted replica.
+ * timeout, which outlives it on the promoted replica. Registered as a static extension, as {@code RedlockMasters} is: started
+ * before a class's tests, stopped after them.
  */
-final class SentinelTopology {
+final class SentinelTopology implements BeforeAllCallback, AfterAllCallback {
 
     static final Duration FAILOVER = Duration.ofSeconds(60);
 
@@ -28,26 +33,29 @@ final class SentinelTopology {
     RedisServerProcess replica;
     final List<RedisServerProcess> sentinels = new ArrayList<>();
 
-    static SentinelTopology start() {
-        SentinelTopology topology = new SentinelTopology();
-        topology.master = TestRedis.startNew();
-        topology.replica = TestRedis.startNew("--replicaof", topology.master.host(), Integer.toString(topology.master.port()));
-        await().atMost(Duration.ofSeconds(15)).until(() -> "up".equals(topology.replica.info("replication").get("master_link_status")));
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        master = TestRedis.startNew();
+        replica = TestRedis.startNew("--replicaof", master.host(), Integer.toString(master.port()));
+        await().atMost(Duration.ofSeconds(15)).until(() -> "up".equals(replica.info("replication").get("master_link_status")));
         for (int i = 0; i < 3; i++) {
-            topology.sentinels.add(TestRedis.startNew("--sentinel", "monitor", "mymaster", topology.master.host(),
-                    Integer.toString(topology.master.port()), "2",
+            sentinels.add(TestRedis.startNew("--sentinel", "monitor", "mymaster", master.host(), Integer.toString(master.port()), "2",
                     "--sentinel", "down-after-milliseconds", "mymaster", "1000",
                     "--sentinel", "failover-timeout", "mymaster", "5000"));
         }
-        await().atMost(Duration.ofSeconds(15)).until(() -> topology.sentinels.stream().allMatch(sentinel ->
+        await().atMost(Duration.ofSeconds(15)).until(() -> sentinels.stream().allMatch(sentinel ->
                 "2".equals(String.valueOf(masterField(sentinel, "num-other-sentinels"))) && "1".equals(String.valueOf(masterField(sentinel, "num-slaves")))));
-        return topology;
     }
 
-    void stop() {
+    @Override
+    public void afterAll(ExtensionContext context) {
         sentinels.forEach(RedisServerProcess::stop);
-        replica.stop();
-        master.stop();
+        if (replica != null) {
+            replica.stop();
+        }
+        if (master != null) {
+            master.stop();
+        }
     }
 
     /** The starter configured only through Sentinel, with a 1 s command timeout and the default 30 s watchdog timeout. */
