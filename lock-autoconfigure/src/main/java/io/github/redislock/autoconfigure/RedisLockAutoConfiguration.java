@@ -66,6 +66,7 @@ public class RedisLockAutoConfiguration {
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
                 .replicaSync(properties.getReplicaSync())
+                .callerConnections(properties.isCallerConnections())
                 .events(events)
                 .observer(observer.getIfAvailable(() -> LockObserver.NONE));
     }

@@ -64,6 +64,13 @@ public class RedisLockProperties {
     private boolean releaseAfterTransaction = true;
 
     /**
+     * Whether a blocking lock call on a standalone Redis reached over plain TCP may send its script on one of up
+     * to 8 connections of its own and read the reply on the calling thread, which is faster than the shared
+     * connection's event loop; false keeps every call on the connection factory's connections.
+     */
+    private boolean callerConnections = true;
+
+    /**
      * When set, every first acquisition of a lock waits up to this long for at least one replica to
      * acknowledge it (Redis WAIT), and fails with LockRedisException, releasing the lock again, when
      * none did: a lock then survives a Sentinel failover. Unset: no waiting; replication is
@@ -125,6 +132,14 @@ public class RedisLockProperties {
 
     public void setReleaseAfterTransaction(boolean releaseAfterTransaction) {
         this.releaseAfterTransaction = releaseAfterTransaction;
+    }
+
+    public boolean isCallerConnections() {
+        return callerConnections;
+    }
+
+    public void setCallerConnections(boolean callerConnections) {
+        this.callerConnections = callerConnections;
     }
 
     public Duration getReplicaSync() {

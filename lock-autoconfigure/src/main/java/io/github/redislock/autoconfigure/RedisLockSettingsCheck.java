@@ -65,6 +65,8 @@ final class RedisLockSettingsCheck implements InitializingBean, BeanClassLoaderA
             new Setting("default-wait-time", false, EVERY_MODE, mode -> ""),
             new Setting("aspect-order", false, EVERY_MODE, mode -> ""),
             new Setting("release-after-transaction", false, EVERY_MODE, mode -> ""),
+            new Setting("caller-connections", false, ONE_REDIS,
+                    mode -> "the Redlock Locker asks its masters together, each on its own Lettuce connection, never on the calling thread"),
             new Setting("replica-sync", false, ONE_REDIS,
                     mode -> "the Redlock Locker does not wait for replicas: its masters are independent, and a majority of them holds each lock"),
             new Setting("redlock.nodes", true, EVERY_MODE, mode -> ""),

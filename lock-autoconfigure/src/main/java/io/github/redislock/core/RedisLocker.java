@@ -255,6 +255,7 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         holds.closeAll();
         subscriptions.close();
         watchdog.close();
+        commands.transport().close();
     }
 
     /** Takes one kind of lock on its keys (FAIR, READ and WRITE take exactly one) for the calling thread. */

@@ -21,6 +21,7 @@ public final class RedisLockerBuilder {
     private String keyPrefix = "lock:";
     private Duration watchdogTimeout = Duration.ofSeconds(30);
     private Duration replicaSync;
+    private boolean callerConnections = true;
     private ApplicationEventPublisher events = event -> { };
     private LockObserver observer = LockObserver.NONE;
 
@@ -46,6 +47,12 @@ public final class RedisLockerBuilder {
         return this;
     }
 
+    /** Whether blocking calls may use connections of their own on a standalone Redis (see {@code redis-lock.caller-connections}). */
+    public RedisLockerBuilder callerConnections(boolean callerConnections) {
+        this.callerConnections = callerConnections;
+        return this;
+    }
+
     /** Receives a {@link io.github.redislock.LockLostEvent} for every lock found gone before its holder released it. */
     public RedisLockerBuilder events(ApplicationEventPublisher events) {
         this.events = Objects.requireNonNull(events, "events");
@@ -61,7 +68,7 @@ public final class RedisLockerBuilder {
     /** A Locker that starts its watchdog now and opens its pub/sub connection at the first wait. */
     public RedisLocker build() {
         ShardedChannels shardedChannels = new ShardedChannels(connectionFactory);
-        LockCommands commands = new LockCommands(connectionFactory, replicaSync, shardedChannels);
+        LockCommands commands = new LockCommands(connectionFactory, replicaSync, shardedChannels, callerConnections);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, shardedChannels),
                 keyPrefix + "__anchor");
         return new RedisLocker(commands, new LockWatchdog(watchdogTimeout, commands, observer), subscriptions, keyPrefix, events, observer);

@@ -77,6 +77,7 @@ class EveryPropertyRefusesABadValueTest {
                 new BadValue("redis-lock.redlock.retry-delay", "0ms", List.of(masters), "redis-lock.redlock.retry-delay must be at least 1ms"),
                 new BadValue("redis-lock.aspect-order", "first", "redis-lock.aspect-order"),
                 new BadValue("redis-lock.release-after-transaction", "maybe", "redis-lock.release-after-transaction"),
+                new BadValue("redis-lock.caller-connections", "maybe", "redis-lock.caller-connections"),
                 new BadValue("redis-lock.replica-sync", "0ms", "redis-lock.replica-sync must be at least 1ms"),
                 new BadValue("redis-lock.actuator.force-release-enabled", "maybe", "redis-lock.actuator.force-release-enabled"),
                 new BadValue("redis-lock.redis.url", "http://locks:6379", "redis-lock.redis.url has an invalid URL"),

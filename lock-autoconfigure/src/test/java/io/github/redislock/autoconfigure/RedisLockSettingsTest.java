@@ -64,7 +64,8 @@ class RedisLockSettingsTest {
         @Test
         void theSettingsEveryModeReadsStartTheLocker() {
             application.withPropertyValues("redis-lock.key-prefix=app:", "redis-lock.watchdog-timeout=5s", "redis-lock.default-wait-time=1s",
-                    "redis-lock.aspect-order=5", "redis-lock.release-after-transaction=false", "redis-lock.replica-sync=100ms")
+                    "redis-lock.aspect-order=5", "redis-lock.release-after-transaction=false", "redis-lock.replica-sync=100ms",
+                    "redis-lock.caller-connections=false")
                     .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Locker.class));
         }
 
@@ -253,6 +254,12 @@ class RedisLockSettingsTest {
         void replicaSyncFailsStartupBecauseRedlockDoesNotWaitForReplicas() {
             application.withPropertyValues("redis-lock.redlock.nodes=" + masterUrls(), "redis-lock.replica-sync=100ms")
                     .run(failsNaming("redis-lock.replica-sync", "redis-lock.redlock.nodes", "does not wait for replicas"));
+        }
+
+        @Test
+        void callerConnectionsFailStartupBecauseRedlockAsksItsMastersTogether() {
+            application.withPropertyValues("redis-lock.redlock.nodes=" + masterUrls(), "redis-lock.caller-connections=false")
+                    .run(failsNaming("redis-lock.caller-connections", "redis-lock.redlock.nodes", "asks its masters together"));
         }
 
         @Test

@@ -51,8 +51,13 @@ public final class LockerFixture implements AutoCloseable {
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
     private LockerFixture(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
+        this(connectionFactory, watchdogTimeout, replicaSync, true);
+    }
+
+    private LockerFixture(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync, boolean callerConnections) {
         this.connectionFactory = connectionFactory;
         this.locker = RedisLocker.builder(connectionFactory).keyPrefix(PREFIX).watchdogTimeout(watchdogTimeout).replicaSync(replicaSync)
+                .callerConnections(callerConnections)
                 .events(event -> {
                     if (event instanceof LockLostEvent lost) {
                         lostEvents.add(lost);
@@ -77,6 +82,11 @@ public final class LockerFixture implements AutoCloseable {
     /** @param replicaSync {@code redis-lock.replica-sync}; null = off */
     public static LockerFixture connect(String host, int port, Duration watchdogTimeout, Duration commandTimeout, Duration replicaSync) {
         return new LockerFixture(startedLettuce(host, port, commandTimeout), watchdogTimeout, replicaSync);
+    }
+
+    /** An instance whose blocking calls, too, go on Lettuce's shared connection ({@code redis-lock.caller-connections=false}). */
+    public static LockerFixture connectSharedOnly(String host, int port, Duration watchdogTimeout, Duration commandTimeout) {
+        return new LockerFixture(startedLettuce(host, port, commandTimeout), watchdogTimeout, null, false);
     }
 
     /** A started Lettuce connection factory on one Redis, for a test that builds its own locker; the test destroys it. */

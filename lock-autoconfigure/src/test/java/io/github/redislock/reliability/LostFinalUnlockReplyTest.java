@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * second unlock is refused as for a lock not held), and the waiter is handed the lock exactly once, at once, not after the
  * holder's lease. On Jedis, which breaks the connection whose reply was late, the lost reply is the short release's (it
  * changed nothing: the waiter had marked the lock), and the full release that follows goes over a new connection, in time;
- * the waiter gets the lock once there too. (A release request that never reaches Redis cannot hand anything on: the lock
+ * the waiter gets the lock once there too. On a caller connection the late replies keep it with its thread and both releases
+ * time out, as on Lettuce's. (A release request that never reaches Redis cannot hand anything on: the lock
  * then lasts its lease, renewed by nobody.)
  */
 class LostFinalUnlockReplyTest {
@@ -57,6 +58,12 @@ class LostFinalUnlockReplyTest {
 
     @Test
     void aFinalUnlockWhoseReplyWasLostForgetsTheHoldAndTheWaiterGetsTheLockOnce() throws Exception {
+        holder = LockerFixture.connectSharedOnly("127.0.0.1", proxy.port(), WATCHDOG_TIMEOUT, Duration.ofMillis(500));
+        assertTheLostUnlockHandsTheLockOnOnce();
+    }
+
+    @Test
+    void aFinalUnlockOnACallerConnectionWhoseReplyWasLostForgetsTheHoldAndTheWaiterGetsTheLockOnce() throws Exception {
         holder = LockerFixture.connect("127.0.0.1", proxy.port(), WATCHDOG_TIMEOUT, Duration.ofMillis(500));
         assertTheLostUnlockHandsTheLockOnOnce();
     }
@@ -91,6 +98,8 @@ class LostFinalUnlockReplyTest {
 
         // The hold was taken uncontended: its short release, finding the waiter's mark, changes nothing, and the full release
         // follows. Each runs at once; the replies on the connections open now come after the 500 ms timeout.
+        holder.locker.lock(key + "-touch"); // a caller connection just used, so the unlock goes on it without a PING first
+        holder.locker.unlock(key + "-touch");
         proxy.delayReplies(700);
         Throwable unlocked = catchThrowable(() -> holder.locker.unlock(key));
         if (jedis) { // Jedis broke the late connection: the full release went over a new one, in time

@@ -1,5 +1,6 @@
 package io.github.redislock.core.hold;
 
+import io.github.redislock.core.connection.CallerConnections;
 import io.github.redislock.core.script.ScriptTransport;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +12,8 @@ import java.util.function.Function;
 
 /**
  * Makes a synchronous call a wait on its asynchronous one: what the call hands its executor (settling a
- * hold once Redis answered) runs, in order, on the thread that waits, never on the event loop.
+ * hold once Redis answered) runs, in order, on the thread that waits, never on the event loop; the thread may send
+ * on a connection of its own meanwhile ({@link CallerConnections}).
  */
 public final class CallerRuns implements Executor {
 
@@ -33,15 +35,21 @@ public final class CallerRuns implements Executor {
      */
     public static <T> T await(Function<Executor, CompletableFuture<T>> call) {
         CallerRuns runs = new CallerRuns();
-        CompletableFuture<T> result = call.apply(runs);
+        boolean marked = CallerConnections.callerWaits(true);
+        CompletableFuture<T> result;
         boolean interrupted = false;
-        for (Runnable task; (task = runs.tasks.poll()) != null || !result.isDone(); ) {
-            if (task != null) {
-                task.run();
-            } else {
-                LockSupport.park(runs); // an unpark given since the poll returns at once
-                interrupted |= Thread.interrupted();
+        try {
+            result = call.apply(runs);
+            for (Runnable task; (task = runs.tasks.poll()) != null || !result.isDone(); ) {
+                if (task != null) {
+                    task.run();
+                } else {
+                    LockSupport.park(runs); // an unpark given since the poll returns at once
+                    interrupted |= Thread.interrupted();
+                }
             }
+        } finally {
+            CallerConnections.callerWaits(marked);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

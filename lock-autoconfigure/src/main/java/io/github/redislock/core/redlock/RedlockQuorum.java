@@ -59,7 +59,7 @@ public final class RedlockQuorum extends LockCommands {
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
         }
-        this.nodes = nodes.stream().map(node -> new LockCommands(node, null, new ShardedChannels(node))).toList();
+        this.nodes = nodes.stream().map(node -> new LockCommands(node, null, new ShardedChannels(node), false)).toList();
         this.names = List.copyOf(names);
         this.nodeTimeout = nodeTimeout;
         this.quorum = nodes.size() / 2 + 1;

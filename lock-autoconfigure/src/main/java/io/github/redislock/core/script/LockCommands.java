@@ -42,23 +42,24 @@ public class LockCommands implements RenewalClient {
     /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
     private final ShardedChannels shardedChannels;
 
-    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
-        this(connectionFactory, null, replicaSync, shardedChannels);
+    /** @param callerConnections whether a blocking caller may send on a connection of its own ({@code CallerConnections}); not for a Redlock master, whose calls go out together */
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels, boolean callerConnections) {
+        this(connectionFactory, null, replicaSync, shardedChannels, callerConnections);
     }
 
     /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(null, commands, null, ShardedChannels.classic());
+        this(null, commands, null, ShardedChannels.classic(), false);
     }
 
     /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
     public LockCommands() {
-        this(null, null, null, null);
+        this(null, null, null, null, false);
     }
 
     private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
-                         ShardedChannels shardedChannels) {
-        this.transport = new ScriptTransport(connectionFactory, commands);
+                         ShardedChannels shardedChannels, boolean callerConnections) {
+        this.transport = new ScriptTransport(connectionFactory, commands, callerConnections);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }

@@ -2,9 +2,14 @@ package io.github.redislock.core.script;
 
 import io.github.redislock.LockException;
 import io.github.redislock.LockRedisException;
+import io.github.redislock.core.connection.CallerConnections;
 import io.github.redislock.core.renewal.DaemonThreads;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -15,15 +20,18 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
@@ -56,8 +64,14 @@ public final class ScriptTransport {
     private volatile Boolean cluster;
     /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
+    /** The blocking callers' own connections, or null (see {@link #onCaller}); then {@link #onShared} counts nothing. */
+    private final CallerConnections callers;
+    /** Calls sent through Lettuce not known to have run: while there are any, a caller's call goes behind them, not beside. */
+    private final AtomicInteger onShared = new AtomicInteger();
+    /** Of those, the failed ones: a later reply on the shared connection shows Redis ran or dropped them first. */
+    private final AtomicInteger unknownOnShared = new AtomicInteger();
 
-    ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+    ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, boolean callerConnections) {
         this.connectionFactory = connectionFactory;
         this.shared = commands;
         this.cluster = commands != null ? false : null;
@@ -65,6 +79,7 @@ public final class ScriptTransport {
                 ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
         this.backstopPerCommand = connectionFactory != null && !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce
                 .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
+        this.callers = callerConnections ? CallerConnections.of(connectionFactory, replyBackstop.minusSeconds(1)) : null;
     }
 
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
@@ -90,6 +105,32 @@ public final class ScriptTransport {
     <T> CompletableFuture<T> runAsync(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
                                       byte[]... keysAndArgs) {
         RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
+        if (callers != null && CallerConnections.callerWaits() && (onShared.get() == 0 || callers.owesReply())
+                && lettuce instanceof RedisAsyncCommands<byte[], byte[]> standalone && !(standalone.getStatefulConnection() instanceof StatefulRedisMasterReplicaConnection)) {
+            CompletableFuture<T> answered = onCaller(redisKey, script, returnType, keyCount, keysAndArgs);
+            if (answered != null) {
+                return answered;
+            }
+        }
+        if (callers == null) {
+            return onShared(offConnection, redisKey, script, returnType, keyCount, keysAndArgs);
+        }
+        onShared.incrementAndGet(); // before it is sent: a caller that reads 0 afterwards finds it answered
+        CompletableFuture<T> reply = onShared(offConnection, redisKey, script, returnType, keyCount, keysAndArgs);
+        reply.whenComplete((answer, failure) -> {
+            if (failure != null) { // Redis may still run it (a timeout, say): it counts until a later reply shows it went first
+                unknownOnShared.incrementAndGet();
+            } else {
+                onShared.addAndGet(-1 - unknownOnShared.getAndSet(0));
+            }
+        });
+        return reply;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> onShared(Executor offConnection, String redisKey, LockScript script, ReturnType returnType, int keyCount,
+                                              byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> lettuce = shared;
         // Asks the connection behind the commands: Lettuce 7 (Spring Boot 4) dropped isOpen() from the command interfaces
         if (lettuce instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection().isOpen()
                 : lettuce instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster && cluster.getStatefulConnection().isOpen()) {
@@ -101,6 +142,49 @@ public final class ScriptTransport {
             }
             return scriptOn(redisKey, connection, script, returnType, keyCount, keysAndArgs);
         });
+    }
+
+    /**
+     * The script on a connection of the calling thread's own, answered when this returns; null when none was free (nothing sent).
+     * Only behind every call sent before on the shared connection ({@link #onShared}): a renewal sent ahead of an unlock must run ahead
+     * of it (see {@code LockWatchdog}), and a reply this thread did not get in time keeps its connection for the thread's next call.
+     */
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> onCaller(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[][] keysAndArgs) {
+        try {
+            Object reply;
+            try {
+                reply = callers.call(evalCommand(EVALSHA, SHA1[script.ordinal()], keyCount, keysAndArgs));
+            } catch (RedisCommandExecutionException e) {
+                if (!isNoScript(e)) {
+                    throw e;
+                }
+                reply = callers.call(evalCommand(EVAL, script.body(), keyCount, keysAndArgs));
+            }
+            return reply == CallerConnections.NOT_SENT ? null : CompletableFuture.completedFuture((T) (returnType == ReturnType.INTEGER || reply instanceof List<?>
+                    ? reply : new ArrayList<>(Collections.singletonList(reply)))); // as Lettuce's outputs shape it (see evalOn)
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(named(redisKey, e));
+        }
+    }
+
+    private static final byte[] EVALSHA = "EVALSHA".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVAL = "EVAL".getBytes(StandardCharsets.US_ASCII);
+
+    private static byte[][] evalCommand(byte[] command, byte[] script, int keyCount, byte[][] keysAndArgs) {
+        byte[][] sent = new byte[3 + keysAndArgs.length][];
+        sent[0] = command;
+        sent[1] = script;
+        sent[2] = Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(keysAndArgs, 0, sent, 3, keysAndArgs.length);
+        return sent;
+    }
+
+    /** Closes the callers' own connections (a closed Locker's). */
+    public void close() {
+        if (callers != null) {
+            callers.close();
+        }
     }
 
     <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {

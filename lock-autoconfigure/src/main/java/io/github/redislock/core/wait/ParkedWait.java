@@ -1,5 +1,6 @@
 package io.github.redislock.core.wait;
 
+import io.github.redislock.core.connection.CallerConnections;
 import io.github.redislock.core.pubsub.Waiting;
 import io.github.redislock.core.script.ScriptTransport;
 
@@ -34,30 +35,12 @@ public final class ParkedWait extends LockWait {
         }
         waiter = Thread.currentThread();
         boolean interrupted = false;
-        begin();
-        while (!outcome.isDone()) {
-            if (!signalled) { // a signal already given is taken without looking at the interrupt flag
-                try {
-                    park();
-                } catch (InterruptedException e) {
-                    if (interruptible) {
-                        InterruptedException named = new InterruptedException("Interrupted while waiting for " + what.get());
-                        named.initCause(e);
-                        stop(named);
-                    } else {
-                        interrupted = true;
-                    }
-                }
-            }
-            signalled = false; // signals given meanwhile fold into this step
-            Runnable work = handedIn;
-            if (work != null) {
-                handedIn = null;
-                work.run();
-            }
-            if (!outcome.isDone()) {
-                step();
-            }
+        boolean marked = CallerConnections.callerWaits(true);
+        try {
+            begin();
+            interrupted = steps(interruptible);
+        } finally {
+            CallerConnections.callerWaits(marked);
         }
         if (interrupted) { // kept for the caller (steps throw nothing)
             Thread.currentThread().interrupt();
@@ -70,6 +53,44 @@ public final class ParkedWait extends LockWait {
             }
             throw ScriptTransport.unchecked(e);
         }
+    }
+
+    /** The steps until the outcome, on this thread, which may send on a connection of its own ({@link CallerConnections}); returns whether an interrupt was kept. */
+    private boolean steps(boolean interruptible) {
+        boolean interrupted = false;
+        while (!outcome.isDone()) {
+            if (!signalled) { // a signal already given is taken without looking at the interrupt flag
+                try {
+                    park();
+                } catch (InterruptedException e) {
+                    interrupted |= interrupt(interruptible, e);
+                }
+            }
+            signalled = false; // signals given meanwhile fold into this step
+            Runnable work = handedIn;
+            if (work != null) {
+                handedIn = null;
+                work.run();
+            }
+            if (!outcome.isDone()) {
+                step();
+                if (interruptible && !outcome.isDone() && Thread.interrupted()) { // came while the step read a reply on this thread
+                    interrupt(true, new InterruptedException());
+                }
+            }
+        }
+        return interrupted;
+    }
+
+    /** An interrupt ends an interruptible wait at its next step (a try in flight settled first), else it is kept: returns whether kept. */
+    private boolean interrupt(boolean interruptible, InterruptedException e) {
+        if (!interruptible) {
+            return true;
+        }
+        InterruptedException named = new InterruptedException("Interrupted while waiting for " + what.get());
+        named.initCause(e);
+        stop(named);
+        return false;
     }
 
     private void park() throws InterruptedException {

@@ -137,14 +137,14 @@ class UncontendedRepliesTest {
             jedis.afterPropertiesSet();
             jedis.start();
             factory = jedis;
-            commands = new LockCommands(jedis, null, ShardedChannels.classic());
+            commands = new LockCommands(jedis, null, ShardedChannels.classic(), false);
         } else {
             LettuceConnectionFactory lettuce = new LettuceConnectionFactory(server);
             lettuce.setShareNativeConnection(client.equals("lettuce"));
             lettuce.afterPropertiesSet();
             lettuce.start();
             factory = lettuce;
-            commands = new LockCommands(lettuce, null, ShardedChannels.classic());
+            commands = new LockCommands(lettuce, null, ShardedChannels.classic(), false);
         }
     }
 
