@@ -1,0 +1,411 @@
+package io.github.redislock.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
+
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockRedlockAutoConfiguration;
+import io.github.redislock.fixtures.BootLine;
+import io.github.redislock.testsupport.RedlockMasters;
+import io.github.redislock.testsupport.TestRedis;
+
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link DistributedLock} on every kind of lock it offers (one key, several keys, a Redlock locker's key),
+ * on Lettuce and Jedis, for every return shape (a value, {@code void}, a future, a {@code Mono}, a
+ * {@code Flux}): the lock is taken when the work starts, held while it runs, and gone from Redis when the
+ * call ends, whether the work returns, fails or (for a future or a stream) is cancelled; a method
+ * re-entered through its proxy holds its keys until the outer call ends; and a key that comes out blank
+ * is refused naming the method on every shape, without running it.
+ */
+class AnnotationOnEveryKindTest {
+
+    @RegisterExtension
+    static final RedlockMasters masters = new RedlockMasters(3);
+
+    /** An application: the client or the locker it runs on. */
+    enum Setup {
+        LETTUCE, JEDIS, REDLOCK;
+
+        ApplicationContextRunner application() {
+            ApplicationContextRunner application = new ApplicationContextRunner()
+                    .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockRedlockAutoConfiguration.class,
+                            RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
+                    .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),
+                            "redis-lock.watchdog-timeout=2s")
+                    .withBean(SingleKey.class);
+            return switch (this) {
+                case LETTUCE -> application.withBean(SeveralKeys.class);
+                case JEDIS -> application.withBean(SeveralKeys.class).withPropertyValues("spring.data.redis.client-type=jedis");
+                case REDLOCK -> application.withPropertyValues("redis-lock.redlock.node-timeout=1s", "redis-lock.redlock.nodes=" + masters.urls());
+            };
+        }
+
+        /** The kinds of lock the annotation offers on this setup: Redlock has no multi-locks. */
+        List<Class<? extends Work>> kinds() {
+            return this == REDLOCK ? List.of(SingleKey.class) : List.of(SingleKey.class, SeveralKeys.class);
+        }
+
+        boolean held(String redisKey) {
+            return this == REDLOCK ? masters.copiesOf(redisKey) >= 2 : Long.valueOf(1).equals(TestRedis.shared().command("EXISTS", redisKey));
+        }
+
+        boolean gone(String redisKey) {
+            return this == REDLOCK ? masters.copiesOf(redisKey) == 0 : Long.valueOf(0).equals(TestRedis.shared().command("EXISTS", redisKey));
+        }
+    }
+
+    /** How the work of a call ends. */
+    enum Exit {
+        RETURNS, FAILS, CANCELLED
+    }
+
+    /** A return shape: how to call it, and how its caller waits for the end of the call (or cancels it). */
+    enum Shape {
+        VALUE((work, gate) -> Call.blocking(() -> work.value(gate.key, gate))),
+        VOID((work, gate) -> Call.blocking(() -> {
+            work.nothing(gate.key, gate);
+            return "done";
+        })),
+        FUTURE((work, gate) -> Call.future(work.future(gate.key, gate))),
+        MONO((work, gate) -> Call.subscribed(work.mono(gate.key, gate))),
+        FLUX((work, gate) -> Call.subscribed(work.flux(gate.key, gate).last()));
+
+        final BiFunction<Work, Gate, Call> start;
+
+        Shape(BiFunction<Work, Gate, Call> start) {
+            this.start = start;
+        }
+
+        boolean cancellable() {
+            return this == FUTURE || this == MONO || this == FLUX;
+        }
+
+        String methodName() {
+            return this == VOID ? "nothing" : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    static Stream<Arguments> everyShapeOnEverySetup() {
+        return Stream.of(Setup.values()).flatMap(setup -> Stream.of(Shape.values()).map(shape -> Arguments.of(setup, shape)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyShapeOnEverySetup")
+    void theLockIsHeldExactlyWhileTheWorkRunsAndGoneOnEveryExit(Setup setup, Shape shape) {
+        setup.application().run(context -> {
+            assertThat(context).hasNotFailed();
+            for (Class<? extends Work> kind : setup.kinds()) {
+                Work work = context.getBean(kind);
+                for (Exit exit : Exit.values()) {
+                    if (exit == Exit.CANCELLED && !shape.cancellable()) {
+                        continue;
+                    }
+                    String what = kind.getSimpleName() + " " + shape + " that " + exit;
+                    Gate gate = new Gate();
+                    List<String> redisKeys = work.redisKeys(gate.key);
+                    Call call = shape.start.apply(work, gate);
+                    assertThat(gate.entered.await(10, TimeUnit.SECONDS)).as(what + ": the work started").isTrue();
+                    for (String redisKey : redisKeys) {
+                        assertThat(setup.held(redisKey)).as(what + ": " + redisKey + " held while the work runs").isTrue();
+                    }
+                    switch (exit) {
+                        case RETURNS -> {
+                            gate.finish.complete("done");
+                            assertThat(call.outcome()).as(what + ": the caller's result").isEqualTo("done");
+                        }
+                        case FAILS -> {
+                            gate.finish.completeExceptionally(new IllegalStateException("work failed"));
+                            assertThat(call.outcome()).as(what + ": the caller's failure").isInstanceOf(IllegalStateException.class);
+                        }
+                        case CANCELLED -> {
+                            call.cancel();
+                            if (shape == Shape.FUTURE) { // the body's stage runs on: its lock is held until that completes
+                                for (String redisKey : redisKeys) {
+                                    assertThat(setup.held(redisKey)).as(what + ": " + redisKey + " held while the body's stage runs").isTrue();
+                                }
+                                gate.finish.complete("done");
+                            }
+                            await(what + ": released after the cancel").atMost(Duration.ofSeconds(5))
+                                    .until(() -> redisKeys.stream().allMatch(setup::gone));
+                        }
+                    }
+                    for (String redisKey : redisKeys) {
+                        assertThat(setup.gone(redisKey)).as(what + ": " + redisKey + " gone when the call ended").isTrue();
+                    }
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Setup.class)
+    void aMethodReEnteredThroughItsProxyHoldsItsKeysUntilTheOuterCallEnds(Setup setup) {
+        setup.application().run(context -> {
+            for (Class<? extends Work> kind : setup.kinds()) {
+                Work work = context.getBean(kind);
+                Gate outer = new Gate();
+                List<String> redisKeys = work.redisKeys(outer.key);
+                Gate inner = new Gate(outer.key);
+                inner.finish.complete("inner");
+                outer.beforeFinishing = () -> {
+                    assertThat(work.value(outer.key, inner)).isEqualTo("inner");
+                    for (String redisKey : redisKeys) {
+                        assertThat(setup.held(redisKey)).as(kind.getSimpleName() + ": " + redisKey + " still held after the inner call").isTrue();
+                    }
+                };
+                outer.finish.complete("outer");
+
+                assertThat(work.value(outer.key, outer)).as(kind.getSimpleName()).isEqualTo("outer");
+
+                for (String redisKey : redisKeys) {
+                    assertThat(setup.gone(redisKey)).as(kind.getSimpleName() + ": " + redisKey + " gone after the outer call").isTrue();
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyShapeOnEverySetup")
+    void aKeyThatComesOutNullOrBlankIsRefusedNamingTheMethodWithoutRunningIt(Setup setup, Shape shape) {
+        setup.application().run(context -> {
+            for (Class<? extends Work> kind : setup.kinds()) {
+                for (String badKey : new String[] {null, "", " "}) {
+                    Work work = context.getBean(kind);
+                    Gate gate = new Gate(badKey);
+                    gate.finish.complete("done");
+                    int runsBefore = work.runs().get();
+
+                    Object refused; // thrown by the proxy, or the call's failure
+                    try {
+                        refused = shape.start.apply(work, gate).outcome();
+                    } catch (RuntimeException e) {
+                        refused = e;
+                    }
+
+                    assertThat(refused).as(kind.getSimpleName() + " " + shape + " key '" + badKey + "'").isInstanceOf(IllegalArgumentException.class);
+                    assertThat(((Throwable) refused).getMessage()).contains("@DistributedLock key").contains(kind.getSimpleName() + "#" + shape.methodName());
+                    assertThat(work.runs().get()).as("runs of " + kind.getSimpleName() + " " + shape).isEqualTo(runsBefore);
+                }
+            }
+        });
+    }
+
+    /** One call of a work method, as its caller sees it. */
+    interface Call {
+        /** The result, or the failure, of the call: waits for it. */
+        Object outcome();
+
+        void cancel();
+
+        static Call blocking(java.util.concurrent.Callable<String> call) {
+            return future(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call.call();
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            }));
+        }
+
+        static Call future(CompletableFuture<String> future) {
+            return new Call() {
+                @Override
+                public Object outcome() {
+                    try {
+                        return future.get(10, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        return e.getCause();
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+
+                @Override
+                public void cancel() {
+                    future.cancel(false);
+                }
+            };
+        }
+
+        static Call subscribed(Mono<String> mono) {
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            Disposable subscription = mono.subscribe(outcome::complete, outcome::completeExceptionally, () -> outcome.complete(null));
+            return new Call() {
+                @Override
+                public Object outcome() {
+                    return future(outcome).outcome();
+                }
+
+                @Override
+                public void cancel() {
+                    subscription.dispose();
+                }
+            };
+        }
+    }
+
+    /** What a call's work does: tells it started, then ends as the test decides. */
+    static final class Gate {
+        final String key;
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CompletableFuture<String> finish = new CompletableFuture<>();
+        Runnable beforeFinishing = () -> { };
+
+        Gate() {
+            this("every-kind-" + UUID.randomUUID());
+        }
+
+        Gate(String key) {
+            this.key = key;
+        }
+
+        String block() {
+            entered.countDown();
+            beforeFinishing.run();
+            try {
+                return finish.join();
+            } catch (CompletionException e) {
+                throw (RuntimeException) e.getCause();
+            }
+        }
+
+        CompletableFuture<String> stage() {
+            entered.countDown();
+            return finish.thenApply(value -> value); // the body's own stage: a caller's cancel does not reach the test's
+        }
+    }
+
+    /** The same methods on each kind of lock; the kinds differ only in their annotations. */
+    abstract static class Work {
+        final AtomicInteger runs = new AtomicInteger();
+
+        abstract List<String> redisKeys(String key);
+
+        /** Read through the proxy: a class proxy's own fields are not the target's. */
+        public AtomicInteger runs() {
+            return runs;
+        }
+
+        public abstract String value(String key, Gate gate);
+
+        public abstract void nothing(String key, Gate gate);
+
+        public abstract CompletableFuture<String> future(String key, Gate gate);
+
+        public abstract Mono<String> mono(String key, Gate gate);
+
+        public abstract Flux<String> flux(String key, Gate gate);
+    }
+
+    static class SingleKey extends Work {
+        @Override
+        List<String> redisKeys(String key) {
+            return List.of("lock:" + key);
+        }
+
+        @Override
+        @DistributedLock(key = "#p0", waitTime = 5000)
+        public String value(String key, Gate gate) {
+            runs.incrementAndGet();
+            return gate.block();
+        }
+
+        @Override
+        @DistributedLock(key = "#p0", waitTime = 5000)
+        public void nothing(String key, Gate gate) {
+            runs.incrementAndGet();
+            gate.block();
+        }
+
+        @Override
+        @DistributedLock(key = "#p0", waitTime = 5000)
+        public CompletableFuture<String> future(String key, Gate gate) {
+            runs.incrementAndGet();
+            return gate.stage();
+        }
+
+        @Override
+        @DistributedLock(key = "#p0", waitTime = 5000)
+        public Mono<String> mono(String key, Gate gate) {
+            runs.incrementAndGet();
+            return Mono.fromFuture(gate.stage());
+        }
+
+        @Override
+        @DistributedLock(key = "#p0", waitTime = 5000)
+        public Flux<String> flux(String key, Gate gate) {
+            runs.incrementAndGet();
+            return Flux.from(Mono.fromFuture(gate.stage()));
+        }
+    }
+
+    static class SeveralKeys extends Work {
+        @Override
+        List<String> redisKeys(String key) {
+            return List.of("lock:" + key, "lock:" + key + ":b");
+        }
+
+        @Override
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        public String value(String key, Gate gate) {
+            runs.incrementAndGet();
+            return gate.block();
+        }
+
+        @Override
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        public void nothing(String key, Gate gate) {
+            runs.incrementAndGet();
+            gate.block();
+        }
+
+        @Override
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        public CompletableFuture<String> future(String key, Gate gate) {
+            runs.incrementAndGet();
+            return gate.stage();
+        }
+
+        @Override
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        public Mono<String> mono(String key, Gate gate) {
+            runs.incrementAndGet();
+            return Mono.fromFuture(gate.stage());
+        }
+
+        @Override
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        public Flux<String> flux(String key, Gate gate) {
+            runs.incrementAndGet();
+            return Flux.from(Mono.fromFuture(gate.stage()));
+        }
+    }
+}
