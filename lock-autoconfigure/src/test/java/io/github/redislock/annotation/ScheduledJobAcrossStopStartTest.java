@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
@@ -15,6 +17,8 @@ import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -28,26 +32,58 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * A scheduled job under a kept lock (docs/scheduling.md) in a context that is stopped and started again
  * ({@code context.stop()}, a checkpoint): the stop leaves no lock of it behind beyond its {@code holdAtLeast},
- * and after the start the job runs again under its lock, without a failed run, on Lettuce and on Jedis.
+ * and after the start the job runs again under its lock, without a failed run, on Lettuce and on Jedis. A run
+ * that lasts longer than the 2 s a stopping locker gives its holders to release neither overlaps another
+ * instance's run nor fails: Spring's scheduler stops first and waits for it, so it releases while Redis answers.
  */
 class ScheduledJobAcrossStopStartTest {
 
     static final String KEY = "scheduled-stop-start-job";
+    static final String LONG_KEY = "scheduled-stop-start-long-job";
+    /** Longer than the 2 s a stopping locker gives its holders to release. */
+    static final Duration LONG_RUN = Duration.ofMillis(2500);
+
+    /** Shared by the instances of one test (one JVM): how many long runs are inside the job now, and how often two were. */
+    static final AtomicInteger inside = new AtomicInteger();
+    static final AtomicInteger overlaps = new AtomicInteger();
 
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),
                     "redis-lock.watchdog-timeout=2s")
-            .withUserConfiguration(Jobs.class);
+            .withUserConfiguration(Scheduling.class);
 
     @Test
     void aScheduledJobRunsAgainUnderItsLockAfterTheContextStopsAndStarts() {
-        runsAgainAfterStopAndStart(application);
+        runsAgainAfterStopAndStart(application.withBean(Job.class));
     }
 
     @Test
     void aScheduledJobOnJedisRunsAgainUnderItsLockAfterTheContextStopsAndStarts() {
-        runsAgainAfterStopAndStart(application.withPropertyValues("spring.data.redis.client-type=jedis"));
+        runsAgainAfterStopAndStart(application.withBean(Job.class).withPropertyValues("spring.data.redis.client-type=jedis"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void aRunOutlastingTheStopNeitherOverlapsTheOtherInstanceNorFailsNorStopsTheJobAfterTheStart(String client) {
+        ApplicationContextRunner onClient = application.withBean(LongJob.class).withPropertyValues("spring.data.redis.client-type=" + client);
+        inside.set(0);
+        overlaps.set(0);
+        onClient.run(stopped -> onClient.run(other -> {
+            Runs stoppedRuns = stopped.getBean(Runs.class);
+            Runs otherRuns = other.getBean(Runs.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> stoppedRuns.running.getCount() == 0); // the stopped one is inside a run
+
+            stopped.stop();
+            int runsAtStop = stoppedRuns.runs.get();
+            int otherRunsAtStop = otherRuns.runs.get();
+            stopped.start();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> stoppedRuns.runs.get() > runsAtStop && otherRuns.runs.get() > otherRunsAtStop);
+            assertThat(stoppedRuns.failures).as("failed runs of the stopped instance").isEmpty();
+            assertThat(otherRuns.failures).as("failed runs of the other instance").isEmpty();
+            assertThat(overlaps.get()).as("runs of the two instances at once").isZero();
+        }));
     }
 
     private static void runsAgainAfterStopAndStart(ApplicationContextRunner application) {
@@ -71,14 +107,22 @@ class ScheduledJobAcrossStopStartTest {
     /** Apart from the job, whose bean is a proxy (its fields are not the target's). */
     static class Runs {
         final AtomicInteger runs = new AtomicInteger();
+        final CountDownLatch running = new CountDownLatch(1);
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
     }
 
-    static class Job {
-        private final Runs runs;
+    /** A job bean: counts its runs in {@link Runs}. */
+    abstract static class Counted {
+        final Runs runs;
 
-        Job(Runs runs) {
+        Counted(Runs runs) {
             this.runs = runs;
+        }
+    }
+
+    static class Job extends Counted {
+        Job(Runs runs) {
+            super(runs);
         }
 
         @Scheduled(fixedRate = 100)
@@ -88,18 +132,35 @@ class ScheduledJobAcrossStopStartTest {
         }
     }
 
+    /** A run of {@link #LONG_RUN}, every 50 ms after the last. */
+    static class LongJob extends Counted {
+        LongJob(Runs runs) {
+            super(runs);
+        }
+
+        @Scheduled(fixedDelay = 50)
+        @DistributedLock(key = "'" + LONG_KEY + "'", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = "200ms")
+        public void run() {
+            if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+            try {
+                runs.runs.incrementAndGet();
+                runs.running.countDown();
+                LockSupport.parkNanos(LONG_RUN.toNanos()); // the job's work
+            } finally {
+                inside.decrementAndGet();
+            }
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableScheduling
-    static class Jobs {
+    static class Scheduling {
 
         @Bean
         Runs runs() {
             return new Runs();
-        }
-
-        @Bean
-        Job job(Runs runs) {
-            return new Job(runs);
         }
 
         @Bean
