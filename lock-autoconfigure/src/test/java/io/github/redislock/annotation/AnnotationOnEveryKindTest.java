@@ -39,7 +39,7 @@ import reactor.core.publisher.Mono;
  * {@link DistributedLock} on every kind of lock it offers (one key, several keys, a Redlock locker's key),
  * on Lettuce and Jedis, for every return shape (a value, {@code void}, a future, a {@code Mono}, a
  * {@code Flux}): the lock is taken when the work starts, held while it runs, and gone from Redis when the
- * call ends, whether the work returns, fails or (for a future or a stream) is cancelled; a method
+ * call ends, whether the work returns, fails, throws at once or (for a future or a stream) is cancelled; a method
  * re-entered through its proxy holds its keys until the outer call ends; and a key that comes out blank
  * is refused naming the method on every shape, without running it.
  */
@@ -82,7 +82,7 @@ class AnnotationOnEveryKindTest {
 
     /** How the work of a call ends. */
     enum Exit {
-        RETURNS, FAILS, CANCELLED
+        RETURNS, FAILS, THROWS_AT_ONCE, CANCELLED
     }
 
     /** A return shape: how to call it, and how its caller waits for the end of the call (or cancels it). */
@@ -92,7 +92,13 @@ class AnnotationOnEveryKindTest {
             work.nothing(gate.key, gate);
             return "done";
         })),
-        FUTURE((work, gate) -> Call.future(work.future(gate.key, gate))),
+        FUTURE((work, gate) -> {
+            try {
+                return Call.future(work.future(gate.key, gate));
+            } catch (RuntimeException thrown) { // a body thrown at once, with the lock taken on the calling thread
+                return Call.future(CompletableFuture.failedFuture(thrown));
+            }
+        }),
         MONO((work, gate) -> Call.subscribed(work.mono(gate.key, gate))),
         FLUX((work, gate) -> Call.subscribed(work.flux(gate.key, gate).last()));
 
@@ -128,13 +134,16 @@ class AnnotationOnEveryKindTest {
                     }
                     String what = kind.getSimpleName() + " " + shape + " that " + exit;
                     Gate gate = new Gate();
+                    gate.throwsAtOnce = exit == Exit.THROWS_AT_ONCE;
                     List<String> redisKeys = work.redisKeys(gate.key);
                     Call call = shape.start.apply(work, gate);
                     assertThat(gate.entered.await(10, TimeUnit.SECONDS)).as(what + ": the work started").isTrue();
-                    for (String redisKey : redisKeys) {
+                    for (String redisKey : gate.throwsAtOnce ? List.<String>of() : redisKeys) {
                         assertThat(setup.held(redisKey)).as(what + ": " + redisKey + " held while the work runs").isTrue();
                     }
                     switch (exit) {
+                        case THROWS_AT_ONCE -> assertThat(call.outcome()).as(what + ": the caller's failure").isInstanceOf(IllegalStateException.class)
+                                .hasFieldOrPropertyWithValue("message", "thrown at once");
                         case RETURNS -> {
                             gate.finish.complete("done");
                             assertThat(call.outcome()).as(what + ": the caller's result").isEqualTo("done");
@@ -167,24 +176,31 @@ class AnnotationOnEveryKindTest {
     @EnumSource(Setup.class)
     void aMethodReEnteredThroughItsProxyHoldsItsKeysUntilTheOuterCallEnds(Setup setup) {
         setup.application().run(context -> {
-            for (Class<? extends Work> kind : setup.kinds()) {
-                Work work = context.getBean(kind);
-                Gate outer = new Gate();
-                List<String> redisKeys = work.redisKeys(outer.key);
-                Gate inner = new Gate(outer.key);
-                inner.finish.complete("inner");
-                outer.beforeFinishing = () -> {
-                    assertThat(work.value(outer.key, inner)).isEqualTo("inner");
-                    for (String redisKey : redisKeys) {
-                        assertThat(setup.held(redisKey)).as(kind.getSimpleName() + ": " + redisKey + " still held after the inner call").isTrue();
+            for (Class<? extends Work> outerKind : setup.kinds()) {
+                for (Class<? extends Work> innerKind : setup.kinds()) { // one key inside several, several around one
+                    String what = innerKind.getSimpleName() + " inside " + outerKind.getSimpleName();
+                    Work outerWork = context.getBean(outerKind);
+                    Work innerWork = context.getBean(innerKind);
+                    Gate outer = new Gate();
+                    List<String> redisKeys = outerWork.redisKeys(outer.key);
+                    Gate inner = new Gate(outer.key);
+                    inner.finish.complete("inner");
+                    outer.beforeFinishing = () -> {
+                        assertThat(innerWork.value(outer.key, inner)).as(what).isEqualTo("inner");
+                        for (String redisKey : redisKeys) {
+                            assertThat(setup.held(redisKey)).as(what + ": " + redisKey + " still held after the inner call").isTrue();
+                        }
+                    };
+                    outer.finish.complete("outer");
+
+                    assertThat(outerWork.value(outer.key, outer)).as(what).isEqualTo("outer");
+
+                    for (String redisKey : innerWork.redisKeys(outer.key)) {
+                        assertThat(setup.gone(redisKey)).as(what + ": " + redisKey + " gone after the outer call").isTrue();
                     }
-                };
-                outer.finish.complete("outer");
-
-                assertThat(work.value(outer.key, outer)).as(kind.getSimpleName()).isEqualTo("outer");
-
-                for (String redisKey : redisKeys) {
-                    assertThat(setup.gone(redisKey)).as(kind.getSimpleName() + ": " + redisKey + " gone after the outer call").isTrue();
+                    for (String redisKey : redisKeys) {
+                        assertThat(setup.gone(redisKey)).as(what + ": " + redisKey + " gone after the outer call").isTrue();
+                    }
                 }
             }
         });
@@ -278,6 +294,8 @@ class AnnotationOnEveryKindTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CompletableFuture<String> finish = new CompletableFuture<>();
         Runnable beforeFinishing = () -> { };
+        /** Whether the method throws as soon as it started, instead of returning or failing its result later. */
+        boolean throwsAtOnce;
 
         Gate() {
             this("every-kind-" + UUID.randomUUID());
@@ -288,7 +306,7 @@ class AnnotationOnEveryKindTest {
         }
 
         String block() {
-            entered.countDown();
+            startWork();
             beforeFinishing.run();
             try {
                 return finish.join();
@@ -297,8 +315,15 @@ class AnnotationOnEveryKindTest {
             }
         }
 
-        CompletableFuture<String> stage() {
+        private void startWork() {
             entered.countDown();
+            if (throwsAtOnce) {
+                throw new IllegalStateException("thrown at once");
+            }
+        }
+
+        CompletableFuture<String> stage() {
+            startWork();
             return finish.thenApply(value -> value); // the body's own stage: a caller's cancel does not reach the test's
         }
     }
