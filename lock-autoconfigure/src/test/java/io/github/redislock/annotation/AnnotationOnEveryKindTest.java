@@ -48,6 +48,8 @@ class AnnotationOnEveryKindTest {
     @RegisterExtension
     static final RedlockMasters masters = new RedlockMasters(3);
 
+    static final String HOLD_AT_LEAST = "1500ms";
+
     /** An application: the client or the locker it runs on. */
     enum Setup {
         LETTUCE, JEDIS, REDLOCK;
@@ -58,7 +60,7 @@ class AnnotationOnEveryKindTest {
                             RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
                     .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),
                             "redis-lock.watchdog-timeout=2s")
-                    .withBean(SingleKey.class);
+                    .withBean(SingleKey.class).withBean(Kept.class);
             return switch (this) {
                 case LETTUCE -> application.withBean(SeveralKeys.class);
                 case JEDIS -> application.withBean(SeveralKeys.class).withPropertyValues("spring.data.redis.client-type=jedis");
@@ -107,6 +109,19 @@ class AnnotationOnEveryKindTest {
         Shape(BiFunction<Work, Gate, Call> start) {
             this.start = start;
         }
+
+        /** Calls the kept method of this shape and waits for its result: "ran", or null when it was skipped. */
+        final BiFunction<Kept, String, Object> keptCall = (kept, key) -> switch (this) {
+            case VALUE -> kept.value(key);
+            case VOID -> {
+                int before = kept.runs().get();
+                kept.nothing(key);
+                yield kept.runs().get() > before ? "ran" : null;
+            }
+            case FUTURE -> kept.future(key).join();
+            case MONO -> kept.mono(key).block(Duration.ofSeconds(10));
+            case FLUX -> kept.flux(key).blockLast(Duration.ofSeconds(10));
+        };
 
         boolean cancellable() {
             return this == FUTURE || this == MONO || this == FLUX;
@@ -203,6 +218,24 @@ class AnnotationOnEveryKindTest {
                     }
                 }
             }
+        });
+    }
+
+    /** holdAtLeast (one key only): a method that returns sooner leaves its lock kept, owned by nobody, until then. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyShapeOnEverySetup")
+    void aMethodReturningBeforeItsHoldAtLeastLeavesItsLockKeptUntilThen(Setup setup, Shape shape) {
+        setup.application().run(context -> {
+            Kept kept = context.getBean(Kept.class);
+            String key = "every-kind-kept-" + UUID.randomUUID();
+            Object first = shape.keptCall.apply(kept, key);
+            assertThat(first).as("the first call ran").isEqualTo("ran");
+            assertThat(setup.held("lock:" + key)).as("kept after the method returned").isTrue();
+
+            Object second = shape.keptCall.apply(kept, key);
+
+            assertThat(second).as("the second call, while the lock is kept").isNull();
+            await().atMost(Duration.ofSeconds(5)).until(() -> setup.gone("lock:" + key));
         });
     }
 
@@ -431,6 +464,41 @@ class AnnotationOnEveryKindTest {
         public Flux<String> flux(String key, Gate gate) {
             runs.incrementAndGet();
             return Flux.from(Mono.fromFuture(gate.stage()));
+        }
+    }
+
+    /** One key kept for {@link #HOLD_AT_LEAST} after it was taken; a call finding it kept is skipped. */
+    static class Kept {
+        final AtomicInteger runs = new AtomicInteger();
+
+        public AtomicInteger runs() {
+            return runs;
+        }
+
+        @DistributedLock(key = "#p0", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public String value(String key) {
+            runs.incrementAndGet();
+            return "ran";
+        }
+
+        @DistributedLock(key = "#p0", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public void nothing(String key) {
+            runs.incrementAndGet();
+        }
+
+        @DistributedLock(key = "#p0", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public CompletableFuture<String> future(String key) {
+            return CompletableFuture.completedFuture("ran");
+        }
+
+        @DistributedLock(key = "#p0", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public Mono<String> mono(String key) {
+            return Mono.just("ran");
+        }
+
+        @DistributedLock(key = "#p0", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public Flux<String> flux(String key) {
+            return Flux.just("ran");
         }
     }
 }
