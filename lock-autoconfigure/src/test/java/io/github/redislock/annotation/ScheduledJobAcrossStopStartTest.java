@@ -34,7 +34,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * ({@code context.stop()}, a checkpoint): the stop leaves no lock of it behind beyond its {@code holdAtLeast},
  * and after the start the job runs again under its lock, without a failed run, on Lettuce and on Jedis. A run
  * that lasts longer than the 2 s a stopping locker gives its holders to release neither overlaps another
- * instance's run nor fails: Spring's scheduler stops first and waits for it, so it releases while Redis answers.
+ * instance's run nor fails, through a stop and start or a close: Spring's scheduler stops first and waits for
+ * it, so it releases while Redis answers.
  */
 class ScheduledJobAcrossStopStartTest {
 
@@ -81,6 +82,28 @@ class ScheduledJobAcrossStopStartTest {
 
             await().atMost(Duration.ofSeconds(30)).until(() -> stoppedRuns.runs.get() > runsAtStop && otherRuns.runs.get() > otherRunsAtStop);
             assertThat(stoppedRuns.failures).as("failed runs of the stopped instance").isEmpty();
+            assertThat(otherRuns.failures).as("failed runs of the other instance").isEmpty();
+            assertThat(overlaps.get()).as("runs of the two instances at once").isZero();
+        }));
+    }
+
+    /** The same run going on as its context closes: it releases its lock before Redis's connection factory stops, and the other instance goes on alone. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lettuce", "jedis"})
+    void aRunGoingOnAtCloseEndsWithoutFailureAndTheOtherInstanceRunsTheJobAfterItNeverAlongside(String client) {
+        ApplicationContextRunner onClient = application.withBean(LongJob.class).withPropertyValues("spring.data.redis.client-type=" + client);
+        inside.set(0);
+        overlaps.set(0);
+        onClient.run(other -> onClient.run(closing -> {
+            Runs closingRuns = closing.getBean(Runs.class);
+            Runs otherRuns = other.getBean(Runs.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> closingRuns.running.getCount() == 0); // the closing one is inside a run
+
+            closing.close();
+            int otherRunsAtClose = otherRuns.runs.get();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> otherRuns.runs.get() > otherRunsAtClose + 1);
+            assertThat(closingRuns.failures).as("failed runs of the closed instance").isEmpty();
             assertThat(otherRuns.failures).as("failed runs of the other instance").isEmpty();
             assertThat(overlaps.get()).as("runs of the two instances at once").isZero();
         }));
