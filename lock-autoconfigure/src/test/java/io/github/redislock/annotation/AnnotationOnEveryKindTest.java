@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
+import io.github.redislock.LockAcquisitionException;
+import io.github.redislock.Locker;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
@@ -49,6 +51,8 @@ class AnnotationOnEveryKindTest {
     static final RedlockMasters masters = new RedlockMasters(3);
 
     static final String HOLD_AT_LEAST = "1500ms";
+    /** The work methods' wait: long enough for any test, but short where a test keeps a key busy. */
+    static final String WAIT = "${every-kind.wait:5s}";
 
     /** An application: the client or the locker it runs on. */
     enum Setup {
@@ -216,6 +220,40 @@ class AnnotationOnEveryKindTest {
                     for (String redisKey : redisKeys) {
                         assertThat(setup.gone(redisKey)).as(what + ": " + redisKey + " gone after the outer call").isTrue();
                     }
+                }
+            }
+        });
+    }
+
+    /**
+     * A key held by another owner for the whole wait: the caller gets a LockAcquisitionException naming it (thrown,
+     * or failing the future or stream), the body never runs, and of several keys none that was free stays taken.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyShapeOnEverySetup")
+    void aKeyBusyForTheWholeWaitFailsTheCallNamingItWithoutRunningTheBodyOrKeepingTheOtherKeys(Setup setup, Shape shape) {
+        setup.application().withPropertyValues("every-kind.wait=200ms").run(context -> {
+            Locker other = context.getBean(Locker.class); // held by the test's thread: another owner than any call's
+            for (Class<? extends Work> kind : setup.kinds()) {
+                Work work = context.getBean(kind);
+                Gate gate = new Gate();
+                gate.finish.complete("done");
+                List<String> redisKeys = work.redisKeys(gate.key);
+                String busy = redisKeys.get(redisKeys.size() - 1).substring("lock:".length()); // the last of several: the first is taken, then given back
+                int runsBefore = work.runs().get();
+                other.lock(busy);
+                try {
+                    Object outcome = shape.start.apply(work, gate).outcome();
+
+                    assertThat(outcome).as(kind.getSimpleName() + " " + shape).isInstanceOf(LockAcquisitionException.class);
+                    // The thread's multi-lock names all its keys ("lock '[k, k:b]'"), an owner token's call the busy one ("lock 'k:b'")
+                    assertThat(((Throwable) outcome).getMessage()).contains(busy);
+                    assertThat(work.runs().get()).as("runs of " + kind.getSimpleName() + " " + shape).isEqualTo(runsBefore);
+                    for (String redisKey : redisKeys.subList(0, redisKeys.size() - 1)) {
+                        assertThat(setup.gone(redisKey)).as(kind.getSimpleName() + " " + shape + ": the free key " + redisKey + " not kept").isTrue();
+                    }
+                } finally {
+                    other.unlock(busy);
                 }
             }
         });
@@ -390,35 +428,35 @@ class AnnotationOnEveryKindTest {
         }
 
         @Override
-        @DistributedLock(key = "#p0", waitTime = 5000)
+        @DistributedLock(key = "#p0", waitTimeString = WAIT)
         public String value(String key, Gate gate) {
             runs.incrementAndGet();
             return gate.block();
         }
 
         @Override
-        @DistributedLock(key = "#p0", waitTime = 5000)
+        @DistributedLock(key = "#p0", waitTimeString = WAIT)
         public void nothing(String key, Gate gate) {
             runs.incrementAndGet();
             gate.block();
         }
 
         @Override
-        @DistributedLock(key = "#p0", waitTime = 5000)
+        @DistributedLock(key = "#p0", waitTimeString = WAIT)
         public CompletableFuture<String> future(String key, Gate gate) {
             runs.incrementAndGet();
             return gate.stage();
         }
 
         @Override
-        @DistributedLock(key = "#p0", waitTime = 5000)
+        @DistributedLock(key = "#p0", waitTimeString = WAIT)
         public Mono<String> mono(String key, Gate gate) {
             runs.incrementAndGet();
             return Mono.fromFuture(gate.stage());
         }
 
         @Override
-        @DistributedLock(key = "#p0", waitTime = 5000)
+        @DistributedLock(key = "#p0", waitTimeString = WAIT)
         public Flux<String> flux(String key, Gate gate) {
             runs.incrementAndGet();
             return Flux.from(Mono.fromFuture(gate.stage()));
@@ -432,35 +470,35 @@ class AnnotationOnEveryKindTest {
         }
 
         @Override
-        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTimeString = WAIT)
         public String value(String key, Gate gate) {
             runs.incrementAndGet();
             return gate.block();
         }
 
         @Override
-        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTimeString = WAIT)
         public void nothing(String key, Gate gate) {
             runs.incrementAndGet();
             gate.block();
         }
 
         @Override
-        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTimeString = WAIT)
         public CompletableFuture<String> future(String key, Gate gate) {
             runs.incrementAndGet();
             return gate.stage();
         }
 
         @Override
-        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTimeString = WAIT)
         public Mono<String> mono(String key, Gate gate) {
             runs.incrementAndGet();
             return Mono.fromFuture(gate.stage());
         }
 
         @Override
-        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTime = 5000)
+        @DistributedLock(keys = {"#p0", "#p0 + ':b'"}, waitTimeString = WAIT)
         public Flux<String> flux(String key, Gate gate) {
             runs.incrementAndGet();
             return Flux.from(Mono.fromFuture(gate.stage()));
