@@ -21,6 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -67,46 +68,52 @@ class ScheduledJobAcrossStopStartTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void aRunOutlastingTheStopNeitherOverlapsTheOtherInstanceNorFailsNorStopsTheJobAfterTheStart(String client) {
-        ApplicationContextRunner onClient = application.withBean(LongJob.class).withPropertyValues("spring.data.redis.client-type=" + client);
-        inside.set(0);
-        overlaps.set(0);
-        onClient.run(stopped -> onClient.run(other -> {
-            Runs stoppedRuns = stopped.getBean(Runs.class);
-            Runs otherRuns = other.getBean(Runs.class);
-            await().atMost(Duration.ofSeconds(20)).until(() -> stoppedRuns.running.getCount() == 0); // the stopped one is inside a run
-
+        whileOneInstanceIsInsideALongRun(client, (stopped, stoppedRuns, otherRuns) -> {
             stopped.stop();
             int runsAtStop = stoppedRuns.runs.get();
             int otherRunsAtStop = otherRuns.runs.get();
             stopped.start();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> stoppedRuns.runs.get() > runsAtStop && otherRuns.runs.get() > otherRunsAtStop);
-            assertThat(stoppedRuns.failures).as("failed runs of the stopped instance").isEmpty();
-            assertThat(otherRuns.failures).as("failed runs of the other instance").isEmpty();
-            assertThat(overlaps.get()).as("runs of the two instances at once").isZero();
-        }));
+        });
     }
 
     /** The same run going on as its context closes: it releases its lock before Redis's connection factory stops, and the other instance goes on alone. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})
     void aRunGoingOnAtCloseEndsWithoutFailureAndTheOtherInstanceRunsTheJobAfterItNeverAlongside(String client) {
-        ApplicationContextRunner onClient = application.withBean(LongJob.class).withPropertyValues("spring.data.redis.client-type=" + client);
-        inside.set(0);
-        overlaps.set(0);
-        onClient.run(other -> onClient.run(closing -> {
-            Runs closingRuns = closing.getBean(Runs.class);
-            Runs otherRuns = other.getBean(Runs.class);
-            await().atMost(Duration.ofSeconds(20)).until(() -> closingRuns.running.getCount() == 0); // the closing one is inside a run
-
+        whileOneInstanceIsInsideALongRun(client, (closing, closingRuns, otherRuns) -> {
             closing.close();
             int otherRunsAtClose = otherRuns.runs.get();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> otherRuns.runs.get() > otherRunsAtClose + 1);
-            assertThat(closingRuns.failures).as("failed runs of the closed instance").isEmpty();
+        });
+    }
+
+    /**
+     * Two instances of the {@link LongJob}; once the first is inside a run, {@code then} stops or closes it. Afterwards neither
+     * instance had a failed run, and the two never ran the job at once.
+     */
+    private void whileOneInstanceIsInsideALongRun(String client, InsideARun then) {
+        ApplicationContextRunner onClient = application.withBean(LongJob.class).withPropertyValues("spring.data.redis.client-type=" + client);
+        inside.set(0);
+        overlaps.set(0);
+        onClient.run(other -> onClient.run(first -> {
+            Runs firstRuns = first.getBean(Runs.class);
+            Runs otherRuns = other.getBean(Runs.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> firstRuns.running.getCount() == 0);
+
+            then.run(first, firstRuns, otherRuns);
+
+            assertThat(firstRuns.failures).as("failed runs of the instance stopped or closed in a run").isEmpty();
             assertThat(otherRuns.failures).as("failed runs of the other instance").isEmpty();
             assertThat(overlaps.get()).as("runs of the two instances at once").isZero();
         }));
+    }
+
+    @FunctionalInterface
+    interface InsideARun {
+        void run(ConfigurableApplicationContext first, Runs firstRuns, Runs otherRuns);
     }
 
     private static void runsAgainAfterStopAndStart(ApplicationContextRunner application) {
