@@ -9,23 +9,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
-import io.github.redislock.core.LockerFixture;
 import io.github.redislock.fixtures.BootLine;
+import io.github.redislock.autoconfigure.RedisLockRedlockAutoConfiguration;
+import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
@@ -33,12 +35,16 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * A scheduled job under a kept lock (docs/scheduling.md) in a context that is stopped and started again
  * ({@code context.stop()}, a checkpoint): the stop leaves no lock of it behind beyond its {@code holdAtLeast},
- * and after the start the job runs again under its lock, without a failed run, on Lettuce and on Jedis. A run
+ * and after the start the job runs again under its lock, without a failed run, on Lettuce, on Jedis and on a
+ * Redlock locker. A run
  * that lasts longer than the 2 s a stopping locker gives its holders to release neither overlaps another
  * instance's run nor fails, through a stop and start or a close: Spring's scheduler stops first and waits for
  * it, so it releases while Redis answers.
  */
 class ScheduledJobAcrossStopStartTest {
+
+    @RegisterExtension
+    static final RedlockMasters masters = new RedlockMasters(3);
 
     static final String KEY = "scheduled-stop-start-job";
     static final String LONG_KEY = "scheduled-stop-start-long-job";
@@ -63,6 +69,13 @@ class ScheduledJobAcrossStopStartTest {
     @Test
     void aScheduledJobOnJedisRunsAgainUnderItsLockAfterTheContextStopsAndStarts() {
         runsAgainAfterStopAndStart(application.withBean(Job.class).withPropertyValues("spring.data.redis.client-type=jedis"));
+    }
+
+    @Test
+    void aScheduledJobOnARedlockLockerRunsAgainUnderItsLockAfterTheContextStopsAndStarts() {
+        runsAgainAfterStopAndStart(application.withConfiguration(AutoConfigurations.of(RedisLockRedlockAutoConfiguration.class)).withBean(Job.class)
+                .withPropertyValues("redis-lock.redlock.node-timeout=1s", "redis-lock.redlock.nodes=" + masters.urls()),
+                () -> masters.copiesOf("lock:" + KEY) == 0);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -117,21 +130,24 @@ class ScheduledJobAcrossStopStartTest {
     }
 
     private static void runsAgainAfterStopAndStart(ApplicationContextRunner application) {
-        LettuceConnectionFactory direct = LockerFixture.startedLettuce(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(5));
-        StringRedisTemplate redis = new StringRedisTemplate(direct); // the context's own connections stop with it
+        runsAgainAfterStopAndStart(application, () -> Long.valueOf(0).equals(TestRedis.shared().command("EXISTS", "lock:" + KEY)));
+    }
+
+    /** @param keyGone whether the job's lock is gone from Redis (read apart from the context, whose connections stop with it) */
+    private static void runsAgainAfterStopAndStart(ApplicationContextRunner application, BooleanSupplier keyGone) {
         application.run(context -> {
             Runs job = context.getBean(Runs.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> job.runs.get() >= 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !keyGone.getAsBoolean()); // kept there by the runs: where this looks
 
             context.stop();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !Boolean.TRUE.equals(redis.hasKey("lock:" + KEY)));
+            await().atMost(Duration.ofSeconds(5)).until(keyGone::getAsBoolean);
             int runsAtStop = job.runs.get();
             context.start();
 
             await().atMost(Duration.ofSeconds(10)).until(() -> job.runs.get() >= runsAtStop + 2);
             assertThat(job.failures).as("failed runs").isEmpty();
         });
-        direct.destroy();
     }
 
     /** Apart from the job, whose bean is a proxy (its fields are not the target's). */
