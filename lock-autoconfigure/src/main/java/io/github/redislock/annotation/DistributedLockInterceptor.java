@@ -177,7 +177,20 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 release(owner);
                 return null;
             }
-            return ((CompletionStage<?>) result).whenComplete((value, error) -> release(owner));
+            CompletionStage<?> body = (CompletionStage<?>) result;
+            CompletableFuture<Object> settled = new CompletableFuture<>();
+            body.whenComplete((value, error) -> {
+                Throwable releaseFailure = null;
+                try {
+                    release(owner);
+                } catch (RuntimeException e) {
+                    releaseFailure = e;
+                }
+                StageLocking.settle(settled, value, error, releaseFailure);
+            });
+            // Not body.whenComplete(release) itself: a caller cancelling that stage would skip the release, and the
+            // watchdog keep the lock for ever. The caller's stage, of the body's own kind, completes after the release.
+            return body.handle((value, error) -> null).thenCompose(released -> settled);
         }
 
         /**

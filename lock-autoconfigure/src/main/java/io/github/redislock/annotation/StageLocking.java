@@ -99,7 +99,7 @@ final class StageLocking {
      * The body's outcome; a failed release fails a body that succeeded and comes suppressed with the failure
      * of one that did not, as the blocking path's release does.
      */
-    private static void settle(CompletableFuture<Object> result, Object value, Throwable error, Throwable releaseFailure) {
+    static void settle(CompletableFuture<Object> result, Object value, Throwable error, Throwable releaseFailure) {
         if (error != null) {
             Throwable failure = unwrap(error);
             if (releaseFailure != null && unwrap(releaseFailure) != failure) {

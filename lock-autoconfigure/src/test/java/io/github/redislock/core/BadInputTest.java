@@ -40,6 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Wrong calls and wrong settings get an exception that names the problem, and leave no lock or
@@ -170,6 +172,36 @@ class BadInputTest {
                 new BadInput("`reactiveLocker.acquire(k, Duration.ofSeconds(-1), null)`, subscribed",
                         t -> t.instance.reactive.acquire("bad-reactive", Duration.ofSeconds(-1), null).block(Duration.ofSeconds(5)),
                         IllegalArgumentException.class, "Wait time for lock 'bad-reactive' must be 0 or more"),
+                new BadInput("negative wait: `asyncLocker.withLock(k, Duration.ofMillis(-1), work)` (-1 means forever only for tryLock's long)",
+                        t -> joined(t.instance.async.withLock("bad-async", Duration.ofMillis(-1), handle -> failedWork())), IllegalArgumentException.class,
+                        "Wait time for lock 'bad-async' must be 0 or more", "PT-0.001S"),
+                new BadInput("negative wait: `reactiveLocker.withLock(k, Duration.ofMillis(-1), mono)`, subscribed",
+                        t -> t.instance.reactive.withLock("bad-reactive", Duration.ofMillis(-1), Mono.fromFuture(BadInputTest::failedWork)).block(Duration.ofSeconds(5)),
+                        IllegalArgumentException.class, "Wait time for lock 'bad-reactive' must be 0 or more", "PT-0.001S"),
+                new BadInput("negative wait: `reactiveLocker.withLock(k, Duration.ofSeconds(-1), flux)`, subscribed",
+                        t -> t.instance.reactive.withLock("bad-reactive", Duration.ofSeconds(-1), Flux.from(Mono.fromFuture(BadInputTest::failedWork)))
+                                .blockLast(Duration.ofSeconds(5)),
+                        IllegalArgumentException.class, "Wait time for lock 'bad-reactive' must be 0 or more", "PT-1S"),
+                new BadInput("`asyncLocker.withLock(k, Duration.ZERO, work)` on a busy lock (tries once)", t -> {
+                    try (LockerFixture other = t.other()) {
+                        other.locker.lock("bad-busy");
+                        try {
+                            joined(t.instance.async.withLock("bad-busy", Duration.ZERO, handle -> failedWork()));
+                        } finally {
+                            other.locker.unlock("bad-busy");
+                        }
+                    }
+                }, LockAcquisitionException.class, "Could not acquire lock 'bad-busy' within PT0S"),
+                new BadInput("`reactiveLocker.withLock(k, Duration.ZERO, mono)` on a busy lock (tries once)", t -> {
+                    try (LockerFixture other = t.other()) {
+                        other.locker.lock("bad-busy");
+                        try {
+                            t.instance.reactive.withLock("bad-busy", Duration.ZERO, Mono.fromFuture(BadInputTest::failedWork)).block(Duration.ofSeconds(5));
+                        } finally {
+                            other.locker.unlock("bad-busy");
+                        }
+                    }
+                }, LockAcquisitionException.class, "Could not acquire lock 'bad-busy' within PT0S"),
                 new BadInput("`LockerLockRegistry.obtain(42)` (not a String)", t -> new LockerLockRegistry<RedisLock>(t.locker).obtain(42),
                         IllegalArgumentException.class, "A lock key of LockerLockRegistry must be a non-blank String, but was java.lang.Integer '42'"),
                 new BadInput("`LockerLockRegistry.renewLock(k, ttl)` with a ttl beyond a `long` of milliseconds", t -> {
@@ -346,6 +378,20 @@ class BadInputTest {
             }
         }
         throw namingTheProperty != null ? namingTheProperty : failure.get();
+    }
+
+    /** Work that must never run: a call accepted by mistake fails with it instead of the expected exception. */
+    static CompletableFuture<String> failedWork() {
+        return CompletableFuture.failedFuture(new AssertionError("the work ran"));
+    }
+
+    /** Waits for the stage and throws what failed it, unwrapped. */
+    static void joined(java.util.concurrent.CompletionStage<?> stage) throws Throwable {
+        try {
+            stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        }
     }
 
     static int closedPort() throws IOException {
