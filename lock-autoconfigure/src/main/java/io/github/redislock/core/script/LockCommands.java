@@ -42,23 +42,18 @@ public class LockCommands implements RenewalClient {
     /** Shared with the release subscriptions, so the scripts publish the way the waiters listen. */
     private final ShardedChannels shardedChannels;
 
-    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels) {
-        this(connectionFactory, null, replicaSync, shardedChannels);
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync, ShardedChannels shardedChannels) {
+        this(connectionFactory, null, watchdogTimeout, replicaSync, shardedChannels);
     }
 
     /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(null, commands, null, ShardedChannels.classic());
+        this(null, commands, null, null, ShardedChannels.classic());
     }
 
-    /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
-    public LockCommands() {
-        this(null, null, null, null);
-    }
-
-    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
-                         ShardedChannels shardedChannels) {
-        this.transport = new ScriptTransport(connectionFactory, commands);
+    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration watchdogTimeout,
+                         Duration replicaSync, ShardedChannels shardedChannels) {
+        this.transport = new ScriptTransport(connectionFactory, commands, watchdogTimeout);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
