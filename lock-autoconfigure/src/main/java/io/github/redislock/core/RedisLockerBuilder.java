@@ -60,7 +60,7 @@ public final class RedisLockerBuilder {
 
     /** A Locker that starts its watchdog now and opens its pub/sub connection at the first wait. */
     public RedisLocker build() {
-        ShardedChannels shardedChannels = new ShardedChannels(connectionFactory);
+        ShardedChannels shardedChannels = new ShardedChannels(connectionFactory).learned();
         LockCommands commands = new LockCommands(connectionFactory, watchdogTimeout, replicaSync, shardedChannels);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, shardedChannels),
                 keyPrefix + "__anchor");
