@@ -67,8 +67,8 @@ public final class RedisLockerBuilder {
 
     /** A Locker that starts its watchdog now and opens its pub/sub connection at the first wait. */
     public RedisLocker build() {
-        ShardedChannels shardedChannels = new ShardedChannels(connectionFactory);
-        LockCommands commands = new LockCommands(connectionFactory, replicaSync, shardedChannels, callerConnections);
+        ShardedChannels shardedChannels = new ShardedChannels(connectionFactory).learned();
+        LockCommands commands = new LockCommands(connectionFactory, watchdogTimeout, replicaSync, shardedChannels, callerConnections);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(ChannelSubscriber.of(connectionFactory, shardedChannels),
                 keyPrefix + "__anchor");
         return new RedisLocker(commands, new LockWatchdog(watchdogTimeout, commands, observer), subscriptions, keyPrefix, events, observer);

@@ -41,7 +41,7 @@ public class RedlockLocker extends RedisLocker {
     public RedlockLocker(List<RedisConnectionFactory> nodes, List<String> nodeNames, Duration nodeTimeout, Duration retryDelay,
                          Duration watchdogTimeout, String keyPrefix, ApplicationEventPublisher events) {
         this(LockWatchdog.checkedTimeout(watchdogTimeout), Objects.requireNonNull(retryDelay, "retryDelay"),
-                new RedlockQuorum(nodes, nodeNames, nodeTimeout, checkedKeyPrefix(keyPrefix)), keyPrefix, events);
+                new RedlockQuorum(nodes, nodeNames, nodeTimeout, watchdogTimeout, checkedKeyPrefix(keyPrefix)), keyPrefix, events);
     }
 
     private RedlockLocker(Duration watchdogTimeout, Duration retryDelay, RedlockQuorum quorum, String keyPrefix, ApplicationEventPublisher events) {

@@ -81,7 +81,7 @@ class HungClusterMasterTest {
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
         ShardedChannels sharded = new ShardedChannels(connectionFactory);
-        LockCommands commands = new LockCommands(connectionFactory, null, sharded, false);
+        LockCommands commands = new LockCommands(connectionFactory, Duration.ofSeconds(30), null, sharded, false);
         LockWatchdog watchdog = new LockWatchdog(watchdogTimeout, commands, LockObserver.NONE);
         subscriber = new PausesMasterAtSubscribe(ChannelSubscriber.of(connectionFactory, sharded), cluster.masters().get(0), 2);
         locker = new RedisLocker(commands, watchdog, new ReleaseSubscriptions(subscriber, LockerFixture.PREFIX + "__anchor"),

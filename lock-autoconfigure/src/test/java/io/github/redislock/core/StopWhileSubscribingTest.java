@@ -50,7 +50,7 @@ class StopWhileSubscribingTest {
         pubSubRedis = TestRedis.startNew();
         locks = LockerFixture.startedLettuce(TestRedis.shared().host(), TestRedis.shared().port(), COMMAND_TIMEOUT);
         pubSub = LockerFixture.startedLettuce(pubSubRedis.host(), pubSubRedis.port(), COMMAND_TIMEOUT);
-        LockCommands commands = new LockCommands(locks, null, ShardedChannels.classic(), false);
+        LockCommands commands = new LockCommands(locks, Duration.ofSeconds(30), null, ShardedChannels.classic(), false);
         locker = new RedisLocker(commands, new LockWatchdog(Duration.ofSeconds(30), commands, LockObserver.NONE),
                 new ReleaseSubscriptions(ChannelSubscriber.of(pubSub, ShardedChannels.classic()), LockerFixture.PREFIX + "__anchor"),
                 LockerFixture.PREFIX, event -> {

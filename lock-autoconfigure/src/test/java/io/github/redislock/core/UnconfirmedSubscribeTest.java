@@ -45,7 +45,7 @@ class UnconfirmedSubscribeTest {
         pubSub.afterPropertiesSet();
         pubSub.start();
         LettuceConnectionFactory locks = LockerFixture.startedLettuce(TestRedis.shared().host(), TestRedis.shared().port(), Duration.ofSeconds(5));
-        LockCommands commands = new LockCommands(locks, null, ShardedChannels.classic(), false);
+        LockCommands commands = new LockCommands(locks, Duration.ofSeconds(30), null, ShardedChannels.classic(), false);
         RedisLocker locker = new RedisLocker(commands, new LockWatchdog(Duration.ofSeconds(30), commands, LockObserver.NONE),
                 new ReleaseSubscriptions(ChannelSubscriber.of(pubSub, ShardedChannels.classic()), LockerFixture.PREFIX + "__anchor"),
                 LockerFixture.PREFIX, event -> {

@@ -9,19 +9,30 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
+import io.github.redislock.core.RedisAsyncLocker;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.script.LockKeys;
 import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,16 +41,33 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * A hand-off in flight while the waiter's Locker closes, on a 3-master Redis Cluster ({@code FaultProxy} cannot front cluster
  * nodes, so the waiter's side is paused instead): the waiter, a JVM of its own, is paused ({@code kill -STOP}) while queued, the
  * holder's release hands it the lock, and it resumes with a {@code kill -TERM} pending, so its Locker's close races the grant's
- * delivery. The lock must not stay held by nobody longer than the waiter's claim lease (its watchdog timeout).
+ * delivery. The lock must not stay held by nobody longer than the waiter's claim lease (its watchdog timeout). Also: whether a
+ * lock's channels are sharded is asked of the cluster once, as a Locker starts, on the thread that builds it, never by a call
+ * that publishes, which may run on the Redis client's event loop, where the ask waits for replies that loop itself must read
+ * (which thread asked is read from {@code ShardedChannels}' one log line).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ClusterCloseDuringHandOffTest {
 
     private static final long WAITER_WATCHDOG_MILLIS = 3000;
+    private static final Pattern ASKED = Pattern.compile("\\[([^\\]]+)\\] INFO io\\.github\\.redislock\\.core\\.script\\.ShardedChannels -- Lock release channels use");
 
     static RedisClusterProcesses cluster;
     private LettuceConnectionFactory factory;
     private RedisLocker holder;
     private WorkerProcess waiter;
+
+    /** The first call of each kind that publishes, made by a Locker that has published nothing yet. */
+    enum FirstCall {
+        /** The everyday unlock, of an async handle, from a Redis reply's callback (the event loop), handing the lock to a waiter. */
+        PLAIN_HAND_OFF_ON_THE_EVENT_LOOP,
+        /** A fair lock taken and released, handing it to the fair waiter queued behind it. */
+        FAIR_HAND_OFF,
+        /** A read lock taken and released. */
+        READ_WRITE_RELEASE,
+        /** A wait queued behind another's lock that runs out and withdraws its place. */
+        WITHDRAW
+    }
 
     @BeforeAll
     static void startCluster() {
@@ -131,5 +159,84 @@ class ClusterCloseDuringHandOffTest {
                 .isLessThanOrEqualTo(WAITER_WATCHDOG_MILLIS + 500);
         assertThat(holder.tryLock(key)).as("taken again").isTrue();
         holder.unlock(key);
+    }
+
+    @Test
+    void aLockerOnAClusterLearnsHowToPublishAsItStartsOnTheThreadThatBuildsIt(CapturedOutput output) {
+        int before = output.getOut().length();
+        try (RedisLocker locker = RedisLocker.builder(factory).build()) {
+            assertThat(askedOn(output.getOut().substring(before))).as("threads that asked the cluster whether it knows SPUBLISH")
+                    .containsExactly(Thread.currentThread().getName());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FirstCall.class)
+    void theFirstCallOfEachKindThatPublishesAsksTheClusterNothing(FirstCall call, CapturedOutput output) throws Exception {
+        String key = "publish-mode-" + call + "-" + UUID.randomUUID();
+        try (RedisLocker locker = RedisLocker.builder(factory).watchdogTimeout(Duration.ofSeconds(3)).build();
+             RedisAsyncLocker async = new RedisAsyncLocker(locker)) {
+            int started = output.getOut().length();
+            switch (call) {
+                case PLAIN_HAND_OFF_ON_THE_EVENT_LOOP -> {
+                    LockHandle handle = async.acquire(key, Duration.ZERO, null).get(10, TimeUnit.SECONDS);
+                    CompletableFuture<Boolean> waiter = waitFor(() -> holder.tryLock(key, 20, -1, TimeUnit.SECONDS), () -> holder.unlock(key), key,
+                            LockKeys.of(LockerFixture.PREFIX, key).waitQueue());
+                    @SuppressWarnings("unchecked")
+                    RedisAdvancedClusterAsyncCommands<byte[], byte[]> lettuce = (RedisAdvancedClusterAsyncCommands<byte[], byte[]>)
+                            factory.getClusterConnection().getNativeConnection();
+                    long start = System.nanoTime();
+                    lettuce.ping().toCompletableFuture().thenCompose(pong -> async.release(handle)).get(10, TimeUnit.SECONDS);
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the release sent from the event loop").isLessThan(Duration.ofSeconds(2));
+                    assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter took the lock").isTrue();
+                }
+                case FAIR_HAND_OFF -> {
+                    locker.getFairLock(key).lock();
+                    CompletableFuture<Boolean> waiter = waitFor(() -> holder.getFairLock(key).tryLock(20, TimeUnit.SECONDS), () -> holder.getFairLock(key).unlock(),
+                            key, LockKeys.of(LockerFixture.PREFIX, key).queue());
+                    locker.getFairLock(key).unlock();
+                    assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the fair waiter took the lock").isTrue();
+                }
+                case READ_WRITE_RELEASE -> {
+                    locker.getReadWriteLock(key).readLock().lock();
+                    locker.getReadWriteLock(key).readLock().unlock();
+                }
+                case WITHDRAW -> {
+                    holder.lock(key);
+                    assertThat(locker.tryLock(key, 300, -1, TimeUnit.MILLISECONDS)).as("a wait behind another's lock").isFalse();
+                    holder.unlock(key);
+                }
+            }
+            assertThat(askedOn(output.getOut().substring(started))).as("threads that asked the cluster whether it knows SPUBLISH during the call")
+                    .isEmpty();
+        }
+    }
+
+    /** {@code take}, then {@code release}, on a thread of its own, returned once it queued behind the lock ({@code queue}: the key of its queue). */
+    private CompletableFuture<Boolean> waitFor(InterruptibleTake take, Runnable release, String key, String queue) {
+        CompletableFuture<Boolean> taken = CompletableFuture.supplyAsync(() -> {
+            try {
+                boolean held = take.take();
+                if (held) {
+                    release.run();
+                }
+                return held;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        RedisServerProcess home = cluster.masters().get(ClusterTest.masterOf(key));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> Long.valueOf(1).equals(home.command("EXISTS", queue)));
+        return taken;
+    }
+
+    private interface InterruptibleTake {
+        boolean take() throws InterruptedException;
+    }
+
+    private static List<String> askedOn(String log) {
+        Matcher asked = ASKED.matcher(log);
+        return asked.results().map(match -> match.group(1)).toList();
     }
 }

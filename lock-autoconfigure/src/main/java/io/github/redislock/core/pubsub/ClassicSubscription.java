@@ -19,7 +19,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * {@code SUBSCRIBE} through Spring Data Redis, whose subscribe on Jedis runs the read loop until the last channel
@@ -31,7 +30,6 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
     private static final Log log = LogFactory.getLog(ClassicSubscription.class);
     /** What opening a connection may take beyond the command timeout: Lettuce's default connect timeout. */
     private static final Duration CONNECTING = Duration.ofSeconds(10);
-    private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ClassicSubscription.class.getClassLoader());
     /** The Jedis subscriptions that keep a pooled connection, and their factories. */
     private static final Map<ClassicSubscription, RedisConnectionFactory> KEEPING_JEDIS = new ConcurrentHashMap<>();
 
@@ -49,19 +47,16 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
 
     private enum State { SUBSCRIBING, OPEN, CLOSING, ENDED }
 
-    private ClassicSubscription(RedisConnectionFactory connectionFactory, Duration timeout, ReleaseSubscriptions listener) {
+    private ClassicSubscription(RedisConnectionFactory connectionFactory, ReleaseSubscriptions listener) {
         this.connectionFactory = connectionFactory;
-        this.timeout = timeout;
+        this.timeout = ScriptTransport.clientTimeout(connectionFactory);
         this.listener = listener;
     }
 
     static CompletableFuture<ChannelSubscriber.Subscription> open(RedisConnectionFactory connectionFactory, byte[] inbox, ReleaseSubscriptions listener) {
-        Duration timeout = connectionFactory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
-                : JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout()
-                : Duration.ofSeconds(60);
-        ClassicSubscription subscription = new ClassicSubscription(connectionFactory, timeout, listener);
+        ClassicSubscription subscription = new ClassicSubscription(connectionFactory, listener);
         DaemonThreads.named("redis-lock-subscription").newThread(() -> subscription.run(inbox)).start();
-        return subscription.opened.orTimeout(CONNECTING.plus(timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
+        return subscription.opened.orTimeout(CONNECTING.plus(subscription.timeout).toNanos(), TimeUnit.NANOSECONDS).whenComplete((open, failure) -> {
             if (failure != null) { // not on the thread that failed it: it may be the subscribing one, which close waits for
                 subscription.onSender(subscription::close);
             }
@@ -148,7 +143,7 @@ final class ClassicSubscription implements ChannelSubscriber.Subscription, Messa
      * unlocks too, waiting for a connection (for ever, by the pool's default max-wait). It is refused, naming the setting.
      */
     private void keepJedisPooledConnection() {
-        if (JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis && jedis.getUsePool() && jedis.getPoolConfig() != null) {
+        if (ScriptTransport.JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis && jedis.getUsePool() && jedis.getPoolConfig() != null) {
             synchronized (KEEPING_JEDIS) {
                 long keeping = 1 + KEEPING_JEDIS.values().stream().filter(connectionFactory::equals).count();
                 int max = jedis.getPoolConfig().getMaxTotal();

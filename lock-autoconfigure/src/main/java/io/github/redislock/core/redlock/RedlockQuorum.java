@@ -55,11 +55,12 @@ public final class RedlockQuorum extends LockCommands {
     private final Map<String, List<CompletableFuture<Void>>> pendingUndos = new ConcurrentHashMap<>();
 
     /** Connects to every master in the background: the first attempt should not spend its node timeout connecting. */
-    public RedlockQuorum(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, String keyPrefix) {
+    public RedlockQuorum(List<RedisConnectionFactory> nodes, List<String> names, Duration nodeTimeout, Duration watchdogTimeout, String keyPrefix) {
+        super(null, null, null, null, false); // no Redis of its own: it sends the calls it overrides to the masters, any other call fails
         if (nodes.size() < 3) {
             throw new IllegalArgumentException("Redlock needs at least 3 independent Redis masters, but got " + nodes.size());
         }
-        this.nodes = nodes.stream().map(node -> new LockCommands(node, null, new ShardedChannels(node), false)).toList();
+        this.nodes = nodes.stream().map(node -> new LockCommands(node, watchdogTimeout, null, new ShardedChannels(node), false)).toList();
         this.names = List.copyOf(names);
         this.nodeTimeout = nodeTimeout;
         this.quorum = nodes.size() / 2 + 1;

@@ -43,23 +43,19 @@ public class LockCommands implements RenewalClient {
     private final ShardedChannels shardedChannels;
 
     /** @param callerConnections whether a blocking caller may send on a connection of its own ({@code CallerConnections}); not for a Redlock master, whose calls go out together */
-    public LockCommands(RedisConnectionFactory connectionFactory, Duration replicaSync, ShardedChannels shardedChannels, boolean callerConnections) {
-        this(connectionFactory, null, replicaSync, shardedChannels, callerConnections);
+    public LockCommands(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync, ShardedChannels shardedChannels,
+                        boolean callerConnections) {
+        this(connectionFactory, null, watchdogTimeout, replicaSync, shardedChannels, callerConnections);
     }
 
     /** Script calls go to {@code commands} alone: the benchmarks' {@code LockClientProbe} answers them in memory. */
     public LockCommands(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-        this(null, commands, null, ShardedChannels.classic(), false);
+        this(null, commands, null, null, ShardedChannels.classic(), false);
     }
 
-    /** For a backend that sends the calls it overrides elsewhere (Redlock's quorum of masters); any other call fails. */
-    public LockCommands() {
-        this(null, null, null, null, false);
-    }
-
-    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration replicaSync,
-                         ShardedChannels shardedChannels, boolean callerConnections) {
-        this.transport = new ScriptTransport(connectionFactory, commands, callerConnections);
+    private LockCommands(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration watchdogTimeout,
+                         Duration replicaSync, ShardedChannels shardedChannels, boolean callerConnections) {
+        this.transport = new ScriptTransport(connectionFactory, commands, watchdogTimeout, callerConnections);
         this.replicaSync = replicaSync;
         this.shardedChannels = shardedChannels;
     }
@@ -178,12 +174,8 @@ public class LockCommands implements RenewalClient {
         if (!takenUncontended || group.size() != 1 || restoreLeases[0] != 0 || keeps != null) {
             return fullRelease(group, owner, restoreLeases, tokens, keeps);
         }
-        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more on the event loop. The full
-        // release after it runs there, where a cluster's first ask how to publish (ShardedChannels) would wait on itself: asked here.
-        return ScriptTransport.<Long>started(() -> {
-            publishCommand(group.get(0).name());
-            return send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)});
-        })
+        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more (nor asks how to publish: ShardedChannels.learned).
+        return this.<Long>send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
                 .handle((left, lost) -> lost == null && left != -2 ? CompletableFuture.completedFuture(new long[] {left})
                         : fullRelease(group, owner, restoreLeases, tokens, null).thenCompose(full -> lost == null || full[0] >= 0
                                 ? CompletableFuture.completedFuture(full) : CompletableFuture.<long[]>failedFuture(ScriptTransport.unwrap(lost))))
@@ -250,7 +242,7 @@ public class LockCommands implements RenewalClient {
                 () -> keysAndArgs, held -> held == 1, held -> held);
     }
 
-    /** Building the arguments may fail (the first call on a cluster asks how to publish): that fails the future. */
+    /** Building the arguments may fail (a cluster not yet asked how to publish is asked then): that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
         return ScriptTransport.started(() -> transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get()));
     }
@@ -263,6 +255,7 @@ public class LockCommands implements RenewalClient {
     private <R, T> CompletableFuture<T> synced(LockKind kind, List<LockKeys> group, String owner, long leaseMillis, LockScript script, int keyCount,
                                               Supplier<byte[][]> keysAndArgs, Function<R, T> reply, Predicate<T> needsReplica) {
         String redisKey = group.get(0).name();
+        shardedChannels.learned(); // a cluster not asked as the Locker started: on the acquisition's thread, before a release needs it
         ReturnType returnType = script == LockScript.CLAIM ? ReturnType.INTEGER : ReturnType.VALUE;
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);

@@ -42,7 +42,9 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * How a lock script reaches Redis, always as a future: EVALSHA (EVAL when Redis lost its script cache) on the factory's shared
@@ -53,14 +55,16 @@ public final class ScriptTransport {
 
     /** The most threads, for every Locker of the JVM, that wait for Redis on a connection of their own (see {@link #boundedThreads}). */
     public static final int BLOCKING_CALL_THREADS = 64;
+    public static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis", ScriptTransport.class.getClassLoader());
     static final Executor BLOCKING_CALLS = boundedThreads("redis-lock-blocking-call", BLOCKING_CALL_THREADS, 4096);
     private static final byte[][] SHA1 = Arrays.stream(LockScript.values()).map(script -> LockCommands.bytes(script.sha1Hex())).toArray(byte[][]::new);
 
     private final RedisConnectionFactory connectionFactory;
-    /** Lettuce times commands out itself; this only guards against a client configured without command timeouts. */
+    /** The {@link #clientTimeout} and a second; without one (0), the watchdog timeout: a Redis silent that long renewed no watchdog lock. */
     private final Duration replyBackstop;
     /** Not when the client times every command out (Spring's default): a timer per command would only cost the JDK's timer thread. */
     private final boolean backstopPerCommand;
+    private final boolean clientWaitsForever;
     private volatile Boolean cluster;
     /** The factory's shared native connection (Lettuce's default), kept: a wrapper per call costs more than the script. */
     private volatile RedisClusterAsyncCommands<byte[], byte[]> shared;
@@ -71,15 +75,22 @@ public final class ScriptTransport {
     /** Of those, the failed ones: a later reply on the shared connection shows Redis ran or dropped them first. */
     private final AtomicInteger unknownOnShared = new AtomicInteger();
 
-    ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, boolean callerConnections) {
+    ScriptTransport(RedisConnectionFactory connectionFactory, RedisClusterAsyncCommands<byte[], byte[]> commands, Duration watchdogTimeout,
+                    boolean callerConnections) {
         this.connectionFactory = connectionFactory;
         this.shared = commands;
         this.cluster = commands != null ? false : null;
-        this.replyBackstop = (connectionFactory instanceof LettuceConnectionFactory lettuce
-                ? lettuce.getClientConfiguration().getCommandTimeout() : Duration.ofSeconds(60)).plusSeconds(1);
-        this.backstopPerCommand = connectionFactory != null && !(connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce
-                .getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands());
-        this.callers = callerConnections ? CallerConnections.of(connectionFactory, replyBackstop.minusSeconds(1)) : null;
+        this.clientWaitsForever = clientTimeout(connectionFactory).isZero();
+        this.replyBackstop = clientWaitsForever ? watchdogTimeout : clientTimeout(connectionFactory).plusSeconds(1);
+        this.backstopPerCommand = connectionFactory != null && (clientWaitsForever || !(connectionFactory instanceof LettuceConnectionFactory lettuce
+                && lettuce.getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands()));
+        this.callers = callerConnections ? CallerConnections.of(connectionFactory, clientWaitsForever ? replyBackstop : clientTimeout(connectionFactory)) : null;
+    }
+
+    /** How long the factory's client waits for a reply: Lettuce's command timeout, Jedis's read timeout (0: for ever); 60 s for another. */
+    public static Duration clientTimeout(RedisConnectionFactory factory) {
+        return factory instanceof LettuceConnectionFactory lettuce ? lettuce.getClientConfiguration().getCommandTimeout()
+                : JEDIS_PRESENT && factory instanceof JedisConnectionFactory jedis ? jedis.getClientConfiguration().getReadTimeout() : Duration.ofSeconds(60);
     }
 
     public <T> T run(String redisKey, LockScript script, ReturnType returnType, int keyCount, byte[]... keysAndArgs) {
@@ -187,9 +198,12 @@ public final class ScriptTransport {
         }
     }
 
+    /** A call on a connection of its own; the client ends it, or else the {@link #replyBackstop} (its thread may stay in the client's read). */
     <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
-            return CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
+            CompletableFuture<T> called = CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
+            return !clientWaitsForever ? called : called.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS)
+                    .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(redisFailure(redisKey, e));
         }
@@ -306,7 +320,7 @@ public final class ScriptTransport {
     }
 
     private Throwable unanswered(Throwable failure) {
-        return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop, failure) : failure;
+        return failure instanceof TimeoutException ? new IllegalStateException("No reply from Redis within " + replyBackstop) : failure; // the timer's trace says nothing
     }
 
     private static LockRedisException redisFailure(String redisKey, Throwable e) {

@@ -33,7 +33,7 @@ public final class ShardedChannels {
     private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
 
     private final RedisConnectionFactory connectionFactory;
-    /** Asked of the cluster on first use (and again after a failed ask); known at once without a Lettuce cluster client. */
+    /** Asked of the cluster once, as its Locker starts ({@link #learned}); known at once without a Lettuce cluster client. */
     private volatile Boolean sharded;
 
     public ShardedChannels(RedisConnectionFactory connectionFactory) {
@@ -46,6 +46,16 @@ public final class ShardedChannels {
     /** Always classic, for a locker that never reaches Redis. */
     public static ShardedChannels classic() {
         return new ShardedChannels(null);
+    }
+
+    /** Asks a cluster now, on the thread that starts a Locker (or takes a lock), never on the Redis client's event loop, where the ask waits for replies that loop must read. */
+    public ShardedChannels learned() {
+        try {
+            sharded();
+        } catch (RuntimeException e) { // the library starts without Redis
+            log.warn("Cannot learn yet how lock release channels publish; asked again as the next lock is taken: " + ScriptTransport.rootMessage(e));
+        }
+        return this;
     }
 
     /** @throws DataAccessResourceFailureException when the cluster cannot be asked */

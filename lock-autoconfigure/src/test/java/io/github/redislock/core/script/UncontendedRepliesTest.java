@@ -3,6 +3,7 @@ package io.github.redislock.core.script;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -137,14 +138,14 @@ class UncontendedRepliesTest {
             jedis.afterPropertiesSet();
             jedis.start();
             factory = jedis;
-            commands = new LockCommands(jedis, null, ShardedChannels.classic(), false);
+            commands = new LockCommands(jedis, Duration.ofSeconds(30), null, ShardedChannels.classic(), false);
         } else {
             LettuceConnectionFactory lettuce = new LettuceConnectionFactory(server);
             lettuce.setShareNativeConnection(client.equals("lettuce"));
             lettuce.afterPropertiesSet();
             lettuce.start();
             factory = lettuce;
-            commands = new LockCommands(lettuce, null, ShardedChannels.classic(), false);
+            commands = new LockCommands(lettuce, Duration.ofSeconds(30), null, ShardedChannels.classic(), false);
         }
     }
 
