@@ -26,6 +26,7 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -84,7 +85,8 @@ public final class ScriptTransport {
         this.replyBackstop = clientWaitsForever ? watchdogTimeout : clientTimeout(connectionFactory).plusSeconds(1);
         this.backstopPerCommand = connectionFactory != null && (clientWaitsForever || !(connectionFactory instanceof LettuceConnectionFactory lettuce
                 && lettuce.getClientConfiguration().getClientOptions().orElseGet(ClientOptions::create).getTimeoutOptions().isTimeoutCommands()));
-        this.callers = callerConnections ? CallerConnections.of(connectionFactory, clientWaitsForever ? replyBackstop : clientTimeout(connectionFactory)) : null;
+        // as long as a call on the shared connection may wait: the client's timeout, or the backstop where the client has none
+        this.callers = callerConnections ? CallerConnections.of(connectionFactory, backstopPerCommand ? replyBackstop : clientTimeout(connectionFactory)) : null;
     }
 
     /** How long the factory's client waits for a reply: Lettuce's command timeout, Jedis's read timeout (0: for ever); 60 s for another. */
@@ -174,8 +176,8 @@ public final class ScriptTransport {
             }
             return reply == CallerConnections.NOT_SENT ? null : CompletableFuture.completedFuture((T) (returnType == ReturnType.INTEGER || reply instanceof List<?>
                     ? reply : new ArrayList<>(Collections.singletonList(reply)))); // as Lettuce's outputs shape it (see evalOn)
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(named(redisKey, e));
+        } catch (RuntimeException e) { // a timeout at the backstop reads as the shared connection's does
+            return CompletableFuture.failedFuture(named(redisKey, e instanceof RedisCommandTimeoutException && backstopPerCommand ? new TimeoutException() : e));
         }
     }
 
