@@ -50,7 +50,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 class ClusterCloseDuringHandOffTest {
 
     private static final long WAITER_WATCHDOG_MILLIS = 3000;
-    private static final Pattern ASKED = Pattern.compile("\\[([^\\]]+)\\] INFO io\\.github\\.redislock\\.core\\.script\\.ShardedChannels -- Lock release channels use");
+    /** The thread of ShardedChannels' line, in Logback's plain pattern or in Spring Boot's (once a test started an application in this JVM). */
+    private static final Pattern ASKED = Pattern.compile("\\[\\s*([^\\]]+?)\\][^\\n]*?ShardedChannels\\s*(?:--|:) Lock release channels use");
 
     static RedisClusterProcesses cluster;
     private LettuceConnectionFactory factory;
