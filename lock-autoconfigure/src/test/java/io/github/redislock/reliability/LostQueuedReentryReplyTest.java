@@ -43,7 +43,8 @@ class LostQueuedReentryReplyTest {
         Throwable wait = catchThrowable(() -> holder.locker.tryLock(key, 2, 30, TimeUnit.SECONDS));
         assertThat(wait).isInstanceOf(LockRedisException.class);
         instances.proxy.heal();
-        holder.locker.isLocked(key); // a round trip behind what the proxy held back: that has reached Redis now
+        holder.locker.tryLock(key + "-behind"); // a round trip behind what the proxy held back, on the connection the wait used
+        holder.locker.unlock(key + "-behind"); // (Lettuce's shared one, or this thread's own): that has reached Redis now
         other.locker.unlock(key);
 
         assertThat(other.locker.tryLock(key, 1, 3, TimeUnit.SECONDS)).as("free after the release, not handed to the ended wait").isTrue();
