@@ -34,7 +34,11 @@ public final class CallerConnections implements AutoCloseable {
     /** Most connections open at once per Locker: few calls overlap when nothing else is on the shared connection (see ScriptTransport). */
     public static final int MAX = 8;
     static final Duration IDLE_CLOSE = Duration.ofSeconds(30);
-    /** How long a connection may stay idle and be used without a PING first: less than the shortest {@code timeout} Redis offers (1 s). */
+    /**
+     * How long a connection may stay idle and be used without a PING first: less than the shortest {@code timeout} Redis offers
+     * (1 s). One the server closed meanwhile (a restart, its {@code timeout}, CLIENT KILL) would fail the next call without telling
+     * whether it ran, so it is replaced; one whose PING is not answered in time leaves the call to Lettuce's connection.
+     */
     public static final Duration IDLE_CHECK = Duration.ofMillis(500);
     /** After a failed connect, how long calls go through Lettuce before this tries again. */
     private static final long RETRY_CONNECT_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -133,10 +137,18 @@ public final class CallerConnections implements AutoCloseable {
             return null;
         }
         for (RespConnection connection; (connection = idle.pollFirst()) != null; ) {
-            if (System.nanoTime() - connection.idleSinceNanos < IDLE_CHECK.toNanos() || answersPing(connection)) {
+            if (System.nanoTime() - connection.idleSinceNanos < IDLE_CHECK.toNanos()) {
                 return connection;
             }
-            discard(connection);
+            try {
+                connection.call(PING);
+                return connection;
+            } catch (RedisCommandTimeoutException e) { // a slow server, not a closed connection: a new one would wait as long
+                discard(connection);
+                return null;
+            } catch (IOException | RuntimeException e) {
+                discard(connection);
+            }
         }
         if (closed || System.nanoTime() - noConnectUntil < 0) {
             return null;
@@ -174,19 +186,6 @@ public final class CallerConnections implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
-        }
-    }
-
-    /**
-     * Whether a connection idle for {@link #IDLE_CHECK} or more still reaches the server: one the server closed meanwhile (a
-     * restart, its {@code timeout}, CLIENT KILL) would fail the next call without telling whether it ran.
-     */
-    private static boolean answersPing(RespConnection connection) {
-        try {
-            connection.call(PING);
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
         }
     }
 
