@@ -129,15 +129,15 @@ public final class ScriptTransport {
             return onShared(offConnection, redisKey, script, returnType, keyCount, keysAndArgs);
         }
         onShared.incrementAndGet(); // before it is sent: a caller that reads 0 afterwards finds it answered
-        CompletableFuture<T> reply = onShared(offConnection, redisKey, script, returnType, keyCount, keysAndArgs);
-        reply.whenComplete((answer, failure) -> {
+        // The count's stage, not the reply, goes to the caller: a stage runs before those added earlier, so a caller handed the
+        // reply itself could go on (and find the count still up) before the count came down.
+        return this.<T>onShared(offConnection, redisKey, script, returnType, keyCount, keysAndArgs).whenComplete((answer, failure) -> {
             if (failure != null) { // Redis may still run it (a timeout, say): it counts until a later reply shows it went first
                 unknownOnShared.incrementAndGet();
             } else {
                 onShared.addAndGet(-1 - unknownOnShared.getAndSet(0));
             }
         });
-        return reply;
     }
 
     @SuppressWarnings("unchecked")
