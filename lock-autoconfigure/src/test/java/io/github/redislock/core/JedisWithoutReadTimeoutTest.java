@@ -96,6 +96,16 @@ class JedisWithoutReadTimeoutTest {
         assertFailsAtTheBackstop(caller.submit(lock::unlock), kind + "'s unlock", "unanswered-unlock-" + kind, WATCHDOG_TIMEOUT);
     }
 
+    /** A look at a lock (isLocked, getHoldCount, the locks endpoint's) runs outside the scripts' path, and is bounded the same. */
+    @Test
+    void aLookAtALockRedisNeverAnswersOnJedisWithoutReadTimeoutFailsAtTheWatchdogTimeout() throws Exception {
+        instance = LockerFixture.connectJedis(redis.host(), redis.port(), WATCHDOG_TIMEOUT, Duration.ZERO);
+        instance.locker.isLocked("unanswered-look"); // the pool has a connection before Redis falls silent
+        redis.pause();
+
+        assertFailsAtTheBackstop(caller.submit(() -> instance.locker.isLocked("unanswered-look")), "isLocked", "unanswered-look", WATCHDOG_TIMEOUT);
+    }
+
     /** Settled as a lost final unlock reply: nothing held or renewed here, a second unlock refused; Redis frees it by itself. */
     @ParameterizedTest
     @EnumSource(Kind.class)

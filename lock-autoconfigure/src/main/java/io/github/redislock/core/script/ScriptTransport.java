@@ -203,7 +203,7 @@ public final class ScriptTransport {
     /** A call on a connection of its own; the client ends it, or else the {@link #replyBackstop} (its thread may stay in the client's read). */
     <T> CompletableFuture<T> onConnection(Executor executor, String redisKey, Function<RedisConnection, T> action) {
         try {
-            CompletableFuture<T> called = CompletableFuture.supplyAsync(() -> call(redisKey, action), executor);
+            CompletableFuture<T> called = CompletableFuture.supplyAsync(() -> callHere(redisKey, action), executor);
             return !clientWaitsForever ? called : called.orTimeout(replyBackstop.toNanos(), TimeUnit.NANOSECONDS)
                     .exceptionallyCompose(failure -> CompletableFuture.failedFuture(named(redisKey, failure)));
         } catch (RejectedExecutionException e) {
@@ -290,7 +290,12 @@ public final class ScriptTransport {
         return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
     }
 
+    /** A look at a lock or the like on a connection of its own; on a client that never times out, bounded as a script by the backstop. */
     public <T> T call(String redisKey, Function<RedisConnection, T> action) {
+        return clientWaitsForever ? guarded(redisKey, () -> await(onConnection(BLOCKING_CALLS, redisKey, action))) : callHere(redisKey, action);
+    }
+
+    private <T> T callHere(String redisKey, Function<RedisConnection, T> action) {
         return guarded(redisKey, () -> {
             try (RedisConnection connection = openConnection()) {
                 return action.apply(connection);
