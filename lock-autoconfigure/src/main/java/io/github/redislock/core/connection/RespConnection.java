@@ -50,10 +50,6 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    boolean owesReply() {
-        return owed > 0;
-    }
-
     /** Sends one command and reads its reply: Long, byte[], null or a List of them; an error reply throws as Lettuce's would. */
     Object call(byte[]... arguments) throws IOException {
         write(arguments);
