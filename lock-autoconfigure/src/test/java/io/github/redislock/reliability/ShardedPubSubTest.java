@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.Locker;
 import io.github.redislock.RedisReadWriteLock;
@@ -16,11 +17,16 @@ import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.Internals;
 import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
+import io.github.redislock.core.script.LockCommands;
+import io.github.redislock.core.script.LockKeys;
+import io.github.redislock.core.script.ShardedChannels;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisBinary;
 import io.github.redislock.testsupport.RedisClusterProcesses;
 import io.github.redislock.testsupport.RedisServerProcess;
 import io.github.redislock.testsupport.TestRedis;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,6 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Release messages on a 3-master Redis Cluster. Where every master knows {@code SPUBLISH} (Redis 7+)
@@ -107,6 +114,27 @@ class ShardedPubSubTest {
                     assertThat(nodes.stream().mapToLong(node -> node.commandCount("spublish")).sum()).isZero();
                 }
             }
+        });
+    }
+
+    @Test
+    void aFirstScriptSentFromTheEventLoopLearnsHowToPublishOffIt() {
+        contextRunner().run(context -> {
+            LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+            // as a Locker built while the cluster did not answer: the publish mode is not known yet
+            LockCommands commands = new LockCommands(factory, Duration.ofSeconds(30), null, new ShardedChannels(factory), false);
+            @SuppressWarnings("unchecked")
+            RedisClusterAsyncCommands<byte[], byte[]> lettuce = (RedisClusterAsyncCommands<byte[], byte[]>) factory.getConnection().getNativeConnection();
+            AtomicReference<String> firstScriptThread = new AtomicReference<>();
+
+            // a reactive pipeline's next step, after a reply that comes late enough to be read on the event loop
+            CompletableFuture<long[]> released = lettuce.blpop(0.2, "nothing-to-pop".getBytes()).toCompletableFuture().thenCompose(nothing -> {
+                firstScriptThread.set(Thread.currentThread().getName());
+                return commands.releaseAsync(List.of(LockKeys.of(LockerFixture.PREFIX, "never-held")), "nobody", new long[1], new long[1], null, false);
+            });
+
+            assertThat(released.get(5, TimeUnit.SECONDS)).as("the release of a lock nobody holds").containsExactly(-1);
+            assertThat(firstScriptThread.get()).as("the thread the first script was sent from").contains("nioEventLoop");
         });
     }
 

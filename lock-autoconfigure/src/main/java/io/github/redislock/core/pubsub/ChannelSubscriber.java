@@ -26,7 +26,7 @@ public interface ChannelSubscriber {
     CompletableFuture<Subscription> open(byte[] inbox, ReleaseSubscriptions listener);
 
     static ChannelSubscriber of(RedisConnectionFactory connectionFactory, ShardedChannels sharded) {
-        return (inbox, listener) -> sharded.sharded() ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener)
-                : ClassicSubscription.open(connectionFactory, inbox, listener);
+        return (inbox, listener) -> sharded.shardedAsync("(release channels)").thenCompose(shardedChannels -> shardedChannels
+                ? ShardedSubscription.open(sharded.clusterClient(), inbox, listener) : ClassicSubscription.open(connectionFactory, inbox, listener));
     }
 }

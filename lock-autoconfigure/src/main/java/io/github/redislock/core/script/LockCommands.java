@@ -174,7 +174,7 @@ public class LockCommands implements RenewalClient {
         if (!takenUncontended || group.size() != 1 || restoreLeases[0] != 0 || keeps != null) {
             return fullRelease(group, owner, restoreLeases, tokens, keeps);
         }
-        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more (nor asks how to publish: ShardedChannels.learned).
+        // One stage after the short reply and one to take its outcome: the everyday unlock adds no more.
         return this.<Long>send(group.get(0).name(), LockScript.RELEASE, ReturnType.INTEGER, 1, () -> new byte[][] {bytes(group.get(0).name()), bytes(owner)})
                 .handle((left, lost) -> lost == null && left != -2 ? CompletableFuture.completedFuture(new long[] {left})
                         : fullRelease(group, owner, restoreLeases, tokens, null).thenCompose(full -> lost == null || full[0] >= 0
@@ -242,8 +242,11 @@ public class LockCommands implements RenewalClient {
                 () -> keysAndArgs, held -> held == 1, held -> held);
     }
 
-    /** Building the arguments may fail (a cluster not yet asked how to publish is asked then): that fails the future. */
+    /** Sends once the publish mode is known (see {@link ShardedChannels#shardedAsync}); building the arguments may fail: that fails the future. */
     private <T> CompletableFuture<T> send(String redisKey, LockScript script, ReturnType returnType, int keyCount, Supplier<byte[][]> keysAndArgs) {
+        if (!shardedChannels.known()) {
+            return shardedChannels.shardedAsync(redisKey).thenCompose(learned -> send(redisKey, script, returnType, keyCount, keysAndArgs));
+        }
         return ScriptTransport.started(() -> transport.runAsync(ScriptTransport.BLOCKING_CALLS, redisKey, script, returnType, keyCount, keysAndArgs.get()));
     }
 
@@ -255,7 +258,6 @@ public class LockCommands implements RenewalClient {
     private <R, T> CompletableFuture<T> synced(LockKind kind, List<LockKeys> group, String owner, long leaseMillis, LockScript script, int keyCount,
                                               Supplier<byte[][]> keysAndArgs, Function<R, T> reply, Predicate<T> needsReplica) {
         String redisKey = group.get(0).name();
-        shardedChannels.learned(); // a cluster not asked as the Locker started: on the acquisition's thread, before a release needs it
         ReturnType returnType = script == LockScript.CLAIM ? ReturnType.INTEGER : ReturnType.VALUE;
         if (replicaSync == null) {
             return this.<R>send(redisKey, script, returnType, keyCount, keysAndArgs).thenApply(reply);

@@ -33,7 +33,7 @@ public final class ShardedChannels {
     private static final Duration DETECTION_TIMEOUT = Duration.ofSeconds(10);
 
     private final RedisConnectionFactory connectionFactory;
-    /** Asked of the cluster once, as its Locker starts ({@link #learned}); known at once without a Lettuce cluster client. */
+    /** Asked of the cluster once, as its Locker starts ({@link #learned}) or else by the first script; known at once without a Lettuce cluster client. */
     private volatile Boolean sharded;
 
     public ShardedChannels(RedisConnectionFactory connectionFactory) {
@@ -48,14 +48,28 @@ public final class ShardedChannels {
         return new ShardedChannels(null);
     }
 
-    /** Asks a cluster now, on the thread that starts a Locker (or takes a lock), never on the Redis client's event loop, where the ask waits for replies that loop must read. */
+    /** Asks a cluster now, on the thread that starts a Locker, never on the Redis client's event loop, where the ask waits for replies that loop must read. */
     public ShardedChannels learned() {
         try {
             sharded();
         } catch (RuntimeException e) { // the library starts without Redis
-            log.warn("Cannot learn yet how lock release channels publish; asked again as the next lock is taken: " + ScriptTransport.rootMessage(e));
+            log.warn("Cannot learn yet how lock release channels publish; asked again by the next lock script: " + ScriptTransport.rootMessage(e));
         }
         return this;
+    }
+
+    /**
+     * The decision, at once when known, else asked on a blocking-call thread: the caller may be the Redis client's event loop,
+     * which must read the replies (a Locker built while the cluster did not answer, asked first from a reactive pipeline).
+     */
+    public CompletableFuture<Boolean> shardedAsync(String redisKey) {
+        Boolean known = sharded;
+        return known != null ? CompletableFuture.completedFuture(known)
+                : ScriptTransport.started(() -> CompletableFuture.supplyAsync(() -> ScriptTransport.guarded(redisKey, this::sharded), ScriptTransport.BLOCKING_CALLS));
+    }
+
+    public boolean known() {
+        return sharded != null;
     }
 
     /** @throws DataAccessResourceFailureException when the cluster cannot be asked */
