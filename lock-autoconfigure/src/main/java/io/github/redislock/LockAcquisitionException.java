@@ -9,7 +9,12 @@ public class LockAcquisitionException extends LockException {
     private final Duration waitTime;
 
     public LockAcquisitionException(String key, Duration waitTime) {
-        super("Could not acquire lock '" + key + "' within " + waitTime + ": it is held by another owner");
+        this(key, waitTime, "another owner");
+    }
+
+    /** @param holder who holds the lock, as far as it is known: {@code "owner <clientId>:<threadId>"}, say */
+    public LockAcquisitionException(String key, Duration waitTime, String holder) {
+        super("Could not acquire lock '" + key + "' within " + waitTime + ": it is held by " + holder);
         this.key = key;
         this.waitTime = waitTime;
     }

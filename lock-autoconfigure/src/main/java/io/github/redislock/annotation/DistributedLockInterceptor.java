@@ -198,7 +198,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
          * multi-lock, an owner token key by key in the multi-lock's order, giving back what it took on failure.
          *
          * @param owner null for the calling thread, else an owner token
-         * @return null when all keys are held, else the failure naming the key(s) that stayed busy
+         * @return null when all keys are held, else the failure naming the key that stayed busy and its holder ({@link BusyKeys})
          */
         LockAcquisitionException acquire(String owner) {
             String previousName = LockNameScope.enter(definition.name);
@@ -214,7 +214,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 RedisMultiLock multiLock = locks.getMultiLock(keys.toArray(String[]::new));
                 if (owner == null) {
                     return multiLock.tryLock(waitMillis, definition.leaseMillis, TimeUnit.MILLISECONDS)
-                            ? null : new LockAcquisitionException(keys.toString(), wait);
+                            ? null : BusyKeys.failure(this, locks, multiLock.getKeys());
                 }
                 return acquireOneByOne(locks, multiLock.getKeys(), owner, waitMillis);
             } catch (InterruptedException e) {
@@ -234,7 +234,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                     long remaining = waitMillis < 0 ? Locker.WAIT_FOREVER : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
                     if (!locks.tryLockAs(owner, key, remaining, definition.leaseMillis, TimeUnit.MILLISECONDS)) {
                         releaseOneByOne(locks, taken, owner);
-                        return new LockAcquisitionException(key, wait);
+                        return BusyKeys.failure(this, locks, List.of(key));
                     }
                     taken.add(key);
                 }

@@ -1,13 +1,7 @@
 package io.github.redislock.annotation;
 
-import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
-
 import io.github.redislock.LockAcquisitionException;
 import io.github.redislock.Locker;
-import io.github.redislock.core.LockAdmin;
-import io.github.redislock.core.RedisLocker;
-import io.github.redislock.core.RedlockLocker;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,26 +25,7 @@ final class SkippedCalls {
         if (call.definition.onFailure != LockFailurePolicy.SKIP || call.definition.fallback != null || !log.isDebugEnabled()) {
             return;
         }
-        log.debug("Skipped " + call.definition.name + ": lock '" + failure.getKey() + "' is held by "
-                + (call.keys.size() == 1 ? holder(locker, failure.getKey()) : "another owner"));
-    }
-
-    private static String holder(Locker locker, String key) {
-        if (!(locker instanceof RedisLocker redis) || locker instanceof RedlockLocker) { // each Redlock master has its own state
-            return "another owner";
-        }
-        try {
-            LockAdmin.RedisState state = redis.admin().state(key);
-            if (!state.holds().isEmpty()) {
-                return "owner " + String.join(", ", state.holds().keySet());
-            }
-            if (state.type().equals("hash") && state.ttlMillis() > 0) {
-                return "nobody: kept until " + LocalTime.now().plus(state.ttlMillis(), ChronoUnit.MILLIS).truncatedTo(ChronoUnit.MILLIS)
-                        + " (another " + state.ttlMillis() + " ms) for its holdAtLeast";
-            }
-            return "nobody any more (it ended meanwhile)";
-        } catch (RuntimeException e) {
-            return "an owner Redis could not name (" + e.getMessage() + ")";
-        }
+        String holder = BusyKeys.holder(locker, failure.getKey(), null);
+        log.debug("Skipped " + call.definition.name + ": lock '" + failure.getKey() + "' is held by " + (holder != null ? holder : "nobody any more (it ended meanwhile)"));
     }
 }

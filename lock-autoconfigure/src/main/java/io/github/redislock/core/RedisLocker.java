@@ -226,14 +226,16 @@ public class RedisLocker implements Locker, WatchdogState.Source, AutoCloseable 
         return new LockAdmin(commands, keyPrefix);
     }
 
-    /** On a context's stop, before the factory's: lets holders release while Redis answers, then closes the release-message connection. */
+    /** On a context's stop, before the factory's: lets holders release while Redis answers, closes the release-message connection; renewal pauses. */
     public void disconnectSubscriptions() {
         lifecycle.awaitReleases();
         subscriptions.disconnect();
+        watchdog.contextStopped(true);
     }
 
-    /** Reopens it when waits still listen (on a context restart): their wake-ups then come at once, not at their next look. */
+    /** Reopens it when waits still listen (on a context restart): their wake-ups then come at once, not at their next look; renewal goes on. */
     public void reconnectSubscriptions() {
+        watchdog.contextStopped(false);
         subscriptions.reconnect();
     }
 

@@ -21,6 +21,7 @@ import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAsyncAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockRedlockAutoConfiguration;
+import io.github.redislock.core.RedisLocker;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedlockMasters;
 import io.github.redislock.testsupport.TestRedis;
@@ -246,7 +247,6 @@ class AnnotationOnEveryKindTest {
                     Object outcome = shape.start.apply(work, gate).outcome();
 
                     assertThat(outcome).as(kind.getSimpleName() + " " + shape).isInstanceOf(LockAcquisitionException.class);
-                    // The thread's multi-lock names all its keys ("lock '[k, k:b]'"), an owner token's call the busy one ("lock 'k:b'")
                     assertThat(((Throwable) outcome).getMessage()).contains(busy);
                     assertThat(work.runs().get()).as("runs of " + kind.getSimpleName() + " " + shape).isEqualTo(runsBefore);
                     for (String redisKey : redisKeys.subList(0, redisKeys.size() - 1)) {
@@ -255,6 +255,35 @@ class AnnotationOnEveryKindTest {
                 } finally {
                     other.unlock(busy);
                 }
+            }
+        });
+    }
+
+    static Stream<Arguments> everyShapeOnOneRedis() {
+        return everyShapeOnEverySetup().filter(arguments -> arguments.get()[0] != Setup.REDLOCK);
+    }
+
+    /**
+     * Of several keys, the failure names the one held by another owner for the whole wait, and that owner, in the same
+     * words whoever took the keys: the calling thread's multi-lock (a value, void) or an owner token (a future, a stream).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyShapeOnOneRedis")
+    void theFailureOfSeveralKeysNamesTheBusyKeyAndItsHolderOnEveryShape(Setup setup, Shape shape) {
+        setup.application().withPropertyValues("every-kind.wait=200ms").run(context -> {
+            RedisLocker other = context.getBean(RedisLocker.class);
+            Gate gate = new Gate();
+            gate.finish.complete("done");
+            other.lock(gate.key); // the first of the keys, held by the test's thread: another owner than any call's
+            try {
+                Object outcome = shape.start.apply(context.getBean(SeveralKeys.class), gate).outcome();
+
+                assertThat(outcome).isInstanceOf(LockAcquisitionException.class);
+                assertThat(((LockAcquisitionException) outcome).getKey()).isEqualTo(gate.key);
+                assertThat(((Throwable) outcome).getMessage())
+                        .isEqualTo("Could not acquire lock '" + gate.key + "' within PT0.2S: it is held by owner " + other.currentOwner());
+            } finally {
+                other.unlock(gate.key);
             }
         });
     }

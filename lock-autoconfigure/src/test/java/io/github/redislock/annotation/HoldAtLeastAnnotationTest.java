@@ -39,7 +39,10 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import reactor.core.publisher.Mono;
 
-/** {@code @DistributedLock(holdAtLeast = ...)} on one instance: its own scheduler thread, a long run, a skipped call, stages and streams. */
+/**
+ * {@code @DistributedLock(holdAtLeast = ...)} on one instance: its own scheduler thread, a long run, a skipped call (and its DEBUG
+ * line, also for several keys), stages and streams.
+ */
 @ExtendWith(OutputCaptureExtension.class)
 class HoldAtLeastAnnotationTest {
 
@@ -102,15 +105,27 @@ class HoldAtLeastAnnotationTest {
     }
 
     @Test
-    void aSkippedCallIsLoggedAtDebugNamingTheOwnerHoldingTheLock(CapturedOutput output) throws Exception {
+    void aSkippedCallIsLoggedAtDebugNamingTheOwnerHoldingTheLock(CapturedOutput output) {
+        assertSkippedWhileHeldElsewhere(output, "report", Job::report, "nightly-report");
+    }
+
+    /** Several keys (which have no holdAtLeast): the line names the one that kept the call out and its holder, not all of them. */
+    @Test
+    void aSkippedCallOnSeveralKeysIsLoggedAtDebugNamingTheBusyKeyAndItsOwner(CapturedOutput output) {
+        assertSkippedWhileHeldElsewhere(output, "ledger", Job::books, "nightly-books");
+    }
+
+    /** Calls {@code call} while another owner holds {@code key}: skipped, and its DEBUG line names {@code name}, the key and that owner. */
+    private void assertSkippedWhileHeldElsewhere(CapturedOutput output, String key, java.util.function.Consumer<Job> call, String name) {
         LoggingSystem.get(getClass().getClassLoader()).setLogLevel(ANNOTATION_LOGGER, LogLevel.DEBUG);
         application().withUserConfiguration(Calls.class).run(context -> {
             Locker locker = context.getBean(Locker.class);
-            assertThat(locker.tryLockAs("elsewhere", "report:" + run, 0, -1, TimeUnit.MILLISECONDS)).isTrue();
-            context.getBean(Job.class).report();
+            assertThat(locker.tryLockAs("elsewhere", key + ":" + run, 0, -1, TimeUnit.MILLISECONDS)).isTrue();
+            call.accept(context.getBean(Job.class));
 
-            assertThat(output).containsPattern("Skipped nightly-report: lock 'report:" + run + "' is held by owner \\S+:~elsewhere");
-            locker.unlockAs("elsewhere", "report:" + run);
+            assertThat(context.getBean(Job.class).ran()).isEmpty();
+            assertThat(output).containsPattern("Skipped " + name + ": lock '" + key + ":" + run + "' is held by owner \\S+:~elsewhere");
+            locker.unlockAs("elsewhere", key + ":" + run);
         });
     }
 
@@ -229,6 +244,11 @@ class HoldAtLeastAnnotationTest {
         @DistributedLock(key = "'report:${job.run}'", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = "2s", name = "nightly-report")
         public void report() {
             ran.add("report");
+        }
+
+        @DistributedLock(keys = {"'report:${job.run}'", "'ledger:${job.run}'"}, waitTime = 0, onFailure = LockFailurePolicy.SKIP, name = "nightly-books")
+        public void books() {
+            ran.add("books");
         }
 
         @DistributedLock(key = "'stage:${job.run}'", waitTime = 0, onFailure = LockFailurePolicy.SKIP, holdAtLeast = "2s")

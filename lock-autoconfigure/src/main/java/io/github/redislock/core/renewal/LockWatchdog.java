@@ -53,6 +53,11 @@ public final class LockWatchdog implements AutoCloseable {
     private volatile int consecutiveFailures;
     private volatile Instant failingSince;
     private volatile long failingSinceNanos;
+    /** Whether the application context is stopped (its connection factory refusing every call), and how many stops began. */
+    private volatile boolean contextStopped;
+    private volatile int contextStops;
+    /** Written by the ticks' one thread only: the stop whose failed ticks it has said, once each. */
+    private int stopSaid;
 
     public LockWatchdog(Duration timeout, RenewalClient client, LockObserver listener) {
         this.timeout = checkedTimeout(timeout);
@@ -70,9 +75,7 @@ public final class LockWatchdog implements AutoCloseable {
         return timeout;
     }
 
-    public Duration timeout() {
-        return timeout;
-    }
+    public Duration timeout() { return timeout; }
 
     public Duration renewalInterval() {
         return Duration.ofMillis(Math.max(1, timeout.toMillis() / 3));
@@ -96,17 +99,9 @@ public final class LockWatchdog implements AutoCloseable {
         }
     }
 
-    public int watchedCount() {
-        return watched.size();
-    }
-
-    public Instant lastRenewal() {
-        return lastRenewal;
-    }
-
-    public long lastRenewalSentNanos() {
-        return lastRenewalSentNanos;
-    }
+    public int watchedCount() { return watched.size(); }
+    public Instant lastRenewal() { return lastRenewal; }
+    public long lastRenewalSentNanos() { return lastRenewalSentNanos; }
 
     /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
     public OptionalLong renewalSentNanos(WatchedLock lock) {
@@ -114,20 +109,15 @@ public final class LockWatchdog implements AutoCloseable {
         return sent == null || sent.equals(UNRENEWED) ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
-    public long stoppedRenewing() {
-        return stoppedRenewing;
-    }
+    public long stoppedRenewing() { return stoppedRenewing; }
+    public int consecutiveFailures() { return consecutiveFailures; }
+    public Instant failingSince() { return failingSince; }
+    public long failingSinceNanos() { return failingSinceNanos; }
 
-    public int consecutiveFailures() {
-        return consecutiveFailures;
-    }
-
-    public Instant failingSince() {
-        return failingSince;
-    }
-
-    public long failingSinceNanos() {
-        return failingSinceNanos;
+    /** The application context stopped ({@code true}) or started again: meanwhile renewal pauses, as its connection factory refuses every call. */
+    public void contextStopped(boolean stopped) {
+        contextStops += stopped ? 1 : 0; // the lifecycle's one thread
+        contextStopped = stopped;
     }
 
     /** Runs one renewal tick now, on the calling thread; the replies are awaited outside the gate. */
@@ -204,8 +194,16 @@ public final class LockWatchdog implements AutoCloseable {
                 failingSince = Instant.now();
             }
             int unrenewed = e instanceof RenewalClient.PartialRenewalException partial ? partial.unrenewed.size() : watched.size();
-            log.warn("Watchdog could not renew " + unrenewed + " lock(s) (" + consecutiveFailures
-                    + " failure(s) in a row); retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
+            String failed = "Watchdog could not renew " + unrenewed + " lock(s) (" + consecutiveFailures + " failure(s) in a row)";
+            if (!contextStopped) {
+                log.warn(failed + "; retrying in " + renewalInterval().toMillis() + " ms: " + e, e);
+            } else if (stopSaid != contextStops) { // each tick fails alike until the start: said once, not as a failure every tick
+                stopSaid = contextStops;
+                log.warn(failed + ": the application context is stopped, so its locks are not renewed until it starts again, and one that"
+                        + " the stop outlasts by " + timeout + " expires; the failed ticks are logged at DEBUG until then: " + e);
+            } else {
+                log.debug(failed + " while the application context is stopped: " + e, e);
+            }
             listener.renewalFailed(unrenewed, e);
         }
     }
