@@ -75,7 +75,9 @@ public final class LockWatchdog implements AutoCloseable {
         return timeout;
     }
 
-    public Duration timeout() { return timeout; }
+    public Duration timeout() {
+        return timeout;
+    }
 
     public Duration renewalInterval() {
         return Duration.ofMillis(Math.max(1, timeout.toMillis() / 3));
@@ -99,9 +101,17 @@ public final class LockWatchdog implements AutoCloseable {
         }
     }
 
-    public int watchedCount() { return watched.size(); }
-    public Instant lastRenewal() { return lastRenewal; }
-    public long lastRenewalSentNanos() { return lastRenewalSentNanos; }
+    public int watchedCount() {
+        return watched.size();
+    }
+
+    public Instant lastRenewal() {
+        return lastRenewal;
+    }
+
+    public long lastRenewalSentNanos() {
+        return lastRenewalSentNanos;
+    }
 
     /** When the last tick that renewed {@code lock} was sent, its lease running from then; empty while none has, or once it is not watched. */
     public OptionalLong renewalSentNanos(WatchedLock lock) {
@@ -109,10 +119,21 @@ public final class LockWatchdog implements AutoCloseable {
         return sent == null || sent.equals(UNRENEWED) ? OptionalLong.empty() : OptionalLong.of(sent);
     }
 
-    public long stoppedRenewing() { return stoppedRenewing; }
-    public int consecutiveFailures() { return consecutiveFailures; }
-    public Instant failingSince() { return failingSince; }
-    public long failingSinceNanos() { return failingSinceNanos; }
+    public long stoppedRenewing() {
+        return stoppedRenewing;
+    }
+
+    public int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    public Instant failingSince() {
+        return failingSince;
+    }
+
+    public long failingSinceNanos() {
+        return failingSinceNanos;
+    }
 
     /** The application context stopped ({@code true}) or started again: meanwhile renewal pauses, as its connection factory refuses every call. */
     public void contextStopped(boolean stopped) {
