@@ -19,12 +19,16 @@ import io.github.redislock.LockRedisException;
 import io.github.redislock.testsupport.RedisServerProcess;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * Without a shared native connection (Jedis) a script call waits for Redis on a thread of the
  * transport's own: a flood of calls that Redis does not answer (a paused server) must not start a
  * thread per call, and every call still completes once Redis answers again.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class BlockingCallThreadsTest {
 
     private static final int CALLS = ScriptTransport.BLOCKING_CALL_THREADS + 40;
@@ -62,7 +66,7 @@ class BlockingCallThreadsTest {
      * still does not answer) with a LockRedisException naming its key; once Redis answers, every call that was let in completes.
      */
     @Test
-    void callsPastTheQueueBehindTheBoundedThreadsFailAtOnceNamingTheirKeys() throws Exception {
+    void callsPastTheQueueBehindTheBoundedThreadsFailAtOnceNamingTheirKeys(CapturedOutput output) throws Exception {
         int beyond = 100;
         try (RedisServerProcess redis = RedisServerProcess.start();
              LockerFixture jedis = LockerFixture.connectJedis(redis.host(), redis.port(), Duration.ofSeconds(5), UNANSWERED_LONGER_THAN_THE_PAUSE)) {
@@ -106,6 +110,8 @@ class BlockingCallThreadsTest {
                 }
             }
             assertThat(refused).as("calls refused: those past the threads and their queue").isEqualTo(beyond);
+            assertThat(output.getAll()).as("a refused call was never sent: its wait has no place or lost reply to withdraw")
+                    .doesNotContain("Could not withdraw the wait for");
         }
     }
 

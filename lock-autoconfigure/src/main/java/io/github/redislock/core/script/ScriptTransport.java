@@ -276,6 +276,11 @@ public final class ScriptTransport {
         }
     }
 
+    /** Whether a call failed before it was sent (its executor full or shut down): then no reply of it can have been lost. */
+    public static boolean neverSent(Throwable failure) {
+        return root(failure) instanceof RejectedExecutionException;
+    }
+
     public static Throwable unwrap(Throwable failure) {
         return (failure instanceof CompletionException || failure instanceof ExecutionException) && failure.getCause() != null
                 ? failure.getCause() : failure;

@@ -98,7 +98,7 @@ public abstract class LockWait {
         }
     }
 
-    /** One step; whatever it throws ends the wait, withdrawn, with that failure. */
+    /** One step; whatever it throws ends the wait, withdrawn, with that failure (its reply taken as lost, unless the call was never sent). */
     final void step() {
         try {
             stepOnce();
@@ -108,10 +108,10 @@ public abstract class LockWait {
             if (ended) { // settling failed half-way: the outcome must not stay pending, nor the owner's next acquisition
                 finish(false, e);
             } else if (stop == null || stop == failure) {
-                end(failure, true);
+                end(failure, !ScriptTransport.neverSent(failure));
             } else { // a wait told to stop (a closing locker refusing its queue place, say) ends for the stop's reason
                 stop.addSuppressed(failure);
-                end(stop, true);
+                end(stop, !ScriptTransport.neverSent(failure));
             }
         }
     }
