@@ -43,7 +43,7 @@ class ClientClockTest {
     void onlyTheInstantsShownToPeopleComeFromTheWallClock() {
         noClasses().that().doNotHaveFullyQualifiedName("io.github.redislock.core.renewal.LockWatchdog")
                 .and().doNotHaveFullyQualifiedName("io.github.redislock.core.hold.HeldLocks")
-                .and().doNotHaveFullyQualifiedName("io.github.redislock.annotation.SkippedCalls")
+                .and().doNotHaveFullyQualifiedName("io.github.redislock.annotation.BusyKeys")
                 .should().callCodeUnitWhere(WALL_CLOCK_NOW).check(LIBRARY);
     }
 }
