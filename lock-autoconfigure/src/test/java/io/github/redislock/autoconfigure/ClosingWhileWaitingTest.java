@@ -17,6 +17,7 @@ import io.github.redislock.FencingTokens;
 import io.github.redislock.LockHandle;
 import io.github.redislock.Locker;
 import io.github.redislock.core.Internals;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.RedisServerProcess;
@@ -45,7 +46,7 @@ class ClosingWhileWaitingTest {
     private final ApplicationContextRunner instance = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class, RedisLockAsyncAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(),
-                    "spring.data.redis.port=" + TestRedis.shared().port());
+                    "spring.data.redis.port=" + TestRedis.shared().port(), LockerFixture.CALLER_CONNECTIONS_SETTING);
 
     private final String key = "closing-while-waiting-" + UUID.randomUUID();
     private final List<String> redisKeys = Internals.plainLockKeys("lock:", key);

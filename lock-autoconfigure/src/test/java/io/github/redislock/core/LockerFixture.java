@@ -38,6 +38,32 @@ public final class LockerFixture implements AutoCloseable {
     /** How soon after the release a woken waiter must hold the lock: well inside the {@link #SLOW_RETRIES} retry period. */
     public static final Duration WOKEN_WITHIN = Duration.ofMillis(1500);
 
+    /**
+     * The test-scope switch between the two paths of a blocking call on standalone Lettuce: false when the JVM runs with
+     * {@code -D}{@value #CALLER_CONNECTIONS_PROPERTY}{@code =false}, as the {@code shared-connection} surefire execution
+     * does, and then every Locker this fixture builds, and every application a class started with
+     * {@link #CALLER_CONNECTIONS_SETTING}, sends its blocking calls on Lettuce's shared connection as a
+     * Sentinel, Cluster or TLS application, or one with {@code redis-lock.caller-connections=false}, does. Why: the
+     * reliability suite mostly drives the blocking Locker on standalone Lettuce, which takes caller connections by
+     * default, so without a second run the shared path would lose its fault, restart and timeout coverage.
+     * Not Spring's own property: set JVM-wide, that would also fail the startup of every Redlock application.
+     */
+    public static final String CALLER_CONNECTIONS_PROPERTY = "redislock.test.caller-connections";
+
+    /** This JVM's path: see {@link #CALLER_CONNECTIONS_PROPERTY}. */
+    public static final boolean CALLER_CONNECTIONS = callerConnectionsOfThisJvm();
+
+    /** The application property that puts a started application on this JVM's path; see {@link #CALLER_CONNECTIONS_PROPERTY}. */
+    public static final String CALLER_CONNECTIONS_SETTING = "redis-lock.caller-connections=" + CALLER_CONNECTIONS;
+
+    private static boolean callerConnectionsOfThisJvm() {
+        String value = System.getProperty(CALLER_CONNECTIONS_PROPERTY, "true").trim();
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalStateException(CALLER_CONNECTIONS_PROPERTY + " must be true or false, not '" + value + "'");
+        }
+        return Boolean.parseBoolean(value);
+    }
+
     /** Lettuce's, or Jedis's for {@link #connectJedis}. */
     public final RedisConnectionFactory connectionFactory;
     public final LockCommands commands;
@@ -51,7 +77,7 @@ public final class LockerFixture implements AutoCloseable {
     public final List<LockLostEvent> lostEvents = new CopyOnWriteArrayList<>();
 
     private LockerFixture(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync) {
-        this(connectionFactory, watchdogTimeout, replicaSync, true);
+        this(connectionFactory, watchdogTimeout, replicaSync, CALLER_CONNECTIONS);
     }
 
     private LockerFixture(RedisConnectionFactory connectionFactory, Duration watchdogTimeout, Duration replicaSync, boolean callerConnections) {

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.Lock;
 import io.github.redislock.LockLostException;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockIntegrationAutoConfiguration;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.fixtures.BootLine;
 import io.github.redislock.testsupport.TestRedis;
 
@@ -35,7 +36,7 @@ class RegistryLockAcrossStopStartTest {
     private final ApplicationContextRunner application = new ApplicationContextRunner()
             .withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class, RedisLockIntegrationAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=" + TestRedis.shared().host(), "spring.data.redis.port=" + TestRedis.shared().port(),
-                    "redis-lock.watchdog-timeout=" + WATCHDOG_TIMEOUT.toMillis() + "ms");
+                    "redis-lock.watchdog-timeout=" + WATCHDOG_TIMEOUT.toMillis() + "ms", LockerFixture.CALLER_CONNECTIONS_SETTING);
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"lettuce", "jedis"})

@@ -1,5 +1,6 @@
 package io.github.redislock.reliability;
 
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 import io.github.redislock.core.WatchdogState;
 
@@ -104,7 +105,7 @@ class AclTest {
         return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.username=locker", "spring.data.redis.password=change-me", "spring.data.redis.timeout=2s",
-                        "redis-lock.watchdog-timeout=600ms")
+                        "redis-lock.watchdog-timeout=600ms", LockerFixture.CALLER_CONNECTIONS_SETTING)
                 .withPropertyValues(properties);
     }
 

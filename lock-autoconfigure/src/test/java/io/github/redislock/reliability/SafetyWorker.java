@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockLostEvent;
 import io.github.redislock.LockLostException;
 import io.github.redislock.core.Internals;
+import io.github.redislock.core.LockerFixture;
 import io.github.redislock.core.RedisLocker;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -58,7 +59,8 @@ public final class SafetyWorker {
         // unlock then threw LockLostException, which named the hold) names none; one delivered after the thread took the
         // same key again would name the new hold, a window of the event's delivery time.
         Map<String, String> holdByOwnerThreadAndKey = new ConcurrentHashMap<>();
-        RedisLocker locker = RedisLocker.builder(factory).keyPrefix(SafetyStore.LOCK_PREFIX).watchdogTimeout(watchdogTimeout).events(event -> {
+        RedisLocker locker = RedisLocker.builder(factory).keyPrefix(SafetyStore.LOCK_PREFIX).watchdogTimeout(watchdogTimeout)
+                .callerConnections(LockerFixture.CALLER_CONNECTIONS).events(event -> {
             if (event instanceof LockLostEvent lost) {
                 String threadId = lost.getOwner().substring(lost.getOwner().lastIndexOf(':') + 1);
                 String hold = holdByOwnerThreadAndKey.getOrDefault(threadId + "|" + lost.getKey(), worker + ".ended-hold");

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.LockerFixture;
+
 /**
  * A {@link SafetyWorker} (or another small program of this suite) running as a separate JVM: the current {@code java} on the test classpath.
  * Faults are real signals: {@code kill -9}, {@code kill -STOP}, {@code kill -CONT}.
@@ -42,8 +44,9 @@ final class WorkerProcess {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Surefire may run tests from a manifest-only jar; this property holds the real test classpath.
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        // A worker's Locker takes the test JVM's path (LockerFixture.CALLER_CONNECTIONS): the shared-connection leg kills workers too.
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classpath, main.getName()));
+                "-D" + LockerFixture.CALLER_CONNECTIONS_PROPERTY + "=" + LockerFixture.CALLER_CONNECTIONS, "-cp", classpath, main.getName()));
         command.addAll(args);
         try {
             Files.createDirectories(logDirectory);
