@@ -64,8 +64,8 @@ public class RedisLockProperties {
     private boolean releaseAfterTransaction = true;
 
     /**
-     * Whether a blocking lock call on a standalone Redis reached over plain TCP may send its script on one of up
-     * to 8 connections of its own and read the reply on the calling thread, which is faster than the shared
+     * Whether a blocking lock call on a standalone Redis reached over plain TCP may send its script on a connection
+     * the Locker's calling threads share and read the reply on the calling thread, which is faster than the shared
      * connection's event loop; false keeps every call on the connection factory's connections.
      */
     private boolean callerConnections = true;

@@ -4,15 +4,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Deque;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.SocketOptions;
@@ -21,21 +15,19 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The blocking lockers' own connections to a standalone Redis, each used by one calling thread at a time: a thread that waits
- * for its reply anyway reads it itself instead of parking until Lettuce's event loop hands it over (issue 33: the round trip
- * on the event loop costs three thread wake-ups, this one costs one). At most {@link #MAX} are open; a call that finds none
- * free, or none can be opened, goes through Lettuce. Connections idle for {@link #IDLE_CLOSE} are closed.
+ * The blocking lockers' own connection to a standalone Redis, shared by their calling threads: a thread that waits for its reply
+ * anyway reads replies itself instead of parking until Lettuce's event loop hands it over (issue 33: the round trip on the
+ * event loop costs three thread wake-ups and a system call per command, this one at most one wake-up and, under load, a
+ * share of one write and one read; see {@link RespConnection}). One per Locker, opened by the first call and again after
+ * one breaks; a call that finds it cannot be opened goes through Lettuce.
  *
  * <p>Only where the factory's own settings say all there is to say: a standalone server over plain TCP with a password, not a
  * Sentinel, Cluster, Unix socket, TLS or credentials provider (those keep Lettuce's path).
  */
 public final class CallerConnections implements AutoCloseable {
 
-    /** Most connections open at once per Locker: few calls overlap when nothing else is on the shared connection (see ScriptTransport). */
-    public static final int MAX = 8;
-    static final Duration IDLE_CLOSE = Duration.ofSeconds(30);
     /**
-     * How long a connection may stay idle and be used without a PING first: less than the shortest {@code timeout} Redis offers
+     * How long the connection may stay idle and be used without a PING first: less than the shortest {@code timeout} Redis offers
      * (1 s). One the server closed meanwhile (a restart, its {@code timeout}, CLIENT KILL) would fail the next call without telling
      * whether it ran, so it is replaced; one whose PING is not answered in time leaves the call to Lettuce's connection.
      */
@@ -50,12 +42,7 @@ public final class CallerConnections implements AutoCloseable {
     private final LettuceConnectionFactory factory;
     private final Duration connectTimeout;
     private final Duration replyTimeout;
-    private final Deque<RespConnection> idle = new ConcurrentLinkedDeque<>();
-    private final AtomicInteger open = new AtomicInteger();
-    /** A connection whose reply is owed stays with its thread: that thread's next call must run after the unanswered one. */
-    private final ThreadLocal<RespConnection> owedReply = new ThreadLocal<>();
-    /** The same connections, for {@link #close()}. */
-    private final Set<RespConnection> owing = ConcurrentHashMap.newKeySet();
+    private volatile RespConnection connection;
     private volatile long noConnectUntil;
     private volatile boolean closed;
 
@@ -93,76 +80,71 @@ public final class CallerConnections implements AutoCloseable {
         return CALLER_WAITS.get() != null;
     }
 
-    /** Whether the calling thread has a connection whose reply it did not get in time: its next call must go there. */
+    /** Whether the calling thread's last call did not get its reply in time: its next call must go behind it, on the same connection. */
     public boolean owesReply() {
-        return owedReply.get() != null;
+        RespConnection current = connection;
+        return current != null && current.owesReply();
     }
 
     /**
-     * Runs one command on a connection of the calling thread's, or returns {@link #NOT_SENT} (nothing was sent) when none is free or
-     * can be opened. A failure after sending (a timeout, a closed connection) throws: the server may or may not have run it.
+     * Runs one command on the callers' connection, or returns {@link #NOT_SENT} (nothing was sent) when it cannot be opened. A
+     * failure after sending (a timeout, a closed connection) throws: the server may or may not have run it.
      */
     public Object call(byte[]... command) {
-        RespConnection connection = owedReply.get();
-        if (connection != null) {
-            owing.remove(connection);
-        } else if ((connection = borrow()) == null) {
-            return NOT_SENT;
-        }
         try {
-            Object reply = connection.call(command);
-            owedReply.remove();
-            giveBack(connection);
-            return reply;
-        } catch (RedisCommandTimeoutException e) {
-            owedReply.set(connection);
-            owing.add(connection);
-            throw e;
-        } catch (RedisCommandExecutionException e) { // an error reply: the connection is in step
-            owedReply.remove();
-            giveBack(connection);
-            throw e;
-        } catch (IOException | RuntimeException e) { // the connection is gone or out of step: nothing on it runs later
-            owedReply.remove();
-            discard(connection);
-            throw e instanceof RuntimeException runtime ? runtime : new RedisConnectionException(e.getMessage(), e);
+            for (int attempt = 0; attempt < 2; attempt++) { // a connection found broken before sending is replaced once
+                RespConnection current = owesReply() ? connection : usable();
+                if (current == null) {
+                    return NOT_SENT;
+                }
+                Object reply = current.call(command);
+                if (reply != RespConnection.NOT_SENT) {
+                    return reply;
+                }
+            }
+            return NOT_SENT;
+        } catch (IOException e) { // the connection is gone: nothing on it runs later
+            throw new RedisConnectionException(e.getMessage(), e);
         }
     }
 
     /** What {@link #call} returns when it sent nothing. */
     public static final Object NOT_SENT = new Object();
 
-    private RespConnection borrow() {
+    /** The open connection, checked with a PING when idle, or a new one; null when the factory is stopped or none can be opened. */
+    private RespConnection usable() {
         if (!factory.isRunning()) { // a stopped context's factory: its calls fail as Lettuce fails them
             return null;
         }
-        for (RespConnection connection; (connection = idle.pollFirst()) != null; ) {
-            if (System.nanoTime() - connection.idleSinceNanos < IDLE_CHECK.toNanos()) {
-                return connection;
-            }
+        RespConnection current = connection;
+        if (current != null && !current.isBroken() && System.nanoTime() - current.lastReplyNanos >= IDLE_CHECK.toNanos()) {
             try {
-                connection.call(PING);
-                return connection;
+                current.call(PING);
             } catch (RedisCommandTimeoutException e) { // a slow server, not a closed connection: a new one would wait as long
-                discard(connection);
                 return null;
             } catch (IOException | RuntimeException e) {
-                discard(connection);
+                // broken: replaced below
             }
+        }
+        return current != null && !current.isBroken() ? current : reopen(current);
+    }
+
+    private synchronized RespConnection reopen(RespConnection broken) {
+        if (connection != broken) { // another thread replaced it meanwhile
+            return connection;
         }
         if (closed || System.nanoTime() - noConnectUntil < 0) {
             return null;
         }
-        if (open.incrementAndGet() > MAX) {
-            open.decrementAndGet();
-            return null;
-        }
         try {
-            RespConnection connection = new RespConnection(new InetSocketAddress(factory.getHostName(), factory.getPort()), connectTimeout, replyTimeout);
-            handshake(connection);
-            return connection;
+            RespConnection opened = new RespConnection(new InetSocketAddress(factory.getHostName(), factory.getPort()), connectTimeout, replyTimeout);
+            handshake(opened);
+            connection = opened;
+            if (closed) {
+                opened.close();
+            }
+            return opened;
         } catch (IOException | RuntimeException e) {
-            open.decrementAndGet();
             noConnectUntil = System.nanoTime() + RETRY_CONNECT_NANOS;
             return null;
         }
@@ -191,32 +173,14 @@ public final class CallerConnections implements AutoCloseable {
 
     private static final byte[] PING = bytes("PING");
 
-    private void giveBack(RespConnection connection) {
-        long now = System.nanoTime();
-        connection.idleSinceNanos = now;
-        idle.offerFirst(connection);
-        RespConnection oldest = idle.peekLast();
-        if (oldest != null && now - oldest.idleSinceNanos > IDLE_CLOSE.toNanos() && idle.removeLastOccurrence(oldest)) {
-            discard(oldest);
-        }
-        if (closed && idle.remove(connection)) {
-            discard(connection);
-        }
-    }
-
-    private void discard(RespConnection connection) {
-        open.decrementAndGet();
-        connection.close();
-    }
-
-    /** Closes the idle connections, those with an owed reply, and every one given back later. */
+    /** Closes the connection: a call on its way fails, and every later one goes through Lettuce. */
     @Override
     public void close() {
         closed = true;
-        for (RespConnection connection; (connection = idle.pollFirst()) != null; ) {
-            discard(connection);
+        RespConnection current = connection;
+        if (current != null) {
+            current.close();
         }
-        owing.forEach(RespConnection::close);
     }
 
     /** JDK 21's virtual thread class, or a class no thread is (JDK 17). */

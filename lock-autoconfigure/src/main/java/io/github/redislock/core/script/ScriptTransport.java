@@ -158,7 +158,7 @@ public final class ScriptTransport {
     }
 
     /**
-     * The script on a connection of the calling thread's own, answered when this returns; null when none was free (nothing sent).
+     * The script on the blocking callers' own connection, answered when this returns; null when none could be opened (nothing sent).
      * Only behind every call sent before on the shared connection ({@link #onShared}): a renewal sent ahead of an unlock must run ahead
      * of it (see {@code LockWatchdog}), and a reply this thread did not get in time keeps its connection for the thread's next call.
      */
