@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.List;
 
 /** The lock stayed held by somebody else for the whole wait (or the wait was interrupted). */
 public class LockAcquisitionException extends LockException {
@@ -16,6 +17,20 @@ public class LockAcquisitionException extends LockException {
     public LockAcquisitionException(String key, Duration waitTime, String holder) {
         super("Could not acquire lock '" + key + "' within " + waitTime + ": it is held by " + holder);
         this.key = key;
+        this.waitTime = waitTime;
+    }
+
+    /**
+     * A call on several keys, one of which stayed busy, when Redis failed the lookup that names it: naming one would be a
+     * guess that could name a free key. This stays the call's failure, with the lookup's suppressed in it.
+     *
+     * @param keys every key of the call; {@link #getKey()} is their list
+     */
+    public LockAcquisitionException(List<String> keys, Duration waitTime, RuntimeException lookupFailure) {
+        super("Could not acquire locks " + keys + " within " + waitTime + ": could not tell which key is busy, the lookup failed: "
+                + lookupFailure.getMessage());
+        addSuppressed(lookupFailure);
+        this.key = keys.toString();
         this.waitTime = waitTime;
     }
 

@@ -23,7 +23,8 @@ final class BusyKeys {
 
     /**
      * The failure of a call on several keys, naming the first of {@code candidates} held by another owner than the
-     * calling thread, and that owner; all the call's keys when none is held any more (the holder left meanwhile).
+     * calling thread, and that owner; all the call's keys when none is held any more (the holder left meanwhile), or when
+     * Redis fails the lookup of several candidates: a key whose lookup failed may be a free one.
      *
      * @param candidates the key that blocked an owner token's call, or every key of the calling thread's multi-lock in taking order
      */
@@ -31,7 +32,15 @@ final class BusyKeys {
         // Only the thread's multi-lock asks about several, some of which that thread may hold already (a token's caller holds none)
         String caller = candidates.size() > 1 && locker instanceof RedisLocker redis ? redis.currentOwner() : null;
         for (String key : candidates) {
-            String holder = holder(locker, key, caller);
+            String holder;
+            try {
+                holder = lookUpHolder(locker, key, caller);
+            } catch (RuntimeException lookupFailure) {
+                if (candidates.size() > 1) {
+                    return new LockAcquisitionException(candidates, call.wait, lookupFailure);
+                }
+                holder = unnamedOwner(lookupFailure); // the one candidate is the busy key
+            }
             if (holder != null) {
                 return new LockAcquisitionException(key, call.wait, holder);
             }
@@ -46,22 +55,31 @@ final class BusyKeys {
      * @return null when nobody but {@code caller} holds it
      */
     static String holder(Locker locker, String key, String caller) {
+        try {
+            return lookUpHolder(locker, key, caller);
+        } catch (RuntimeException e) {
+            return unnamedOwner(e);
+        }
+    }
+
+    private static String unnamedOwner(RuntimeException lookupFailure) {
+        return "an owner Redis could not name (" + lookupFailure.getMessage() + ")";
+    }
+
+    /** {@link #holder}, failing as Redis fails. */
+    private static String lookUpHolder(Locker locker, String key, String caller) {
         if (!(locker instanceof RedisLocker redis) || locker instanceof RedlockLocker) { // each Redlock master has its own state
             return "another owner";
         }
-        try {
-            LockAdmin.RedisState state = redis.admin().state(key);
-            List<String> owners = state.holds().keySet().stream().filter(owner -> !owner.equals(caller)).toList();
-            if (!owners.isEmpty()) {
-                return "owner " + String.join(", ", owners);
-            }
-            if (state.holds().isEmpty() && state.type().equals("hash") && state.ttlMillis() > 0) {
-                return "nobody: kept until " + LocalTime.now().plus(state.ttlMillis(), ChronoUnit.MILLIS).truncatedTo(ChronoUnit.MILLIS)
-                        + " (another " + state.ttlMillis() + " ms) for its holdAtLeast";
-            }
-            return null;
-        } catch (RuntimeException e) {
-            return "an owner Redis could not name (" + e.getMessage() + ")";
+        LockAdmin.RedisState state = redis.admin().state(key);
+        List<String> owners = state.holds().keySet().stream().filter(owner -> !owner.equals(caller)).toList();
+        if (!owners.isEmpty()) {
+            return "owner " + String.join(", ", owners);
         }
+        if (state.holds().isEmpty() && state.type().equals("hash") && state.ttlMillis() > 0) {
+            return "nobody: kept until " + LocalTime.now().plus(state.ttlMillis(), ChronoUnit.MILLIS).truncatedTo(ChronoUnit.MILLIS)
+                    + " (another " + state.ttlMillis() + " ms) for its holdAtLeast";
+        }
+        return null;
     }
 }
