@@ -83,14 +83,8 @@ class SharedCallerConnectionTest {
     @Test
     void callsOnTheirWayFailAtOnceWhenTheServerDropsTheConnectionAndTheNextOneReconnects() throws Exception {
         try (RedisServerProcess redis = RedisServerProcess.start(); Callers callers = new Callers(redis, Duration.ofSeconds(30))) {
-            echo(callers.connections, "opened");
-            redis.pause();
-            List<CompletableFuture<Object>> onTheirWay = new ArrayList<>();
-            onTheirWay(callers, 4, onTheirWay);
+            assertCallsOnTheirWayFailLongBeforeTheirTimeout(redis, callers, redis::kill);
 
-            redis.kill();
-
-            assertFailedLongBeforeTheirTimeout(onTheirWay);
             redis.restart();
             assertThat(echo(callers.connections, "after-the-restart")).isEqualTo("after-the-restart");
         }
@@ -99,15 +93,9 @@ class SharedCallerConnectionTest {
     @Test
     void closingTheConnectionsFailsTheCallsOnTheirWayAtOnce() throws Exception {
         try (RedisServerProcess redis = RedisServerProcess.start(); Callers callers = new Callers(redis, Duration.ofSeconds(30))) {
-            echo(callers.connections, "opened");
-            redis.pause();
             try {
-                List<CompletableFuture<Object>> onTheirWay = new ArrayList<>();
-                onTheirWay(callers, 3, onTheirWay);
+                assertCallsOnTheirWayFailLongBeforeTheirTimeout(redis, callers, callers.connections::close);
 
-                callers.connections.close();
-
-                assertFailedLongBeforeTheirTimeout(onTheirWay);
                 assertThat(callers.connections.call(bytes("PING"))).as("a call after the close").isSameAs(CallerConnections.NOT_SENT);
             } finally {
                 redis.resume();
@@ -159,7 +147,15 @@ class SharedCallerConnectionTest {
         return threads;
     }
 
-    private static void assertFailedLongBeforeTheirTimeout(List<CompletableFuture<Object>> calls) {
+    /** Pauses the server, sends 3 calls with a timeout of 30 s, breaks the connection and checks they all failed within 10 s. */
+    private static void assertCallsOnTheirWayFailLongBeforeTheirTimeout(RedisServerProcess redis, Callers callers, Runnable breaking) {
+        echo(callers.connections, "opened");
+        redis.pause();
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        onTheirWay(callers, 3, calls);
+
+        breaking.run();
+
         for (CompletableFuture<Object> call : calls) {
             assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).as("failed long before its 30 s timeout")
                     .hasCauseInstanceOf(RedisConnectionException.class);
