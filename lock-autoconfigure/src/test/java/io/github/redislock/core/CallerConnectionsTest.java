@@ -80,7 +80,7 @@ class CallerConnectionsTest {
             try (RedisLocker locker = RedisLocker.builder(factory).keyPrefix(LockerFixture.PREFIX).build()) {
                 locker.lock("in-database-3");
 
-                assertThat(clientsThatLastRanEvalsha(redis)).allSatisfy(client -> assertThat(client).contains("db=3", "user=locker", "name=orders"));
+                assertThat(clientsWhoseLastCommandWas(redis, "evalsha")).allSatisfy(client -> assertThat(client).contains("db=3", "user=locker", "name=orders"));
                 locker.unlock("in-database-3");
             } finally {
                 factory.destroy();
@@ -103,9 +103,9 @@ class CallerConnectionsTest {
         }
     }
 
-    /** Each client whose last command was EVALSHA, as CLIENT LIST describes it, its id first. */
-    static Set<String> clientsThatLastRanEvalsha(RedisServerProcess redis) {
-        return Arrays.stream(String.valueOf(redis.command("CLIENT", "LIST")).split("\n")).filter(line -> line.contains(" cmd=evalsha "))
+    /** Each client whose last command was {@code command} (lower case, as CLIENT LIST names it), as CLIENT LIST describes it, its id first. */
+    static Set<String> clientsWhoseLastCommandWas(RedisServerProcess redis, String command) {
+        return Arrays.stream(String.valueOf(redis.command("CLIENT", "LIST")).split("\n")).filter(line -> line.contains(" cmd=" + command + " "))
                 .collect(Collectors.toCollection(HashSet::new));
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -59,7 +58,7 @@ class SharedCallerConnectionTest {
             }
 
             assertThat(wrong).as("replies that were another call's").hasValue(0);
-            assertThat(clientsThatLastRanEval(redis)).as("connections that carried the 4,800 calls").hasSize(1);
+            assertThat(CallerConnectionsTest.clientsWhoseLastCommandWas(redis, "eval")).as("connections that carried the 4,800 calls").hasSize(1);
         }
     }
 
@@ -160,11 +159,6 @@ class SharedCallerConnectionTest {
             assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).as("failed long before its 30 s timeout")
                     .hasCauseInstanceOf(RedisConnectionException.class);
         }
-    }
-
-    /** Each client whose last command was EVAL, as CLIENT LIST describes it. */
-    private static List<String> clientsThatLastRanEval(RedisServerProcess redis) {
-        return Arrays.stream(String.valueOf(redis.command("CLIENT", "LIST")).split("\n")).filter(line -> line.contains(" cmd=eval ")).toList();
     }
 
     /** EVAL of a script that returns its one argument, on the callers' connection. */

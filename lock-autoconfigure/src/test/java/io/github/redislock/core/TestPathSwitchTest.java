@@ -38,13 +38,13 @@ class TestPathSwitchTest {
                 LockHandle handle = instance.async.acquire("async", Duration.ZERO, null).toCompletableFuture().get(5, TimeUnit.SECONDS);
                 instance.async.release(handle).toCompletableFuture().get(5, TimeUnit.SECONDS);
             }
-            Set<String> async = idsOf(CallerConnectionsTest.clientsThatLastRanEvalsha(redis));
+            Set<String> async = idsOf(CallerConnectionsTest.clientsWhoseLastCommandWas(redis, "evalsha"));
             assertThat(async).as("the async pair's connection").hasSize(1);
 
             instance.locker.lock("blocking");
             instance.locker.unlock("blocking");
 
-            Set<String> blockingOnly = idsOf(CallerConnectionsTest.clientsThatLastRanEvalsha(redis));
+            Set<String> blockingOnly = idsOf(CallerConnectionsTest.clientsWhoseLastCommandWas(redis, "evalsha"));
             blockingOnly.removeAll(async);
             assertThat(blockingOnly).as("ids of the clients whose last command was EVALSHA, besides the async pair's %s, with %s=%s", async,
                     LockerFixture.CALLER_CONNECTIONS_PROPERTY, LockerFixture.CALLER_CONNECTIONS).hasSize(LockerFixture.CALLER_CONNECTIONS ? 1 : 0);
