@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.SocketOptions;
 
@@ -29,7 +29,7 @@ public final class CallerConnections implements AutoCloseable {
     /**
      * How long the connection may stay idle and be used without a PING first: less than the shortest {@code timeout} Redis offers
      * (1 s). One the server closed meanwhile (a restart, its {@code timeout}, CLIENT KILL) would fail the next call without telling
-     * whether it ran, so it is replaced; one whose PING is not answered in time leaves the call to Lettuce's connection.
+     * whether it ran, so it is replaced; one whose PING is not answered in time fails the call as a timeout, within its time.
      */
     public static final Duration IDLE_CHECK = Duration.ofMillis(500);
     /** After a failed connect, how long calls go through Lettuce before this tries again. */
@@ -118,11 +118,9 @@ public final class CallerConnections implements AutoCloseable {
         }
         RespConnection current = connection;
         if (current != null && !current.isBroken() && System.nanoTime() - current.lastReplyNanos >= IDLE_CHECK.toNanos()) {
-            try {
+            try { // a timeout fails the call: the server is slow, not gone, and a new connection or Lettuce's would wait as long again
                 current.call(PING);
-            } catch (RedisCommandTimeoutException e) { // a slow server, not a closed connection: a new one would wait as long
-                return null;
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RedisCommandExecutionException e) {
                 // broken: replaced below
             }
         }
