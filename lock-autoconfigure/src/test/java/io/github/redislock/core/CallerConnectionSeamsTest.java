@@ -3,9 +3,11 @@ package io.github.redislock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,7 +18,10 @@ import io.github.redislock.LockRedisException;
 import io.github.redislock.core.connection.CallerConnections;
 import io.github.redislock.testsupport.RedisServerProcess;
 
+import io.lettuce.core.RedisConnectionException;
+
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The blocking callers' shared connection where it meets a server that stops answering or reading: no calling thread waits
@@ -62,5 +67,30 @@ class CallerConnectionSeamsTest {
                 redis.resume();
             }
         }
+    }
+
+    @Test
+    void aWriteToAServerThatStoppedReadingFailsWithinItsTimeout() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start()) {
+            LettuceConnectionFactory factory = LockerFixture.startedLettuce(redis.host(), redis.port(), TIMEOUT);
+            CallerConnections connections = CallerConnections.of(factory, TIMEOUT);
+            try {
+                connections.call(bytes("PING"));
+                redis.pause();
+                byte[] more = new byte[32 << 20]; // more than the socket buffers on both ends hold: the write blocks
+                CompletableFuture<Object> writing = CompletableFuture.supplyAsync(() -> connections.call(bytes("ECHO"), more));
+
+                assertThatThrownBy(() -> writing.get(10, TimeUnit.SECONDS)).as("failed, not still writing 10 s after its 1 s timeout")
+                        .hasCauseInstanceOf(RedisConnectionException.class);
+            } finally {
+                redis.resume();
+                connections.close();
+                factory.destroy();
+            }
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

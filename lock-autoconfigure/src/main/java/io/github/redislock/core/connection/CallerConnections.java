@@ -11,7 +11,6 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.SocketOptions;
 
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -36,8 +35,6 @@ public final class CallerConnections implements AutoCloseable {
     private static final long RETRY_CONNECT_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A thread that waits for a reply anyway (a blocking lock or unlock), which may read it itself. */
     private static final ThreadLocal<Boolean> CALLER_WAITS = new ThreadLocal<>();
-
-    private static final Class<?> VIRTUAL = virtualThreads();
 
     private final LettuceConnectionFactory factory;
     private final Duration connectTimeout;
@@ -70,7 +67,7 @@ public final class CallerConnections implements AutoCloseable {
      */
     public static boolean callerWaits(boolean waits) {
         boolean before = CALLER_WAITS.get() != null;
-        if (waits != before && !(waits && VIRTUAL.isInstance(Thread.currentThread()))) {
+        if (waits != before && !(waits && Thread.currentThread().getClass().getName().equals("java.lang.VirtualThread"))) { // JDK 17 has none
             CALLER_WAITS.set(waits ? Boolean.TRUE : null);
         }
         return before;
@@ -151,7 +148,6 @@ public final class CallerConnections implements AutoCloseable {
     /** What Lettuce says to the server first, as far as the lock scripts need it: who we are and which database. */
     private void handshake(RespConnection connection) throws IOException {
         try {
-            LettuceClientConfiguration client = factory.getClientConfiguration();
             String password = factory.getPassword();
             String username = factory.getStandaloneConfiguration().getUsername();
             if (password != null && !password.isEmpty()) {
@@ -160,8 +156,8 @@ public final class CallerConnections implements AutoCloseable {
             if (factory.getDatabase() != 0) {
                 connection.call(bytes("SELECT"), bytes(Integer.toString(factory.getDatabase())));
             }
-            if (client.getClientName().isPresent()) {
-                connection.call(bytes("CLIENT"), bytes("SETNAME"), bytes(client.getClientName().get()));
+            if (factory.getClientConfiguration().getClientName().isPresent()) {
+                connection.call(bytes("CLIENT"), bytes("SETNAME"), bytes(factory.getClientConfiguration().getClientName().get()));
             }
         } catch (IOException | RuntimeException e) {
             connection.close();
@@ -178,15 +174,6 @@ public final class CallerConnections implements AutoCloseable {
         RespConnection current = connection;
         if (current != null) {
             current.close();
-        }
-    }
-
-    /** JDK 21's virtual thread class, or a class no thread is (JDK 17). */
-    private static Class<?> virtualThreads() {
-        try {
-            return Class.forName("java.lang.VirtualThread");
-        } catch (ClassNotFoundException e) {
-            return Void.class;
         }
     }
 

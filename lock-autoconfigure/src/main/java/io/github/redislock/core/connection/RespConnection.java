@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -49,6 +51,8 @@ final class RespConnection implements AutoCloseable {
     /** The calling thread's last command if it is not answered yet: a reply that did not come in time. */
     private final ThreadLocal<Call> late = new ThreadLocal<>();
     private volatile IOException broken;
+    /** When the write on its way began, or 0. A socket write has no timeout: one to a server that stopped reading blocks once the buffers fill. */
+    private volatile long writingSince;
     volatile long lastReplyNanos = System.nanoTime();
 
     /** One command and, once {@link #answered}, its reply (an {@link ErrorReply} or {@link IOException} for a failure). */
@@ -77,6 +81,17 @@ final class RespConnection implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             socket.close();
             throw e;
+        }
+        checkWrites();
+    }
+
+    /** Every quarter of the reply timeout until it breaks, breaks off the connection if a write has blocked longer than that timeout. */
+    private void checkWrites() {
+        long since = writingSince;
+        if (since != 0 && System.nanoTime() - since > replyTimeout.toNanos()) {
+            breakOff(new IOException("Redis took no write for " + replyTimeout + " (it stopped reading)"));
+        } else if (broken == null) {
+            CompletableFuture.delayedExecutor(replyTimeout.toNanos() / 4, TimeUnit.NANOSECONDS, Runnable::run).execute(this::checkWrites);
         }
     }
 
@@ -154,7 +169,9 @@ final class RespConnection implements AutoCloseable {
                     }
                 }
                 if (batch.size() > 0) {
+                    writingSince = System.nanoTime();
                     batch.writeTo(out);
+                    writingSince = 0;
                 }
             } catch (IOException e) {
                 breakOff(e);
@@ -277,10 +294,7 @@ final class RespConnection implements AutoCloseable {
                 if (length < 0) {
                     return null;
                 }
-                byte[] bulk = in.readNBytes((int) length);
-                if (bulk.length < length) {
-                    throw new EOFException("Connection closed by Redis");
-                }
+                byte[] bulk = in.readNBytes((int) length); // short only at the end of the stream, where next() throws
                 next();
                 next();
                 return bulk;
