@@ -105,7 +105,7 @@ class AclTest {
         return new ApplicationContextRunner().withConfiguration(BootLine.redisAnd(RedisLockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.username=locker", "spring.data.redis.password=change-me", "spring.data.redis.timeout=2s",
-                        "redis-lock.watchdog-timeout=600ms", LockerFixture.CALLER_CONNECTIONS_SETTING)
+                        "redis-lock.watchdog-timeout=2s", LockerFixture.CALLER_CONNECTIONS_SETTING)
                 .withPropertyValues(properties);
     }
 
