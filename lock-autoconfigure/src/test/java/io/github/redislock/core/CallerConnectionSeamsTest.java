@@ -90,6 +90,30 @@ class CallerConnectionSeamsTest {
         }
     }
 
+    @Test
+    void aThreadThatOwesALateReplyTakesNoLockOnTheCallersConnectionWhileTheFactoryIsStopped() {
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), Duration.ofSeconds(30), Duration.ofMillis(300))) {
+            instance.locker.lock("warm-up");
+            instance.locker.unlock("warm-up");
+            redis.pause();
+            try {
+                assertThatThrownBy(() -> instance.locker.tryLock("late")).isInstanceOf(LockRedisException.class);
+            } finally {
+                redis.resume();
+            }
+            LettuceConnectionFactory factory = (LettuceConnectionFactory) instance.connectionFactory;
+            factory.stop();
+            try {
+                assertThatThrownBy(() -> instance.locker.tryLock("while-stopped")).as("failed as on Lettuce's stopped connection")
+                        .isInstanceOf(RuntimeException.class);
+            } finally {
+                factory.start();
+            }
+            assertThat(instance.redis.hasKey(instance.redisKey("while-stopped"))).as("a lock taken by a stopped context").isFalse();
+        }
+    }
+
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

@@ -90,7 +90,7 @@ public final class CallerConnections implements AutoCloseable {
     public Object call(byte[]... command) {
         try {
             for (int attempt = 0; attempt < 2; attempt++) { // a connection found broken before sending is replaced once
-                RespConnection current = owesReply() ? connection : usable();
+                RespConnection current = !factory.isRunning() ? null : owesReply() ? connection : usable(); // a stopped context's calls fail as Lettuce fails them
                 if (current == null) {
                     return NOT_SENT;
                 }
@@ -108,11 +108,8 @@ public final class CallerConnections implements AutoCloseable {
     /** What {@link #call} returns when it sent nothing. */
     public static final Object NOT_SENT = new Object();
 
-    /** The open connection, checked with a PING when idle, or a new one; null when the factory is stopped or none can be opened. */
+    /** The open connection, checked with a PING when idle, or a new one; null when none can be opened. */
     private RespConnection usable() {
-        if (!factory.isRunning()) { // a stopped context's factory: its calls fail as Lettuce fails them
-            return null;
-        }
         RespConnection current = connection;
         if (current != null && !current.isBroken() && System.nanoTime() - current.lastReplyNanos >= IDLE_CHECK.toNanos()) {
             try { // a timeout fails the call: the server is slow, not gone, and a new connection or Lettuce's would wait as long again
