@@ -2,17 +2,21 @@ package io.github.redislock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.connection.CallerConnections;
@@ -111,6 +115,90 @@ class CallerConnectionSeamsTest {
                 factory.start();
             }
             assertThat(instance.redis.hasKey(instance.redisKey("while-stopped"))).as("a lock taken by a stopped context").isFalse();
+        }
+    }
+
+    @Test
+    void eightThreadsLockingThroughAServerKillAndRestartFailOnlyNamingTheirKeyAndLeaveNoLockBehind() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start()) {
+            assertEightThreadsLockThrough(redis, () -> {
+                redis.kill();
+                redis.restart();
+            });
+        }
+    }
+
+    @Test
+    void eightThreadsLockingThroughAClientKillOfTheirConnectionFailOnlyNamingTheirKeyAndLeaveNoLockBehind() throws Exception {
+        try (RedisServerProcess redis = RedisServerProcess.start()) {
+            assertEightThreadsLockThrough(redis, () -> {
+                Set<String> carrying = CallerConnectionsTest.clientsWhoseLastCommandWas(redis, "evalsha");
+                assertThat(carrying).as("connections whose last command was a lock script").isNotEmpty();
+                carrying.forEach(client -> redis.command("CLIENT", "KILL", "ID", client.substring("id=".length(), client.indexOf(' '))));
+            });
+        }
+    }
+
+    /**
+     * Eight threads each lock and unlock a key of their own, 20 times before {@code fault} and until each did it again after:
+     * every failure names its key, no call takes long past its timeout, and no lock is left once a lease has passed.
+     */
+    private static void assertEightThreadsLockThrough(RedisServerProcess redis, Runnable fault) throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        try (LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), lease, TIMEOUT)) {
+            CountDownLatch busy = new CountDownLatch(8 * 20);
+            CountDownLatch pairAfterTheRestart = new CountDownLatch(8);
+            AtomicBoolean restarted = new AtomicBoolean();
+            AtomicBoolean done = new AtomicBoolean();
+            List<String> wrong = new CopyOnWriteArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> running = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    String key = "restart-" + t;
+                    running.add(threads.submit(() -> {
+                        boolean counted = false;
+                        while (!done.get()) {
+                            boolean after = restarted.get();
+                            long start = System.nanoTime();
+                            try {
+                                if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
+                                    instance.locker.unlock(key);
+                                    busy.countDown();
+                                    if (after && !counted) {
+                                        counted = true;
+                                        pairAfterTheRestart.countDown();
+                                    }
+                                }
+                            } catch (RuntimeException e) { // a lock lost with the killed server's data among them
+                                if (!String.valueOf(e.getMessage()).contains(instance.redisKey(key))) {
+                                    wrong.add("not naming " + key + ": " + e);
+                                }
+                            } catch (InterruptedException e) {
+                                wrong.add(key + ": " + e);
+                            }
+                            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                            if (took > 6 * TIMEOUT.toMillis()) {
+                                wrong.add(key + ": a tryLock and unlock took " + took + " ms");
+                            }
+                        }
+                    }));
+                }
+                assertThat(busy.await(30, TimeUnit.SECONDS)).as("20 pairs each before the fault").isTrue();
+                fault.run();
+                restarted.set(true);
+                assertThat(pairAfterTheRestart.await(30, TimeUnit.SECONDS)).as("every thread locked and unlocked again after the fault").isTrue();
+                done.set(true);
+                for (Future<?> thread : running) {
+                    thread.get(30, TimeUnit.SECONDS);
+                }
+            } finally {
+                done.set(true);
+                threads.shutdownNow();
+            }
+
+            assertThat(wrong).isEmpty();
+            await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys(LockerFixture.PREFIX + "restart-*").isEmpty());
         }
     }
 
