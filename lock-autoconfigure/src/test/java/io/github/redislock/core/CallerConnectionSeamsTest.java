@@ -139,6 +139,36 @@ class CallerConnectionSeamsTest {
         }
     }
 
+    @Test
+    void locksThatLateRepliesTookOnAPausedServerAreNeitherHeldNorRenewedAndEndByTheirLease() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), lease, Duration.ofMillis(300))) {
+            instance.locker.lock("warm-up"); // the scripts loaded: the late ones run, not fail with NOSCRIPT
+            instance.locker.unlock("warm-up");
+            redis.pause();
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> tries = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    String key = "late-" + t;
+                    tries.add(threads.submit(() -> assertThatThrownBy(() -> instance.locker.tryLock(key)).isInstanceOf(LockRedisException.class)
+                            .hasMessageContaining(instance.redisKey(key))));
+                }
+                for (Future<?> tried : tries) {
+                    tried.get(30, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+                redis.resume();
+            }
+
+            assertThat(instance.locker.heldLockCount()).as("locks the Locker takes itself to hold").isZero();
+            assertThat(instance.locker.watchdogState().watchedCount()).as("locks the watchdog renews").isZero();
+            await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys(LockerFixture.PREFIX + "late-*").isEmpty());
+        }
+    }
+
     /**
      * Eight threads each lock and unlock a key of their own, 20 times before {@code fault} and until each did it again after:
      * every failure names its key, no call takes long past its timeout, and no lock is left once a lease has passed.
