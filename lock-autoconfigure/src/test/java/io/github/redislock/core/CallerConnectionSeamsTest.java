@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Lock;
 
 import io.github.redislock.LockRedisException;
 import io.github.redislock.core.connection.CallerConnections;
@@ -25,6 +26,8 @@ import io.github.redislock.testsupport.RedisServerProcess;
 import io.lettuce.core.RedisConnectionException;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -139,20 +142,22 @@ class CallerConnectionSeamsTest {
         }
     }
 
-    @Test
-    void locksThatLateRepliesTookOnAPausedServerAreNeitherHeldNorRenewedAndEndByTheirLease() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"plain", "fair", "read", "write", "multi"})
+    void locksThatLateRepliesTookOnAPausedServerAreNeitherHeldNorRenewedAndEndByTheirLease(String kind) throws Exception {
         Duration lease = Duration.ofSeconds(2);
         try (RedisServerProcess redis = RedisServerProcess.start();
              LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), lease, Duration.ofMillis(300))) {
-            instance.locker.lock("warm-up"); // the scripts loaded: the late ones run, not fail with NOSCRIPT
-            instance.locker.unlock("warm-up");
+            Lock warmUp = lockOf(instance, kind, "warm-up"); // the scripts loaded: the late ones run, not fail with NOSCRIPT
+            warmUp.lock();
+            warmUp.unlock();
             redis.pause();
             ExecutorService threads = Executors.newFixedThreadPool(8);
             try {
                 List<Future<?>> tries = new ArrayList<>();
                 for (int t = 0; t < 8; t++) {
                     String key = "late-" + t;
-                    tries.add(threads.submit(() -> assertThatThrownBy(() -> instance.locker.tryLock(key)).isInstanceOf(LockRedisException.class)
+                    tries.add(threads.submit(() -> assertThatThrownBy(() -> lockOf(instance, kind, key).tryLock()).isInstanceOf(LockRedisException.class)
                             .hasMessageContaining(instance.redisKey(key))));
                 }
                 for (Future<?> tried : tries) {
@@ -165,8 +170,18 @@ class CallerConnectionSeamsTest {
 
             assertThat(instance.locker.heldLockCount()).as("locks the Locker takes itself to hold").isZero();
             assertThat(instance.locker.watchdogState().watchedCount()).as("locks the watchdog renews").isZero();
-            await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys(LockerFixture.PREFIX + "late-*").isEmpty());
+            await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys("*late-*").isEmpty());
         }
+    }
+
+    private static Lock lockOf(LockerFixture instance, String kind, String key) {
+        return switch (kind) {
+            case "plain" -> instance.locker.getLock(key);
+            case "fair" -> instance.locker.getFairLock(key);
+            case "read" -> instance.locker.getReadWriteLock(key).readLock();
+            case "write" -> instance.locker.getReadWriteLock(key).writeLock();
+            default -> instance.locker.getMultiLock(key, key + "-second");
+        };
     }
 
     /**
