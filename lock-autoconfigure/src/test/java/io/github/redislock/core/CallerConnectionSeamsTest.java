@@ -184,6 +184,51 @@ class CallerConnectionSeamsTest {
         };
     }
 
+    @Test
+    void closingTheLockerWhileEightThreadsLockEndsEveryThreadsCallsAndLeavesNoLockBehind() throws Exception {
+        Duration lease = Duration.ofSeconds(2);
+        try (RedisServerProcess redis = RedisServerProcess.start();
+             LockerFixture instance = LockerFixture.connect(redis.host(), redis.port(), lease, TIMEOUT)) {
+            CountDownLatch busy = new CountDownLatch(8 * 20);
+            CountDownLatch refusedAfterTheClose = new CountDownLatch(8);
+            AtomicBoolean closed = new AtomicBoolean();
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> running = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    String key = "closing-" + t;
+                    running.add(threads.submit(() -> {
+                        while (true) {
+                            boolean after = closed.get();
+                            try {
+                                if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
+                                    instance.locker.unlock(key);
+                                    busy.countDown();
+                                }
+                            } catch (RuntimeException e) { // refused once closed, or a call the close ended
+                                if (after) {
+                                    refusedAfterTheClose.countDown();
+                                    return null;
+                                }
+                            }
+                        }
+                    }));
+                }
+                assertThat(busy.await(30, TimeUnit.SECONDS)).as("20 pairs each before the close").isTrue();
+                instance.locker.close();
+                closed.set(true);
+                assertThat(refusedAfterTheClose.await(30, TimeUnit.SECONDS)).as("every thread refused after the close").isTrue();
+                for (Future<?> thread : running) {
+                    thread.get(30, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+
+            await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys("*closing-*").isEmpty());
+        }
+    }
+
     /**
      * Eight threads each lock and unlock a key of their own, 20 times before {@code fault} and until each did it again after:
      * every failure names its key, no call takes long past its timeout, and no lock is left once a lease has passed.
