@@ -51,26 +51,18 @@ class CallerConnectionSeamsTest {
             instance.locker.unlock("warm-up");
             Thread.sleep(CallerConnections.IDLE_CHECK.toMillis()); // not a wait for anything: what the rule is about, an idle connection
             redis.pause();
-            ExecutorService threads = Executors.newFixedThreadPool(8);
             try {
                 CountDownLatch ready = new CountDownLatch(8);
-                List<Future<Long>> took = new ArrayList<>();
-                for (int t = 0; t < 8; t++) {
-                    String key = "paused-" + t;
-                    took.add(threads.submit(() -> {
-                        ready.countDown();
-                        ready.await();
-                        long start = System.nanoTime();
-                        assertThatThrownBy(() -> instance.locker.tryLock(key)).isInstanceOf(LockRedisException.class)
-                                .hasMessageContaining(instance.redisKey(key));
-                        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                    }));
-                }
-                for (Future<Long> thread : took) {
-                    assertThat(thread.get(30, TimeUnit.SECONDS)).as("ms a tryLock took to fail, the timeout " + TIMEOUT).isLessThan(FAILED_WITHIN_MILLIS);
-                }
+                onEightThreads("paused-", key -> {
+                    ready.countDown();
+                    ready.await();
+                    long start = System.nanoTime();
+                    assertThatThrownBy(() -> instance.locker.tryLock(key)).isInstanceOf(LockRedisException.class)
+                            .hasMessageContaining(instance.redisKey(key));
+                    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("ms a tryLock took to fail, the timeout " + TIMEOUT)
+                            .isLessThan(FAILED_WITHIN_MILLIS);
+                }, () -> { });
             } finally {
-                threads.shutdownNow();
                 redis.resume();
             }
         }
@@ -152,19 +144,10 @@ class CallerConnectionSeamsTest {
             warmUp.lock();
             warmUp.unlock();
             redis.pause();
-            ExecutorService threads = Executors.newFixedThreadPool(8);
             try {
-                List<Future<?>> tries = new ArrayList<>();
-                for (int t = 0; t < 8; t++) {
-                    String key = "late-" + t;
-                    tries.add(threads.submit(() -> assertThatThrownBy(() -> lockOf(instance, kind, key).tryLock()).isInstanceOf(LockRedisException.class)
-                            .hasMessageContaining(instance.redisKey(key))));
-                }
-                for (Future<?> tried : tries) {
-                    tried.get(30, TimeUnit.SECONDS);
-                }
+                onEightThreads("late-", key -> assertThatThrownBy(() -> lockOf(instance, kind, key).tryLock()).isInstanceOf(LockRedisException.class)
+                        .hasMessageContaining(instance.redisKey(key)), () -> { });
             } finally {
-                threads.shutdownNow();
                 redis.resume();
             }
 
@@ -192,38 +175,27 @@ class CallerConnectionSeamsTest {
             CountDownLatch busy = new CountDownLatch(8 * 20);
             CountDownLatch refusedAfterTheClose = new CountDownLatch(8);
             AtomicBoolean closed = new AtomicBoolean();
-            ExecutorService threads = Executors.newFixedThreadPool(8);
-            try {
-                List<Future<?>> running = new ArrayList<>();
-                for (int t = 0; t < 8; t++) {
-                    String key = "closing-" + t;
-                    running.add(threads.submit(() -> {
-                        while (true) {
-                            boolean after = closed.get();
-                            try {
-                                if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
-                                    instance.locker.unlock(key);
-                                    busy.countDown();
-                                }
-                            } catch (RuntimeException e) { // refused once closed, or a call the close ended
-                                if (after) {
-                                    refusedAfterTheClose.countDown();
-                                    return null;
-                                }
-                            }
+            onEightThreads("closing-", key -> {
+                while (true) {
+                    boolean after = closed.get();
+                    try {
+                        if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
+                            instance.locker.unlock(key);
+                            busy.countDown();
                         }
-                    }));
+                    } catch (RuntimeException e) { // refused once closed, or a call the close ended
+                        if (after) {
+                            refusedAfterTheClose.countDown();
+                            return;
+                        }
+                    }
                 }
+            }, () -> {
                 assertThat(busy.await(30, TimeUnit.SECONDS)).as("20 pairs each before the close").isTrue();
                 instance.locker.close();
                 closed.set(true);
                 assertThat(refusedAfterTheClose.await(30, TimeUnit.SECONDS)).as("every thread refused after the close").isTrue();
-                for (Future<?> thread : running) {
-                    thread.get(30, TimeUnit.SECONDS);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            });
 
             await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys("*closing-*").isEmpty());
         }
@@ -241,54 +213,78 @@ class CallerConnectionSeamsTest {
             AtomicBoolean restarted = new AtomicBoolean();
             AtomicBoolean done = new AtomicBoolean();
             List<String> wrong = new CopyOnWriteArrayList<>();
-            ExecutorService threads = Executors.newFixedThreadPool(8);
             try {
-                List<Future<?>> running = new ArrayList<>();
-                for (int t = 0; t < 8; t++) {
-                    String key = "restart-" + t;
-                    running.add(threads.submit(() -> {
-                        boolean counted = false;
-                        while (!done.get()) {
-                            boolean after = restarted.get();
-                            long start = System.nanoTime();
-                            try {
-                                if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
-                                    instance.locker.unlock(key);
-                                    busy.countDown();
-                                    if (after && !counted) {
-                                        counted = true;
-                                        pairAfterTheRestart.countDown();
-                                    }
+                onEightThreads("restart-", key -> {
+                    boolean counted = false;
+                    while (!done.get()) {
+                        boolean after = restarted.get();
+                        long start = System.nanoTime();
+                        try {
+                            if (instance.locker.tryLock(key, 200, -1, TimeUnit.MILLISECONDS)) {
+                                instance.locker.unlock(key);
+                                busy.countDown();
+                                if (after && !counted) {
+                                    counted = true;
+                                    pairAfterTheRestart.countDown();
                                 }
-                            } catch (RuntimeException e) { // a lock lost with the killed server's data among them
-                                if (!String.valueOf(e.getMessage()).contains(instance.redisKey(key))) {
-                                    wrong.add("not naming " + key + ": " + e);
-                                }
-                            } catch (InterruptedException e) {
-                                wrong.add(key + ": " + e);
                             }
-                            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                            if (took > 6 * TIMEOUT.toMillis()) {
-                                wrong.add(key + ": a tryLock and unlock took " + took + " ms");
+                        } catch (RuntimeException e) { // a lock lost with the killed server's data among them
+                            if (!String.valueOf(e.getMessage()).contains(instance.redisKey(key))) {
+                                wrong.add("not naming " + key + ": " + e);
                             }
                         }
-                    }));
-                }
-                assertThat(busy.await(30, TimeUnit.SECONDS)).as("20 pairs each before the fault").isTrue();
-                fault.run();
-                restarted.set(true);
-                assertThat(pairAfterTheRestart.await(30, TimeUnit.SECONDS)).as("every thread locked and unlocked again after the fault").isTrue();
-                done.set(true);
-                for (Future<?> thread : running) {
-                    thread.get(30, TimeUnit.SECONDS);
-                }
+                        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                        if (took > 6 * TIMEOUT.toMillis()) {
+                            wrong.add(key + ": a tryLock and unlock took " + took + " ms");
+                        }
+                    }
+                }, () -> {
+                    assertThat(busy.await(30, TimeUnit.SECONDS)).as("20 pairs each before the fault").isTrue();
+                    fault.run();
+                    restarted.set(true);
+                    assertThat(pairAfterTheRestart.await(30, TimeUnit.SECONDS)).as("every thread locked and unlocked again after the fault").isTrue();
+                    done.set(true);
+                });
             } finally {
                 done.set(true);
-                threads.shutdownNow();
             }
 
             assertThat(wrong).isEmpty();
             await().atMost(lease.plusSeconds(3)).until(() -> instance.redis.keys(LockerFixture.PREFIX + "restart-*").isEmpty());
+        }
+    }
+
+    /** What one of {@link #onEightThreads}'s threads does with its key. */
+    private interface OnItsKey {
+        void run(String key) throws Exception;
+    }
+
+    /** What the test's own thread does meanwhile. */
+    private interface Meanwhile {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on eight threads at once, each with a key of its own ({@code prefix} and the thread's number), and
+     * {@code meanwhile} on this one; returns once the eight ended, each within 30 s, and fails with the first one's failure.
+     */
+    private static void onEightThreads(String prefix, OnItsKey work, Meanwhile meanwhile) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                String key = prefix + t;
+                running.add(threads.submit(() -> {
+                    work.run(key);
+                    return null;
+                }));
+            }
+            meanwhile.run();
+            for (Future<?> thread : running) {
+                thread.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 
