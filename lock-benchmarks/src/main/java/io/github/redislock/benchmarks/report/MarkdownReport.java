@@ -32,7 +32,7 @@ public final class MarkdownReport {
     private static final String CEILING = "ceiling";
     private static final String REGISTRY = "registry-";
     /** The scenarios whose rows {@code --rounds} repeats and the report reads as medians; old against new has its own summary. */
-    private static final List<String> IN_ROUNDS = List.of("uncontended", "contended");
+    private static final List<String> IN_ROUNDS = List.of("uncontended", "contended", "held-locks");
 
     private final RunFacts facts;
     private final List<Row> rows;
@@ -177,11 +177,14 @@ public final class MarkdownReport {
     }
 
     private void heldLocks(StringBuilder out) {
-        out.append("| implementation | locks | instances | take all s | release all s | Redis bytes per lock | script calls per tick per instance | goal | client CPU ms/s | threads added | keys left after release | note |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        out.append("| implementation | locks | instances | take all s | take: client CPU µs per lock | take: Redis CPU µs per lock | release all s | Redis bytes per lock | script calls per tick per instance | goal | client CPU ms/s | threads added | keys left after release | note |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : scenarioRows("held-locks")) {
             out.append("| ").append(name(row)).append(" | ").append(String.format(Locale.ROOT, "%,d", row.heldLocks)).append(" | ").append(row.instances)
-                    .append(" | ").append(decimal(row.takeSeconds)).append(" | ").append(decimal(row.releaseSeconds))
+                    .append(" | ").append(withRange(row, r -> r.takeSeconds, MarkdownReport::decimal))
+                    .append(" | ").append(withRange(row, r -> r.clientCpuMicrosPerOp, MarkdownReport::decimal))
+                    .append(" | ").append(withRange(row, r -> r.redisCpuMicrosPerOp, MarkdownReport::decimal))
+                    .append(" | ").append(withRange(row, r -> r.releaseSeconds, MarkdownReport::decimal))
                     .append(" | ").append(count(row.redisBytesPerItem))
                     .append(" | ").append(decimal(row.scriptCallsPerTick)).append(" | ").append(whole(row.renewalCallsGoal))
                     .append(" | ").append(decimal(row.clientCpuMillisPerSecond))

@@ -98,6 +98,15 @@ public final class RoundMedians {
         row.sameThreadShare = median(rounds, r -> r.sameThreadShare);
         row.minThreadOps = medianCount(rounds, r -> r.minThreadOps);
         row.maxThreadOps = medianCount(rounds, r -> r.maxThreadOps);
+        row.heldLocks = first.heldLocks;
+        row.renewalCallsGoal = first.renewalCallsGoal;
+        row.takeSeconds = median(rounds, r -> r.takeSeconds);
+        row.releaseSeconds = median(rounds, r -> r.releaseSeconds);
+        row.redisBytesPerItem = median(rounds, r -> r.redisBytesPerItem);
+        row.scriptCallsPerTick = median(rounds, r -> r.scriptCallsPerTick);
+        row.clientCpuMillisPerSecond = median(rounds, r -> r.clientCpuMillisPerSecond);
+        row.threadsAdded = rounds.stream().mapToInt(r -> r.threadsAdded).max().orElse(Integer.MIN_VALUE); // the most any round added
+        row.keysLeft = rounds.stream().mapToLong(r -> r.keysLeft).max().orElse(-1); // a key one round left is never a median away
         row.violations = rounds.stream().allMatch(r -> r.violations < 0) ? -1 : rounds.stream().mapToLong(r -> Math.max(0, r.violations)).sum();
         rounds.stream().filter(r -> !r.note.isEmpty()).forEach(r -> row.addNote("round " + r.round + ": " + r.note));
         return row;

@@ -10,6 +10,7 @@ import io.github.redislock.benchmarks.clients.LockClient;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.measure.ProcessCpu;
 import io.github.redislock.benchmarks.measure.RedisCommandStats;
+import io.github.redislock.benchmarks.measure.RedisCpu;
 import io.github.redislock.benchmarks.measure.RedisMemory;
 import io.github.redislock.benchmarks.report.Row;
 
@@ -41,7 +42,8 @@ final class HeldLocksScenario implements Scenario {
                 + context.options().heldHold().toMillis() / 1000.0 + " s with a watchdog timeout of " + context.options().renewalWatchdogTimeout().toMillis()
                 + " ms (a tick every " + context.options().renewalTick().toMillis() + " ms) after one more tick that is not counted, then "
                 + "released by the threads that took them. "
-                + "Seconds to take and to release them all; growth of Redis' `used_memory` per held lock; Lua script calls per renewal tick "
+                + "Seconds to take and to release them all, and the CPU time per lock taken of this JVM (all threads, JIT included) and of "
+                + "Redis while taking them (steadier than seconds on a shared machine); growth of Redis' `used_memory` per held lock; Lua script calls per renewal tick "
                 + "of one instance during the hold (INFO commandstats, divided by the instances and by hold / tick), against the goal "
                 + "ceil(locks per instance / " + LockCommands.MAX_RENEWAL_BATCH + "), redis-lock's renewal batch (`LockCommands.MAX_RENEWAL_BATCH`); "
                 + "this JVM's CPU time per second of holding (all threads); platform threads the libraries added; keys left in Redis "
@@ -50,11 +52,8 @@ final class HeldLocksScenario implements Scenario {
 
     @Override
     public List<Row> run(BenchmarkContext context) {
-        List<Row> rows = new ArrayList<>();
-        for (LockImplementation implementation : Scenarios.atScale(context, id())) {
-            rows.add(measure(context, implementation));
-        }
-        return rows;
+        return Rounds.measure(context, id(), context.options().roundsOf(id()), Scenarios.atScale(context, id()),
+                List.of(context.options().heldInstances()), (implementation, instances) -> measure(context, implementation));
     }
 
     private Row measure(BenchmarkContext context, LockImplementation implementation) {
@@ -80,6 +79,8 @@ final class HeldLocksScenario implements Scenario {
             }
             long memoryBefore = RedisMemory.usedBytes(context.redis()); // after connecting: connection buffers are not the locks'
             long start = System.nanoTime();
+            long takeCpuBefore = ProcessCpu.nanos();
+            double takeRedisCpuBefore = RedisCpu.seconds(context.redis());
             for (int i = 0; i < instances; i++) {
                 List<String> keys = new ArrayList<>();
                 for (int n = i; n < count; n += instances) {
@@ -93,6 +94,8 @@ final class HeldLocksScenario implements Scenario {
             }
             taken.await();
             row.takeSeconds = (System.nanoTime() - start) / 1e9;
+            row.clientCpuMicrosPerOp = (ProcessCpu.nanos() - takeCpuBefore) / 1e3 / count;
+            row.redisCpuMicrosPerOp = (RedisCpu.seconds(context.redis()) - takeRedisCpuBefore) * 1e6 / count;
             throwIfFailed(failure);
             row.redisBytesPerItem = (double) (RedisMemory.usedBytes(context.redis()) - memoryBefore) / count;
 

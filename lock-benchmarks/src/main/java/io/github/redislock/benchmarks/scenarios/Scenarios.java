@@ -2,6 +2,7 @@ package io.github.redislock.benchmarks.scenarios;
 
 import java.util.List;
 
+import io.github.redislock.benchmarks.clients.Implementations;
 import io.github.redislock.benchmarks.clients.LockImplementation;
 
 /** Every scenario the benchmark knows, in report order. */
@@ -21,6 +22,8 @@ public final class Scenarios {
 
     /** The peers the scale scenarios run beside redis-lock: the others' waiting (polling) or renewal (a timer per lock) does not scale that far. */
     private static final List<String> AT_SCALE = List.of("redis-lock", "redisson");
+    /** With them on one server, the earlier redis-lock of {@code --baseline-jar} (it connects to a standalone server only). */
+    private static final List<String> AT_SCALE_STANDALONE = List.of("redis-lock", "redisson", Implementations.BASELINE);
 
     private Scenarios() {
     }
@@ -34,14 +37,18 @@ public final class Scenarios {
         return ALL.stream().map(Scenario::id).filter(id -> !id.equals(OLD_VS_NEW)).toList();
     }
 
-    /** The chosen implementations the scale scenario {@code scenario} (waiters, held locks, cluster) runs; the others are named in the log. */
+    /**
+     * The chosen implementations the scale scenario {@code scenario} (waiters and held locks on one server, or the cluster) runs;
+     * the others are named in the log.
+     */
     static List<LockImplementation> atScale(BenchmarkContext context, String scenario) {
-        List<String> skipped = context.implementations().stream().filter(implementation -> !AT_SCALE.contains(implementation.id()))
+        List<String> runs = scenario.equals(CLUSTER) ? AT_SCALE : AT_SCALE_STANDALONE;
+        List<String> skipped = context.implementations().stream().filter(implementation -> !runs.contains(implementation.id()))
                 .map(LockImplementation::displayName).toList();
         if (!skipped.isEmpty()) {
-            context.log(scenario + ": skipped " + String.join(", ", skipped) + " (the scale scenarios run " + String.join(" and ", AT_SCALE) + " only)");
+            context.log(scenario + ": skipped " + String.join(", ", skipped) + " (it runs " + String.join(", ", runs) + " only)");
         }
-        return context.implementations().stream().filter(implementation -> AT_SCALE.contains(implementation.id())).toList();
+        return context.implementations().stream().filter(implementation -> runs.contains(implementation.id())).toList();
     }
 
     /** @throws IllegalArgumentException naming the unknown id and the known ones */

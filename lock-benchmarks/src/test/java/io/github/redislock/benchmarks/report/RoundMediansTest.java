@@ -44,6 +44,16 @@ class RoundMediansTest {
     }
 
     @Test
+    void aHeldLocksMedianRowTakesTheMedianTimesAndTheMostKeysAndThreadsAnyRoundLeft() {
+        Row row = RoundMedians.medianRow(List.of(held(1, 3.4, 0, 8), held(2, 2.9, 3, 9), held(3, 3.1, 0, 8)));
+
+        assertThat(row.takeSeconds).isEqualTo(3.1);
+        assertThat(row.heldLocks).isEqualTo(100_000);
+        assertThat(row.keysLeft).as("a key one round left in Redis").isEqualTo(3);
+        assertThat(row.threadsAdded).isEqualTo(9);
+    }
+
+    @Test
     void theMedianRowsStandInTheOrderOfARunOfOneRoundAndOtherScenariosKeepTheirPlaces() {
         List<Row> rows = new ArrayList<>();
         rows.add(new Row("first", "x", "x", 1, 1));
@@ -86,6 +96,16 @@ class RoundMediansTest {
         row.round = round;
         row.opsPerSecond = 1_000;
         row.violations = violations;
+        return row;
+    }
+
+    private static Row held(int round, double takeSeconds, long keysLeft, int threadsAdded) {
+        Row row = new Row("held-locks", "redis-lock", "redis-lock", 4, 4);
+        row.round = round;
+        row.heldLocks = 100_000;
+        row.takeSeconds = takeSeconds;
+        row.keysLeft = keysLeft;
+        row.threadsAdded = threadsAdded;
         return row;
     }
 }
