@@ -57,6 +57,8 @@ class QuickScaleRunTest {
             assertThat(row[7]).as("seconds to release them all").matches(medianOfTwoRounds);
         });
         assertThat(row(rows, "redis-lock", -1)[10]).as("goal: ceil(500 locks per instance / 1,000)").isEqualTo("1");
+        assertThat(markdown).as("the goal check reads the median row of the rounds")
+                .containsPattern("\\| held locks: at most ceil\\(locks per instance / batch size\\) renewal script calls per tick per instance \\| [^|]+ \\| yes \\|");
     }
 
     @Test

@@ -104,6 +104,9 @@ public final class RoundMedians {
         row.releaseSeconds = median(rounds, r -> r.releaseSeconds);
         row.redisBytesPerItem = median(rounds, r -> r.redisBytesPerItem);
         row.scriptCallsPerTick = median(rounds, r -> r.scriptCallsPerTick);
+        row.renewalTicks = median(rounds, r -> r.renewalTicks);
+        row.commandsPerSecond = median(rounds, r -> r.commandsPerSecond);
+        row.scriptCallsPerSecond = median(rounds, r -> r.scriptCallsPerSecond);
         row.clientCpuMillisPerSecond = median(rounds, r -> r.clientCpuMillisPerSecond);
         row.threadsAdded = rounds.stream().mapToInt(r -> r.threadsAdded).max().orElse(Integer.MIN_VALUE); // the most any round added
         row.keysLeft = rounds.stream().mapToLong(r -> r.keysLeft).max().orElse(-1); // a key one round left is never a median away

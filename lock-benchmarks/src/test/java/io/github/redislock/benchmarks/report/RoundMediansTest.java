@@ -48,6 +48,7 @@ class RoundMediansTest {
         Row row = RoundMedians.medianRow(List.of(held(1, 3.4, 0, 8), held(2, 2.9, 3, 9), held(3, 3.1, 0, 8)));
 
         assertThat(row.takeSeconds).isEqualTo(3.1);
+        assertThat(row.renewalTicks).as("what the goal check weighs the calls per tick by").isEqualTo(10.0);
         assertThat(row.heldLocks).isEqualTo(100_000);
         assertThat(row.keysLeft).as("a key one round left in Redis").isEqualTo(3);
         assertThat(row.threadsAdded).isEqualTo(9);
@@ -104,6 +105,7 @@ class RoundMediansTest {
         row.round = round;
         row.heldLocks = 100_000;
         row.takeSeconds = takeSeconds;
+        row.renewalTicks = 10.0;
         row.keysLeft = keysLeft;
         row.threadsAdded = threadsAdded;
         return row;
