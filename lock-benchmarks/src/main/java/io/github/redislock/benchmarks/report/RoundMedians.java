@@ -78,7 +78,7 @@ public final class RoundMedians {
 
     /**
      * One row of the medians of {@code rounds}' figures. Its note names each round that noted something (a FAILED or
-     * VIOLATED round marks the median row too); mutual-exclusion violations are added up, never a median.
+     * VIOLATED round marks the median row too), or says once what every round noted alike; mutual-exclusion violations are added up, never a median.
      */
     static Row medianRow(List<Row> rounds) {
         Row first = rounds.get(0);
@@ -113,7 +113,11 @@ public final class RoundMedians {
         row.outOfQueueOrder = rounds.stream().mapToLong(r -> r.outOfQueueOrder).max().orElse(-1);
         row.keysLeft = rounds.stream().mapToLong(r -> r.keysLeft).max().orElse(-1); // a key one round left is never a median away
         row.violations = rounds.stream().allMatch(r -> r.violations < 0) ? -1 : rounds.stream().mapToLong(r -> Math.max(0, r.violations)).sum();
-        rounds.stream().filter(r -> !r.note.isEmpty()).forEach(r -> row.addNote("round " + r.round + ": " + r.note));
+        if (rounds.stream().map(r -> r.note).distinct().count() == 1) { // what every round says (e.g. "looping"), said once
+            row.addNote(first.note);
+        } else {
+            rounds.stream().filter(r -> !r.note.isEmpty()).forEach(r -> row.addNote("round " + r.round + ": " + r.note));
+        }
         return row;
     }
 

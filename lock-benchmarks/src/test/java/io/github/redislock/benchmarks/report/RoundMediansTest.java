@@ -63,6 +63,14 @@ class RoundMediansTest {
     }
 
     @Test
+    void aNoteEveryRoundMadeAlikeIsSaidOnce() {
+        List<Row> rounds = List.of(contended("redis-lock", 1, 0), contended("redis-lock", 2, 0));
+        rounds.forEach(r -> r.addNote("looping, as in scenario 2"));
+
+        assertThat(RoundMedians.medianRow(rounds).note).isEqualTo("looping, as in scenario 2");
+    }
+
+    @Test
     void theMedianRowsStandInTheOrderOfARunOfOneRoundAndOtherScenariosKeepTheirPlaces() {
         List<Row> rows = new ArrayList<>();
         rows.add(new Row("first", "x", "x", 1, 1));
