@@ -64,7 +64,7 @@ public final class Benchmark {
         return "JVM warm-up " + seconds(options.jvmWarmup()) + " s per implementation and round (again while the JIT is busy, at most 4 rounds); warm-up " + seconds(options.warmup()) + " s and " + seconds(options.measure()) + " s measured per row; "
                 + "renewal hold " + seconds(options.renewalHold()) + " s; lease/watchdog in scenarios 1-2 "
                 + seconds(options.watchdogTimeout()) + " s; "
-                + (options.roundsOf(Scenarios.UNCONTENDED) == 1 ? "" : "scenarios 1, 2 and 6 in " + options.roundsOf(Scenarios.UNCONTENDED)
+                + (options.roundsOf(Scenarios.UNCONTENDED) == 1 ? "" : "scenarios 1, 2, 5 and 6 in " + options.roundsOf(Scenarios.UNCONTENDED)
                         + " rounds (the implementations' order turned by one place a round); ")
                 + "scenario 4: JMH in this JVM (no fork), " + options.jmhWarmupIterations()
                 + " warm-up and " + options.jmhIterations() + " measured iterations of " + seconds(options.jmhIterationTime()) + " s per benchmark";

@@ -61,7 +61,7 @@ public record BenchmarkOptions(
               --baseline-jar=PATH          an earlier commit's lock-autoconfigure jar: implementation %4$s, and
                                            the %5$s scenario (not run by default) alternates it with redis-lock
               --baseline-label=TEXT        how the report names that commit, e.g. its short hash (default: the jar's file name)
-              --rounds=N                   rounds of the %7$s, %8$s, %9$s and %6$s scenarios (default 1; %6$s 4): a round measures every
+              --rounds=N                   rounds of the %7$s, %8$s, %9$s, %10$s and %6$s scenarios (default 1; %6$s 4): a round measures every
                                            implementation once at each setup, back to back, in an order turned by one place each round;
                                            the report gives each figure's median over the rounds, the rounds' range beside it
               --output=PATH|none           report file; its hand-written parts are kept (default docs/benchmarks.md)
@@ -72,7 +72,7 @@ public record BenchmarkOptions(
             java -jar %1$s --client-cost [iterations]
                                            JMH with -prof gc: the client's own work per uncontended pair, no Redis
             """.formatted(JAR, String.join(",", Implementations.ids()), String.join(",", Scenarios.all().stream().map(s -> s.id()).toList()),
-            Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW, Scenarios.UNCONTENDED, Scenarios.CONTENDED, Scenarios.HELD_LOCKS);
+            Implementations.BASELINE, Scenarios.OLD_VS_NEW, Scenarios.OLD_VS_NEW, Scenarios.UNCONTENDED, Scenarios.CONTENDED, Scenarios.WAITERS, Scenarios.HELD_LOCKS);
 
     /** @throws IllegalArgumentException naming the option that is unknown or malformed */
     public static BenchmarkOptions parse(String... args) {

@@ -47,6 +47,24 @@ class OldVsNewRunTest {
     }
 
     @Test
+    void theBaselineTakesPartInTheScaleRowsAndItsWaitersAreCheckedAgainstItsOwnQueue(@TempDir Path dir) throws Exception {
+        Path jar = libraryJar(dir);
+
+        String markdown = QuickRunTest.runExactly("--baseline-jar=" + jar, "--baseline-label=test-base", "--implementations=redis-lock,redis-lock-baseline",
+                "--scenarios=waiters,held-locks", "--quick", "--seconds-per-row=0.3", "--warmup-seconds=0.1", "--jvm-warmup-seconds=0.2",
+                "--held-seconds=1.2", "--output=none").render();
+
+        List<String[]> waiters = QuickRunTest.tableRows(markdown.substring(markdown.indexOf("## 5. Waiters"), markdown.indexOf("## 6. Held locks")))
+                .stream().map(row -> Stream.of(row.split("\\|")).map(String::trim).toArray(String[]::new)).toList();
+        String[] baselineQueued = waiters.stream().filter(row -> row[1].contains("test-base") && !row[13].contains("looping")).findFirst().orElseThrow();
+        assertThat(new String[] {baselineQueued[8], baselineQueued[9], baselineQueued[12]}).as("served once, out of queue order, violations")
+                .containsExactly("100", "0", "0");
+        String heldLocks = markdown.substring(markdown.indexOf("## 6. Held locks"), markdown.indexOf("## Goal check"));
+        assertThat(QuickRunTest.tableRows(heldLocks)).filteredOn(row -> row.contains("test-base")).singleElement().asString()
+                .doesNotContain("FAILED").contains("| 1,000 | 2 |");
+    }
+
+    @Test
     void theBaselineWithoutItsJarIsRejectedNamingTheOption() {
         assertThatThrownBy(() -> BenchmarkOptions.parse("--implementations=redis-lock,redis-lock-baseline"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--baseline-jar");

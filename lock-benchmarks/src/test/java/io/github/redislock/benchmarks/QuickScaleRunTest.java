@@ -27,7 +27,7 @@ class QuickScaleRunTest {
 
     @BeforeAll
     void runTheScaleScenariosQuickly() {
-        // --quick's sizes, with shorter windows: the figures are not read, and verify should stay quick; two rounds of held locks
+        // --quick's sizes, with shorter windows: the figures are not read, and verify should stay quick; two rounds of waiters and held locks
         markdown = QuickRunTest.runExactly("--quick", "--seconds-per-row=0.5", "--warmup-seconds=0.2", "--jvm-warmup-seconds=0.2", "--held-seconds=1.2",
                 "--rounds=2", "--implementations=redis-lock,redisson", "--scenarios=waiters,held-locks,cluster", "--output=none").render();
     }
@@ -37,6 +37,8 @@ class QuickScaleRunTest {
         List<String[]> rows = rows("## 5. Waiters", "## 6. Held locks");
 
         assertThat(rows).hasSize(4).allSatisfy(row -> assertThat(row[13]).as("note").doesNotContain("FAILED", "VIOLATED", "ONLY", "NOT IN"));
+        assertThat(rows).allSatisfy(row -> assertThat(row[4]).as("hand-offs/s: the median of the two rounds, their range beside it")
+                .matches("[0-9,]+ \\([0-9,]+-[0-9,]+\\)"));
         String[] ours = row(rows, "redis-lock", WAITERS);
         assertThat(new String[] {ours[8], ours[9], ours[12]}).as("served once, out of queue order, violations").containsExactly("100", "0", "0");
         String[] redisson = row(rows, "Redisson", WAITERS);

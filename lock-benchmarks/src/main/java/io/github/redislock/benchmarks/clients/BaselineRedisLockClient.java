@@ -11,6 +11,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.jar.JarFile;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -32,6 +33,7 @@ final class BaselineRedisLockClient implements LockClient {
 
     private final LettuceConnectionFactory connectionFactory;
     private final Object locker;
+    private final BaselineLibrary library;
     private final MethodHandle lock;
     private final MethodHandle unlock;
     private final MethodHandle close;
@@ -45,6 +47,7 @@ final class BaselineRedisLockClient implements LockClient {
             connectionFactory.destroy();
             throw e;
         }
+        this.library = library;
         lock = library.lock.bindTo(locker);
         unlock = library.unlock.bindTo(locker);
         close = library.close.bindTo(locker);
@@ -73,6 +76,12 @@ final class BaselineRedisLockClient implements LockClient {
     @Override
     public void lockRenewed(String key) {
         call(lock, key);
+    }
+
+    /** The baseline's own wait queue key, so that the waiters scenario starts its release as it does for redis-lock. */
+    @Override
+    public Optional<String> waitQueueKey(String key) {
+        return library.waitQueueKey(key);
     }
 
     @Override
@@ -136,6 +145,17 @@ final class BaselineRedisLockClient implements LockClient {
                 throw new IllegalStateException("The baseline redis-lock could not be built: " + e.getCause(), e.getCause());
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("The baseline redis-lock has no RedisLocker.builder(...).keyPrefix/watchdogTimeout/build: " + e, e);
+            }
+        }
+
+        /** {@code LockKeys.of(PREFIX, key).waitQueue()} of the baseline; empty for a baseline that names its keys otherwise. */
+        Optional<String> waitQueueKey(String key) {
+            try {
+                Class<?> keys = loader.loadClass("io.github.redislock.core.script.LockKeys");
+                Object lockKeys = keys.getMethod("of", String.class, String.class).invoke(null, PREFIX, key);
+                return Optional.of((String) keys.getMethod("waitQueue").invoke(lockKeys));
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                return Optional.empty();
             }
         }
 

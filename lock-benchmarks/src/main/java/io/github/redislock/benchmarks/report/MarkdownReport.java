@@ -32,7 +32,7 @@ public final class MarkdownReport {
     private static final String CEILING = "ceiling";
     private static final String REGISTRY = "registry-";
     /** The scenarios whose rows {@code --rounds} repeats and the report reads as medians; old against new has its own summary. */
-    private static final List<String> IN_ROUNDS = List.of("uncontended", "contended", "held-locks");
+    private static final List<String> IN_ROUNDS = List.of("uncontended", "contended", "waiters", "held-locks");
 
     private final RunFacts facts;
     private final List<Row> rows;
@@ -165,7 +165,7 @@ public final class MarkdownReport {
             boolean looping = row.variant.equals("looping");
             Optional<Row> perInstance = find(r -> r.scenario.equals("waiters") && r.implementationId.equals(row.implementationId) && r.variant.equals("looping"));
             out.append("| ").append(name(row)).append(" | ").append(String.format(Locale.ROOT, "%,d", row.threads)).append(" | ").append(row.instances)
-                    .append(" | ").append(count(row.opsPerSecond))
+                    .append(" | ").append(withRange(row, r -> r.opsPerSecond, MarkdownReport::count))
                     .append(" | ").append(looping ? "-" : ratio(row.opsPerSecond, perInstance.map(r -> r.opsPerSecond)))
                     .append(" | ").append(micros(row.handOffP50Micros)).append(" | ").append(micros(row.handOffP99Micros))
                     .append(" | ").append(whole(row.servedOnce)).append(" | ").append(looping ? "-" : row.outOfQueueOrder < 0 ? "- (no queue)" : whole(row.outOfQueueOrder))

@@ -78,7 +78,7 @@ public final class RoundMedians {
 
     /**
      * One row of the medians of {@code rounds}' figures. Its note names each round that noted something (a FAILED or
-     * VIOLATED round marks the median row too); mutual-exclusion violations are added up, never a median.
+     * VIOLATED round marks the median row too), or says once what every round noted alike; mutual-exclusion violations are added up, never a median.
      */
     static Row medianRow(List<Row> rounds) {
         Row first = rounds.get(0);
@@ -109,9 +109,15 @@ public final class RoundMedians {
         row.scriptCallsPerSecond = median(rounds, r -> r.scriptCallsPerSecond);
         row.clientCpuMillisPerSecond = median(rounds, r -> r.clientCpuMillisPerSecond);
         row.threadsAdded = rounds.stream().mapToInt(r -> r.threadsAdded).max().orElse(Integer.MIN_VALUE); // the most any round added
+        row.servedOnce = rounds.stream().mapToLong(r -> r.servedOnce).min().orElse(-1); // a waiter one round did not serve once shows
+        row.outOfQueueOrder = rounds.stream().mapToLong(r -> r.outOfQueueOrder).max().orElse(-1);
         row.keysLeft = rounds.stream().mapToLong(r -> r.keysLeft).max().orElse(-1); // a key one round left is never a median away
         row.violations = rounds.stream().allMatch(r -> r.violations < 0) ? -1 : rounds.stream().mapToLong(r -> Math.max(0, r.violations)).sum();
-        rounds.stream().filter(r -> !r.note.isEmpty()).forEach(r -> row.addNote("round " + r.round + ": " + r.note));
+        if (rounds.stream().map(r -> r.note).distinct().count() == 1) { // what every round says (e.g. "looping"), said once
+            row.addNote(first.note);
+        } else {
+            rounds.stream().filter(r -> !r.note.isEmpty()).forEach(r -> row.addNote("round " + r.round + ": " + r.note));
+        }
         return row;
     }
 

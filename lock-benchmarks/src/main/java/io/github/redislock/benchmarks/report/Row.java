@@ -69,7 +69,7 @@ public final class Row {
 
     public String note = "";
 
-    /** Scenarios measured in rounds ({@code --rounds}: uncontended, contended, held locks, old against new): the round that measured this row, from 1. */
+    /** Scenarios measured in rounds ({@code --rounds}: uncontended, contended, waiters, held locks, old against new): the round that measured this row, from 1. */
     public int round = 1;
     /** A row of medians ({@link RoundMedians}): the rows of its rounds, in the order they were measured; empty for a row measured once. */
     public List<Row> rounds = List.of();

@@ -8,7 +8,7 @@ import io.github.redislock.benchmarks.clients.LockImplementation;
 import io.github.redislock.benchmarks.report.Row;
 
 /**
- * Measuring in rounds ({@code --rounds}; the uncontended, contended, held-locks and old-against-new scenarios). On a shared
+ * Measuring in rounds ({@code --rounds}; the uncontended, contended, waiters, held-locks and old-against-new scenarios). On a shared
  * machine the load, the JIT and the machine's own state drift over a run: measured once each, one implementation
  * after the other, whichever ran early or late took that drift alone. So each round measures, setup by setup (a
  * thread count, or threads and instances), every implementation once, back to back, and the order of the

@@ -32,6 +32,8 @@ final class WaitersScenario implements Scenario {
     private static final String KEY = "bench:waiters";
     /** The variant of the rows of one waiter per instance locking in a loop, which the queued rows are compared with. */
     static final String LOOPING = "looping";
+    /** The setup of the queued waiters' row (its variant stays empty). */
+    private static final String QUEUED = "queued";
     /** How long all waiters may take to start waiting, and to be served. */
     private static final Duration QUEUEING_LIMIT = Duration.ofMinutes(3);
     private static final Duration SERVING_LIMIT = Duration.ofMinutes(5);
@@ -64,28 +66,30 @@ final class WaitersScenario implements Scenario {
 
     @Override
     public List<Row> run(BenchmarkContext context) {
-        List<Row> rows = new ArrayList<>();
         WaiterThreads threads = WaiterThreads.available();
         int instances = context.options().waiterInstances();
-        for (LockImplementation implementation : Scenarios.atScale(context, id())) {
-            rows.add(steadyState(context, implementation, instances));
-            Row row = new Row(id(), implementation.id(), implementation.displayName(), instances * context.options().waitersPerInstance(), instances);
-            rows.add(row);
-            context.log("waiters: " + implementation.displayName() + ", " + row.threads + " waiters on " + instances + " instances, " + threads.describe());
-            context.redis().flushAll();
-            List<LockClient> clients = new ArrayList<>();
-            try {
-                for (int i = 0; i < instances; i++) {
-                    clients.add(implementation.connect(context.settings()));
-                }
-                record(row, Round.run(context, clients, context.options().waitersPerInstance(), threads));
-            } catch (RuntimeException e) {
-                Runs.failed(context, row, e);
-            } finally {
-                clients.forEach(LockClient::close);
+        // two setups a round: every implementation's looping row, then every one's queue
+        return Rounds.measure(context, id(), context.options().roundsOf(id()), Scenarios.atScale(context, id()), List.of(LOOPING, QUEUED),
+                (implementation, setup) -> setup.equals(LOOPING) ? steadyState(context, implementation, instances)
+                        : queued(context, implementation, instances, threads));
+    }
+
+    private Row queued(BenchmarkContext context, LockImplementation implementation, int instances, WaiterThreads threads) {
+        Row row = new Row(id(), implementation.id(), implementation.displayName(), instances * context.options().waitersPerInstance(), instances);
+        context.log("waiters: " + implementation.displayName() + ", " + row.threads + " waiters on " + instances + " instances, " + threads.describe());
+        context.redis().flushAll();
+        List<LockClient> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < instances; i++) {
+                clients.add(implementation.connect(context.settings()));
             }
+            record(row, Round.run(context, clients, context.options().waitersPerInstance(), threads));
+        } catch (RuntimeException e) {
+            Runs.failed(context, row, e);
+        } finally {
+            clients.forEach(LockClient::close);
         }
-        return rows;
+        return row;
     }
 
     /** What the queue's hand-offs/s are compared with: one waiter per instance locking in a loop, the contended scenario's row for it. */

@@ -55,6 +55,22 @@ class RoundMediansTest {
     }
 
     @Test
+    void aWaitersMedianRowShowsTheFewestWaitersARoundServedOnceAndTheMostHandOffsOutOfQueueOrder() {
+        Row row = RoundMedians.medianRow(List.of(queued(1, 100, 0), queued(2, 99, 0), queued(3, 100, 2)));
+
+        assertThat(row.servedOnce).isEqualTo(99);
+        assertThat(row.outOfQueueOrder).isEqualTo(2);
+    }
+
+    @Test
+    void aNoteEveryRoundMadeAlikeIsSaidOnce() {
+        List<Row> rounds = List.of(contended("redis-lock", 1, 0), contended("redis-lock", 2, 0));
+        rounds.forEach(r -> r.addNote("looping, as in scenario 2"));
+
+        assertThat(RoundMedians.medianRow(rounds).note).isEqualTo("looping, as in scenario 2");
+    }
+
+    @Test
     void theMedianRowsStandInTheOrderOfARunOfOneRoundAndOtherScenariosKeepTheirPlaces() {
         List<Row> rows = new ArrayList<>();
         rows.add(new Row("first", "x", "x", 1, 1));
@@ -108,6 +124,14 @@ class RoundMediansTest {
         row.renewalTicks = 10.0;
         row.keysLeft = keysLeft;
         row.threadsAdded = threadsAdded;
+        return row;
+    }
+
+    private static Row queued(int round, long servedOnce, long outOfQueueOrder) {
+        Row row = new Row("waiters", "redis-lock", "redis-lock", 100, 2);
+        row.round = round;
+        row.servedOnce = servedOnce;
+        row.outOfQueueOrder = outOfQueueOrder;
         return row;
     }
 }
