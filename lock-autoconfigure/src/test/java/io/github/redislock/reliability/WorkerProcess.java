@@ -104,7 +104,13 @@ final class WorkerProcess {
 
     void destroy() {
         if (process.isAlive()) {
-            signal("CONT"); // a paused JVM cannot even die gracefully
+            try {
+                signal("CONT"); // a paused JVM cannot even die gracefully
+            } catch (IllegalStateException e) {
+                if (process.isAlive()) { // else it exited after isAlive() said it lived: nothing is left to wake
+                    throw e;
+                }
+            }
             process.destroyForcibly();
             awaitExit(5);
         }
