@@ -21,9 +21,9 @@ public final class Row {
     public double commandsPerOp = Double.NaN;
     /** Share of one core the Redis server used during the measured window. */
     public double redisCpuShare = Double.NaN;
-    /** Uncontended scenario: CPU time of the benchmark JVM (all its threads, GC included, the JIT compiler not on Linux) per pair, in core-µs. */
+    /** Uncontended scenario: CPU time of the benchmark JVM (all its threads, GC included, the JIT compiler not on Linux) per pair, in core-µs; held locks: the same per lock taken. */
     public double clientCpuMicrosPerOp = Double.NaN;
-    /** Uncontended scenario: CPU time of the Redis server ({@code INFO cpu}) per pair, in core-µs. */
+    /** Uncontended scenario: CPU time of the Redis server ({@code INFO cpu}) per pair, in core-µs; held locks: the same per lock taken. */
     public double redisCpuMicrosPerOp = Double.NaN;
 
     public double handOffP50Micros = Double.NaN;

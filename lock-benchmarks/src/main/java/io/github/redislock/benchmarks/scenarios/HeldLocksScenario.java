@@ -42,7 +42,7 @@ final class HeldLocksScenario implements Scenario {
                 + context.options().heldHold().toMillis() / 1000.0 + " s with a watchdog timeout of " + context.options().renewalWatchdogTimeout().toMillis()
                 + " ms (a tick every " + context.options().renewalTick().toMillis() + " ms) after one more tick that is not counted, then "
                 + "released by the threads that took them. "
-                + "Seconds to take and to release them all, and the CPU time per lock taken of this JVM (all threads, JIT included) and of "
+                + "Seconds to take and to release them all, and the CPU time per lock taken of this JVM (all threads but the JIT compiler's, as in scenario 1) and of "
                 + "Redis while taking them (steadier than seconds on a shared machine); growth of Redis' `used_memory` per held lock; Lua script calls per renewal tick "
                 + "of one instance during the hold (INFO commandstats, divided by the instances and by hold / tick), against the goal "
                 + "ceil(locks per instance / " + LockCommands.MAX_RENEWAL_BATCH + "), redis-lock's renewal batch (`LockCommands.MAX_RENEWAL_BATCH`); "
@@ -79,7 +79,7 @@ final class HeldLocksScenario implements Scenario {
             }
             long memoryBefore = RedisMemory.usedBytes(context.redis()); // after connecting: connection buffers are not the locks'
             long start = System.nanoTime();
-            long takeCpuBefore = ProcessCpu.nanos();
+            long takeCpuBefore = ProcessCpu.nanosWithoutCompiler();
             double takeRedisCpuBefore = RedisCpu.seconds(context.redis());
             for (int i = 0; i < instances; i++) {
                 List<String> keys = new ArrayList<>();
@@ -94,7 +94,7 @@ final class HeldLocksScenario implements Scenario {
             }
             taken.await();
             row.takeSeconds = (System.nanoTime() - start) / 1e9;
-            row.clientCpuMicrosPerOp = (ProcessCpu.nanos() - takeCpuBefore) / 1e3 / count;
+            row.clientCpuMicrosPerOp = (ProcessCpu.nanosWithoutCompiler() - takeCpuBefore) / 1e3 / count;
             row.redisCpuMicrosPerOp = (RedisCpu.seconds(context.redis()) - takeRedisCpuBefore) * 1e6 / count;
             throwIfFailed(failure);
             row.redisBytesPerItem = (double) (RedisMemory.usedBytes(context.redis()) - memoryBefore) / count;
